@@ -1,0 +1,590 @@
+/* cpu_backend.c: the reference backend (C11 + OpenMP), the oracle every
+ * other backend is compared with.
+ *
+ * Particles live in structure-of-arrays, physically re-sorted by 4^3 grid
+ * block every sort_interval steps (the GPU's layout) and binned by block
+ * every step. P2G scatters straight into the global grid without atomics or
+ * locks: a particle in block b writes nodes of blocks b..b+1 per axis, so
+ * blocks whose coordinates share parity (one of 8 colours) never write the
+ * same node and run in parallel, colour after colour. Each node therefore
+ * receives its contributions in an order fixed by the particle order alone,
+ * which makes P2G bitwise independent of the thread count. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "bg_bspline.h"
+#include "bg_internal.h"
+#include "bg_transfer.h"
+
+typedef struct cpu_state {
+  const bg_config *cfg;
+  size_t n, cap;
+  /* particle state, SoA */
+  bg_real *x[3], *v[3], *F[9], *C[9], *tau[6];
+  bg_real *logjp, *q, *mass, *vol0;
+  int64_t *id;   /* insertion index of the particle in each slot */
+  int32_t *park; /* -1 active, k < n_sinks parked in sink k, n_sinks left the grid */
+  /* binning */
+  int64_t nb[3], n_blocks;
+  int64_t *bstart; /* n_blocks + 1 prefix offsets into order */
+  int64_t *order;  /* active particles grouped by block */
+  int64_t *blist;  /* occupied blocks, grouped by colour */
+  int64_t cstart[9];
+  /* scratch grid, 4 floats per node: mass then momentum, velocity after the update */
+  bg_real (*grid)[4];
+  bg_bnode *bn;
+  size_t n_bn;
+  /* tallies */
+  size_t n_active, n_sink, n_out;
+  double parked_mass, total_mass, max_speed;
+  double *sink_mass;
+} cpu_state;
+
+static int nthreads(const cpu_state *s) {
+#ifdef _OPENMP
+  return s->cfg->threads > 0 ? s->cfg->threads : omp_get_max_threads();
+#else
+  (void)s;
+  return 1;
+#endif
+}
+
+static int cpu_available(char *why, size_t len) {
+  (void)why;
+  (void)len;
+  return 1;
+}
+
+/* All per-particle float arrays, for growth and permutation in one loop. */
+#define N_FLOAT_ARRAYS 31
+static bg_real **float_arrays(cpu_state *s, bg_real **a) {
+  int k = 0;
+  for (int d = 0; d < 3; ++d) a[k++] = s->x[d];
+  for (int d = 0; d < 3; ++d) a[k++] = s->v[d];
+  for (int d = 0; d < 9; ++d) a[k++] = s->F[d];
+  for (int d = 0; d < 9; ++d) a[k++] = s->C[d];
+  for (int d = 0; d < 6; ++d) a[k++] = s->tau[d];
+  a[k++] = s->logjp;
+  return a;
+}
+
+static void set_float_arrays(cpu_state *s, bg_real **a) {
+  int k = 0;
+  for (int d = 0; d < 3; ++d) s->x[d] = a[k++];
+  for (int d = 0; d < 3; ++d) s->v[d] = a[k++];
+  for (int d = 0; d < 9; ++d) s->F[d] = a[k++];
+  for (int d = 0; d < 9; ++d) s->C[d] = a[k++];
+  for (int d = 0; d < 6; ++d) s->tau[d] = a[k++];
+  s->logjp = a[k++];
+}
+
+static void cpu_destroy(void *state) {
+  cpu_state *s = state;
+  if (!s) return;
+  bg_real *a[N_FLOAT_ARRAYS];
+  float_arrays(s, a);
+  for (int k = 0; k < N_FLOAT_ARRAYS; ++k) free(a[k]);
+  free(s->q);
+  free(s->mass);
+  free(s->vol0);
+  free(s->id);
+  free(s->park);
+  free(s->bstart);
+  free(s->order);
+  free(s->blist);
+  free(s->grid);
+  free(s->bn);
+  free(s->sink_mass);
+  free(s);
+}
+
+static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t len) {
+  cpu_state *s = calloc(1, sizeof *s);
+  if (!s) return BG_ERR_NOMEM;
+  s->cfg = cfg;
+  s->n_blocks = 1;
+  for (int a = 0; a < 3; ++a) {
+    s->nb[a] = (cfg->dims[a] + BG_BLOCK - 1) / BG_BLOCK;
+    s->n_blocks *= s->nb[a];
+  }
+  s->grid = malloc((size_t)cfg->n_nodes * sizeof *s->grid);
+  s->bstart = malloc(((size_t)s->n_blocks + 1) * sizeof *s->bstart);
+  s->blist = malloc((size_t)s->n_blocks * sizeof *s->blist);
+  s->sink_mass = calloc((size_t)cfg->n_sinks + 1, sizeof *s->sink_mass);
+  if (!s->grid || !s->bstart || !s->blist || !s->sink_mass) {
+    cpu_destroy(s);
+    if (err && len) snprintf(err, len, "cpu backend: out of memory for a %lld-node grid",
+                             (long long)cfg->n_nodes);
+    return BG_ERR_NOMEM;
+  }
+  memset(s->grid, 0, (size_t)cfg->n_nodes * sizeof *s->grid);
+  *out = s;
+  return BG_OK;
+}
+
+static bg_status grow(cpu_state *s, size_t need) {
+  if (need <= s->cap) return BG_OK;
+  size_t cap = s->cap ? s->cap : 1024;
+  while (cap < need) cap *= 2;
+  bg_real *a[N_FLOAT_ARRAYS];
+  float_arrays(s, a);
+  for (int k = 0; k < N_FLOAT_ARRAYS; ++k) {
+    bg_real *g = realloc(a[k], cap * sizeof *g);
+    if (!g) return BG_ERR_NOMEM;
+    a[k] = g;
+    set_float_arrays(s, a); /* keep the handle consistent even if a later realloc fails */
+  }
+  bg_real *q = realloc(s->q, cap * sizeof *q);
+  if (q) s->q = q;
+  bg_real *m = realloc(s->mass, cap * sizeof *m);
+  if (m) s->mass = m;
+  bg_real *v0 = realloc(s->vol0, cap * sizeof *v0);
+  if (v0) s->vol0 = v0;
+  int64_t *id = realloc(s->id, cap * sizeof *id);
+  if (id) s->id = id;
+  int32_t *pk = realloc(s->park, cap * sizeof *pk);
+  if (pk) s->park = pk;
+  int64_t *ord = realloc(s->order, cap * sizeof *ord);
+  if (ord) s->order = ord;
+  if (!q || !m || !v0 || !id || !pk || !ord) return BG_ERR_NOMEM;
+  s->cap = cap;
+  return BG_OK;
+}
+
+static bg_status cpu_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol) {
+  cpu_state *s = state;
+  if (grow(s, s->n + n) != BG_OK) return BG_ERR_NOMEM;
+  bg_real rho0 = s->cfg->sand.rho0;
+  for (size_t k = 0; k < n; ++k) {
+    size_t p = s->n + k;
+    for (int d = 0; d < 3; ++d) {
+      s->x[d][p] = x[3 * k + d];
+      s->v[d][p] = v ? v[3 * k + d] : 0.0f;
+    }
+    for (int d = 0; d < 9; ++d) {
+      s->F[d][p] = (d % 4 == 0) ? 1.0f : 0.0f;
+      s->C[d][p] = 0.0f;
+    }
+    for (int d = 0; d < 6; ++d) s->tau[d][p] = 0.0f;
+    s->logjp[p] = 0.0f;
+    s->q[p] = 0.0f;
+    s->vol0[p] = vol[k];
+    s->mass[p] = rho0 * vol[k];
+    s->id[p] = (int64_t)p;
+    s->park[p] = -1;
+    s->total_mass += (double)s->mass[p];
+  }
+  s->n += n;
+  s->n_active += n;
+  return BG_OK;
+}
+
+static bg_status cpu_set_boundary(void *state, const bg_bnode *nodes, size_t n) {
+  cpu_state *s = state;
+  bg_bnode *copy = malloc((n ? n : 1) * sizeof *copy);
+  if (!copy) return BG_ERR_NOMEM;
+  if (n) memcpy(copy, nodes, n * sizeof *copy);
+  free(s->bn);
+  s->bn = copy;
+  s->n_bn = n;
+  return BG_OK;
+}
+
+/* Block of a particle: the block holding its lowest stencil node. */
+static inline int64_t particle_block(const cpu_state *s, size_t p) {
+  const bg_config *c = s->cfg;
+  int64_t b[3];
+  for (int d = 0; d < 3; ++d) {
+    int base = (int)floorf((s->x[d][p] - c->origin[d]) * c->inv_dx - 0.5f);
+    b[d] = base >> BG_BLOCK_LOG2;
+  }
+  return (b[0] * s->nb[1] + b[1]) * s->nb[2] + b[2];
+}
+
+/* Physical re-sort by block (parked particles last), every sort_interval
+ * steps: keeps each block's particles contiguous in memory for the scatter
+ * and the gather. A stable counting sort, so the order is deterministic. */
+static bg_status cpu_sort(void *state, uint64_t step) {
+  cpu_state *s = state;
+  if (s->n == 0 || step % (uint64_t)s->cfg->sort_interval != 0) return BG_OK;
+  int64_t nbk = s->n_blocks + 1; /* last bucket: parked */
+  int64_t *cnt = calloc((size_t)nbk + 1, sizeof *cnt);
+  int64_t *key = malloc(s->n * sizeof *key);
+  int64_t *perm = malloc(s->n * sizeof *perm);
+  if (!cnt || !key || !perm) {
+    free(cnt);
+    free(key);
+    free(perm);
+    return BG_ERR_NOMEM;
+  }
+  for (size_t p = 0; p < s->n; ++p) {
+    key[p] = s->park[p] < 0 ? particle_block(s, p) : s->n_blocks;
+    cnt[key[p] + 1]++;
+  }
+  for (int64_t b = 0; b < nbk; ++b) cnt[b + 1] += cnt[b];
+  for (size_t p = 0; p < s->n; ++p) perm[cnt[key[p]]++] = (int64_t)p;
+  bg_real *a[N_FLOAT_ARRAYS];
+  float_arrays(s, a);
+  bg_real *tmp = malloc(s->n * sizeof *tmp);
+  int64_t *itmp = malloc(s->n * sizeof *itmp);
+  if (!tmp || !itmp) {
+    free(tmp);
+    free(itmp);
+    free(cnt);
+    free(key);
+    free(perm);
+    return BG_ERR_NOMEM;
+  }
+  bg_real *extra[3] = {s->q, s->mass, s->vol0};
+  for (int k = 0; k < N_FLOAT_ARRAYS + 3; ++k) {
+    bg_real *arr = k < N_FLOAT_ARRAYS ? a[k] : extra[k - N_FLOAT_ARRAYS];
+    for (size_t p = 0; p < s->n; ++p) tmp[p] = arr[perm[p]];
+    memcpy(arr, tmp, s->n * sizeof *tmp);
+  }
+  for (size_t p = 0; p < s->n; ++p) itmp[p] = s->id[perm[p]];
+  memcpy(s->id, itmp, s->n * sizeof *itmp);
+  int32_t *pk = (int32_t *)tmp; /* same size as a float */
+  for (size_t p = 0; p < s->n; ++p) pk[p] = s->park[perm[p]];
+  memcpy(s->park, pk, s->n * sizeof *pk);
+  free(tmp);
+  free(itmp);
+  free(cnt);
+  free(key);
+  free(perm);
+  return BG_OK;
+}
+
+/* Bins active particles by block (counting sort into order[]) and lists the
+ * occupied blocks by colour. Runs every step: cheap next to the transfers. */
+static void bin_particles(cpu_state *s) {
+  int64_t nb = s->n_blocks;
+  memset(s->bstart, 0, ((size_t)nb + 1) * sizeof *s->bstart);
+  for (size_t p = 0; p < s->n; ++p)
+    if (s->park[p] < 0) s->bstart[particle_block(s, p) + 1]++;
+  for (int64_t b = 0; b < nb; ++b) s->bstart[b + 1] += s->bstart[b];
+  /* scatter with a moving cursor per block: reuse blist as the cursor array
+   * would need nb entries of scratch, so walk bstart twice instead */
+  int64_t *cur = s->blist;
+  for (int64_t b = 0; b < nb; ++b) cur[b] = s->bstart[b];
+  for (size_t p = 0; p < s->n; ++p)
+    if (s->park[p] < 0) s->order[cur[particle_block(s, p)]++] = (int64_t)p;
+  /* occupied blocks by colour (parity of block coordinates) */
+  int64_t k = 0;
+  for (int c = 0; c < 8; ++c) {
+    s->cstart[c] = k;
+    for (int64_t bi = (c >> 2) & 1; bi < s->nb[0]; bi += 2)
+      for (int64_t bj = (c >> 1) & 1; bj < s->nb[1]; bj += 2)
+        for (int64_t bk = c & 1; bk < s->nb[2]; bk += 2) {
+          int64_t b = (bi * s->nb[1] + bj) * s->nb[2] + bk;
+          if (s->bstart[b + 1] > s->bstart[b]) s->blist[k++] = b;
+        }
+  }
+  s->cstart[8] = k;
+}
+
+static inline bg_mat3 load_mat(bg_real *const *a, size_t p) {
+  bg_mat3 m;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) m.m[i][j] = a[3 * i + j][p];
+  return m;
+}
+
+static inline void store_mat(bg_real **a, size_t p, const bg_mat3 *m) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) a[3 * i + j][p] = m->m[i][j];
+}
+
+/* Symmetric storage: xx yy zz xy xz yz. */
+static inline bg_mat3 load_sym(bg_real *const *t, size_t p) {
+  bg_mat3 m;
+  m.m[0][0] = t[0][p];
+  m.m[1][1] = t[1][p];
+  m.m[2][2] = t[2][p];
+  m.m[0][1] = m.m[1][0] = t[3][p];
+  m.m[0][2] = m.m[2][0] = t[4][p];
+  m.m[1][2] = m.m[2][1] = t[5][p];
+  return m;
+}
+
+static inline void store_sym(bg_real **t, size_t p, const bg_mat3 *m) {
+  t[0][p] = m->m[0][0];
+  t[1][p] = m->m[1][1];
+  t[2][p] = m->m[2][2];
+  t[3][p] = 0.5f * (m->m[0][1] + m->m[1][0]);
+  t[4][p] = 0.5f * (m->m[0][2] + m->m[2][0]);
+  t[5][p] = 0.5f * (m->m[1][2] + m->m[2][1]);
+}
+
+static inline void particle_xg(const cpu_state *s, size_t p, bg_real xg[3]) {
+  const bg_config *c = s->cfg;
+  for (int d = 0; d < 3; ++d) xg[d] = (s->x[d][p] - c->origin[d]) * c->inv_dx;
+}
+
+static void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
+  const bg_config *c = s->cfg;
+  bg_real xg[3];
+  particle_xg(s, p, xg);
+  bg_bspline w = bg_bspline_eval(xg);
+  bg_mat3 C = load_mat(s->C, p), tau = load_sym(s->tau, p);
+  bg_real m = s->mass[p];
+  bg_mat3 A = bg_p2g_affine(m, s->vol0[p], &C, &tau, dt, c->inv_dx);
+  bg_real mv[3] = {m * s->v[0][p], m * s->v[1][p], m * s->v[2][p]};
+  int64_t ny = c->dims[1], nz = c->dims[2];
+  bg_real dx = c->dx;
+  for (int a = 0; a < 3; ++a) {
+    bg_real dxa = ((bg_real)a - w.fx[0]) * dx;
+    for (int b = 0; b < 3; ++b) {
+      bg_real dxb = ((bg_real)b - w.fx[1]) * dx;
+      bg_real wab = w.w[0][a] * w.w[1][b];
+      int64_t row = ((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2];
+      for (int k = 0; k < 3; ++k) {
+        bg_real dxc = ((bg_real)k - w.fx[2]) * dx;
+        bg_real wt = wab * w.w[2][k];
+        bg_real *g = s->grid[row + k];
+        g[0] += wt * m;
+        for (int i = 0; i < 3; ++i)
+          g[1 + i] += wt * (mv[i] + A.m[i][0] * dxa + A.m[i][1] * dxb + A.m[i][2] * dxc);
+      }
+    }
+  }
+}
+
+static bg_status cpu_p2g(void *state, bg_real dt) {
+  cpu_state *s = state;
+  const bg_config *c = s->cfg;
+  int nt = nthreads(s);
+  int64_t nn = c->n_nodes;
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t i = 0; i < nn; ++i) s->grid[i][0] = s->grid[i][1] = s->grid[i][2] = s->grid[i][3] = 0;
+  if (s->n_active == 0) return BG_OK;
+  bin_particles(s);
+  for (int col = 0; col < 8; ++col) {
+    int64_t lo = s->cstart[col], hi = s->cstart[col + 1];
+#pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
+    for (int64_t k = lo; k < hi; ++k) {
+      int64_t b = s->blist[k];
+      for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q) p2g_particle(s, (size_t)s->order[q], dt);
+    }
+  }
+  return BG_OK;
+}
+
+static bg_status cpu_grid_update(void *state, bg_real dt) {
+  cpu_state *s = state;
+  const bg_config *c = s->cfg;
+  int nt = nthreads(s);
+  int64_t nn = c->n_nodes;
+  bg_real g0 = c->gravity[0] * dt, g1 = c->gravity[1] * dt, g2 = c->gravity[2] * dt;
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t i = 0; i < nn; ++i) {
+    bg_real *g = s->grid[i];
+    if (g[0] > 0) {
+      bg_real inv = 1.0f / g[0];
+      g[1] = g[1] * inv + g0;
+      g[2] = g[2] * inv + g1;
+      g[3] = g[3] * inv + g2;
+    }
+  }
+  int64_t nb = (int64_t)s->n_bn;
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t k = 0; k < nb; ++k) {
+    const bg_bnode *b = &s->bn[k];
+    bg_real *g = s->grid[b->node];
+    if (g[0] > 0) bg_wall_apply(&c->walls[b->collider], b->n, g + 1);
+  }
+  return BG_OK;
+}
+
+/* Where a particle must be parked: -1 stays active, k < n_sinks in sink k,
+ * n_sinks outside the grid's interior (or not finite). */
+static inline int32_t park_code(const cpu_state *s, const bg_real xp[3]) {
+  const bg_config *c = s->cfg;
+  for (int d = 0; d < 3; ++d) {
+    bg_real xg = (xp[d] - c->origin[d]) * c->inv_dx;
+    if (!(xg >= 0.5f && xg < (bg_real)c->dims[d] - 1.5f)) return c->n_sinks;
+  }
+  for (int k = 0; k < c->n_sinks; ++k) {
+    const bg_sink *b = &c->sinks[k];
+    if (xp[0] >= b->lo[0] && xp[0] <= b->hi[0] && xp[1] >= b->lo[1] && xp[1] <= b->hi[1] &&
+        xp[2] >= b->lo[2] && xp[2] <= b->hi[2])
+      return k;
+  }
+  return -1;
+}
+
+static bg_status cpu_g2p(void *state, bg_real dt) {
+  cpu_state *s = state;
+  const bg_config *c = s->cfg;
+  int nt = nthreads(s);
+  int64_t n = (int64_t)s->n;
+  int64_t ny = c->dims[1], nz = c->dims[2];
+  bg_real dx = c->dx, k4 = 4.0f * c->inv_dx * c->inv_dx;
+  int ns = c->n_sinks;
+  double vmax2 = 0;
+  /* per-thread tallies of newly parked particles, summed in thread order */
+  double *tally = calloc((size_t)nt * (size_t)(ns + 2), sizeof *tally);
+  if (!tally) return BG_ERR_NOMEM;
+#pragma omp parallel num_threads(nt) reduction(max : vmax2)
+  {
+#ifdef _OPENMP
+    int tid = omp_get_thread_num();
+#else
+    int tid = 0;
+#endif
+    double *mine = tally + (size_t)tid * (size_t)(ns + 2);
+#pragma omp for schedule(static)
+    for (int64_t pi = 0; pi < n; ++pi) {
+      size_t p = (size_t)pi;
+      if (s->park[p] >= 0) continue;
+      bg_real xg[3];
+      particle_xg(s, p, xg);
+      bg_bspline w = bg_bspline_eval(xg);
+      bg_real v[3] = {0, 0, 0};
+      bg_mat3 B = bg_mat3_zero();
+      for (int a = 0; a < 3; ++a) {
+        bg_real dxa = ((bg_real)a - w.fx[0]) * dx;
+        for (int b = 0; b < 3; ++b) {
+          bg_real dxb = ((bg_real)b - w.fx[1]) * dx;
+          bg_real wab = w.w[0][a] * w.w[1][b];
+          int64_t row = ((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2];
+          for (int k = 0; k < 3; ++k) {
+            bg_real dxc = ((bg_real)k - w.fx[2]) * dx;
+            bg_real wt = wab * w.w[2][k];
+            const bg_real *g = s->grid[row + k];
+            for (int i = 0; i < 3; ++i) {
+              bg_real wv = wt * g[1 + i];
+              v[i] += wv;
+              B.m[i][0] += wv * dxa;
+              B.m[i][1] += wv * dxb;
+              B.m[i][2] += wv * dxc;
+            }
+          }
+        }
+      }
+      bg_mat3 C;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) C.m[i][j] = k4 * B.m[i][j];
+      bg_real xp[3];
+      for (int d = 0; d < 3; ++d) {
+        s->v[d][p] = v[d];
+        xp[d] = s->x[d][p] + dt * v[d];
+        s->x[d][p] = xp[d];
+      }
+      store_mat(s->C, p, &C);
+      bg_mat3 F = load_mat(s->F, p);
+      F = bg_f_update(&C, &F, dt);
+      bg_real ljp = s->logjp[p], q = s->q[p];
+      bg_mat3 tau;
+      bg_sand_update(&c->sand, &F, &ljp, &q, &tau);
+      store_mat(s->F, p, &F);
+      store_sym(s->tau, p, &tau);
+      s->logjp[p] = ljp;
+      s->q[p] = q;
+      int32_t code = park_code(s, xp);
+      if (code >= 0) {
+        s->park[p] = code;
+        mine[code] += (double)s->mass[p];
+        mine[ns + 1] += 1.0;
+      } else {
+        double sp = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
+        if (sp > vmax2) vmax2 = sp;
+      }
+    }
+  }
+  for (int t = 0; t < nt; ++t) {
+    double *mine = tally + (size_t)t * (size_t)(ns + 2);
+    for (int k = 0; k <= ns; ++k) {
+      s->sink_mass[k] += mine[k];
+      s->parked_mass += mine[k];
+    }
+  }
+  free(tally);
+  /* recount (cheap, exact) rather than trust incremental counters */
+  size_t act = 0, sink = 0, out = 0;
+  for (size_t p = 0; p < s->n; ++p) {
+    if (s->park[p] < 0) act++;
+    else if (s->park[p] < ns) sink++;
+    else out++;
+  }
+  s->n_active = act;
+  s->n_sink = sink;
+  s->n_out = out;
+  s->max_speed = sqrt(vmax2);
+  return BG_OK;
+}
+
+static bg_status cpu_get(void *state, bg_field f, bg_real *out) {
+  cpu_state *s = state;
+  for (size_t p = 0; p < s->n; ++p) {
+    size_t o = (size_t)s->id[p];
+    switch (f) {
+      case BG_FIELD_X:
+        for (int d = 0; d < 3; ++d) out[3 * o + d] = s->x[d][p];
+        break;
+      case BG_FIELD_V:
+        for (int d = 0; d < 3; ++d) out[3 * o + d] = s->v[d][p];
+        break;
+      case BG_FIELD_F:
+        for (int d = 0; d < 9; ++d) out[9 * o + d] = s->F[d][p];
+        break;
+      case BG_FIELD_C:
+        for (int d = 0; d < 9; ++d) out[9 * o + d] = s->C[d][p];
+        break;
+      case BG_FIELD_JP: out[o] = expf(s->logjp[p]); break;
+      case BG_FIELD_DENSITY: {
+        bg_mat3 F = load_mat(s->F, p);
+        out[o] = bg_density(s->cfg->sand.rho0, bg_mat3_det(F), s->logjp[p]);
+        break;
+      }
+      case BG_FIELD_Q: out[o] = s->q[p]; break;
+      case BG_FIELD_STRESS: {
+        /* Cauchy stress: V0 tau is the force-carrying quantity, the current
+         * volume is V0 det(F_E) Jp */
+        bg_mat3 F = load_mat(s->F, p), t = load_sym(s->tau, p);
+        bg_real J = bg_mat3_det(F) * expf(s->logjp[p]);
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) out[9 * o + 3 * i + j] = t.m[i][j] / J;
+        break;
+      }
+      case BG_FIELD_MASS: out[o] = s->mass[p]; break;
+      case BG_FIELD_ACTIVE: out[o] = s->park[p] < 0 ? 1.0f : 0.0f; break;
+    }
+  }
+  return BG_OK;
+}
+
+static bg_status cpu_stats(void *state, bg_backend_stats *out, double *sink_mass) {
+  cpu_state *s = state;
+  out->n_active = s->n_active;
+  out->n_parked_sink = s->n_sink;
+  out->n_parked_out = s->n_out;
+  out->parked_mass = s->parked_mass;
+  out->total_mass = s->total_mass;
+  out->max_speed = s->max_speed;
+  if (sink_mass)
+    for (int k = 0; k < s->cfg->n_sinks; ++k) sink_mass[k] = s->sink_mass[k];
+  return BG_OK;
+}
+
+static bg_status cpu_grid(void *state, int which, bg_real *out) {
+  cpu_state *s = state;
+  int64_t nn = s->cfg->n_nodes;
+  for (int64_t i = 0; i < nn; ++i) {
+    if (which == 0) out[i] = s->grid[i][0];
+    else
+      for (int d = 0; d < 3; ++d) out[3 * i + d] = s->grid[i][0] > 0 ? s->grid[i][1 + d] : 0.0f;
+  }
+  return BG_OK;
+}
+
+static size_t cpu_count(void *state) { return ((cpu_state *)state)->n; }
+
+const bg_backend_ops bg_backend_cpu = {
+    "cpu",     cpu_available, cpu_create,      cpu_destroy, cpu_add,  cpu_set_boundary, cpu_sort,
+    cpu_p2g,   cpu_grid_update, cpu_g2p,       cpu_get,     cpu_stats, cpu_grid,        cpu_count,
+};

@@ -1,0 +1,235 @@
+/* bagnold.h: the public C API of the bagnold solver (MLS-MPM with
+ * Drucker-Prager sand plasticity). Opaque handles, bg_ prefix, every call
+ * returns a bg_status; a failed call leaves the simulation as it was and
+ * bg_sim_last_error() says which argument was wrong and what range it takes.
+ * Units are SI (m, kg, s, Pa, degrees for angles); z is up. */
+#ifndef BAGNOLD_H
+#define BAGNOLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef BG_REAL_DEFINED
+#define BG_REAL_DEFINED
+typedef float bg_real;
+#endif
+
+#define BG_VERSION_STRING "0.1.0"
+
+/* One list makes the enum and the messages (X-macro, as SUNDIALS does). */
+#define BG_STATUS_LIST(X)                                                   \
+  X(BG_OK, "success")                                                       \
+  X(BG_ERR_NULL, "a required pointer argument is NULL")                     \
+  X(BG_ERR_RANGE, "an argument is outside its accepted range")              \
+  X(BG_ERR_NONFINITE, "an argument holds NaN or Inf")                       \
+  X(BG_ERR_OVERFLOW, "a size overflows memory or size_t")                   \
+  X(BG_ERR_NOMEM, "out of memory")                                          \
+  X(BG_ERR_BACKEND, "unknown or unavailable backend")                       \
+  X(BG_ERR_UNSTABLE_DT, "fixed timestep above the stable bound")            \
+  X(BG_ERR_OUTSIDE, "a particle lies outside the grid")                     \
+  X(BG_ERR_IO, "file input/output failed")                                  \
+  X(BG_ERR_DEVICE, "the compute device reported an error")                  \
+  X(BG_ERR_INTERNAL, "internal error (a bug: please report it)")
+
+#define BG_STATUS_ENUM_(name, msg) name,
+typedef enum bg_status { BG_STATUS_LIST(BG_STATUS_ENUM_) BG_STATUS_COUNT_ } bg_status;
+#undef BG_STATUS_ENUM_
+
+/* Static description of a status code. */
+const char *bg_status_str(bg_status s);
+/* Name of the enum constant ("BG_ERR_RANGE"). */
+const char *bg_status_name(bg_status s);
+
+/* ------------------------------------------------------------------ material */
+
+typedef enum bg_stress_model {
+  BG_STRESS_HENCKY = 0,          /* StVK with Hencky strain (consistent with the return map) */
+  BG_STRESS_FIXED_COROTATED = 1  /* Stomakhin 2013 (the seed's choice for force) */
+} bg_stress_model;
+
+typedef struct bg_material {
+  bg_real E;        /* Young's modulus, Pa, > 0 */
+  bg_real nu;       /* Poisson ratio, in (-1, 0.5) */
+  bg_real rho0;     /* reference density, kg/m^3, > 0 */
+  bg_real phi_deg;  /* friction angle, degrees, in (0, 90) */
+  bg_stress_model stress;
+  int hardening;    /* 0: phi fixed; 1: phi_F(q) = h0 + (h1 q - h3) exp(-h2 q) */
+  bg_real h0, h1, h2, h3; /* hardening parameters: h0,h1,h3 degrees, h2 dimensionless */
+  int volume_correction;  /* 1: Tampubolon 2017 log Jp fed back to tr(eps); 0: off */
+  int elastic_only;       /* 1: no return map (verification of the elastic solver only) */
+} bg_material;
+
+/* Klar et al. 2016's sand: E 3.537e5 Pa, nu 0.3, rho 2200, phi 35 deg,
+ * Hencky stress, hardening off (parameters set to Klar's 35/9/0.2/10),
+ * volume correction on. */
+bg_material bg_material_sand(void);
+
+/* ---------------------------------------------------------------- boundaries */
+
+typedef enum bg_friction {
+  BG_FRICTION_COULOMB = 0, /* mu > 0: tangential speed shrinks by mu |v_n| */
+  BG_FRICTION_SLIP = 1,    /* frictionless: only the normal component is removed */
+  BG_FRICTION_STICK = 2,   /* velocity set to the collider's */
+  BG_FRICTION_OPEN = 3     /* domain faces only: no wall, particles leave and are parked */
+} bg_friction;
+
+typedef enum bg_shape {
+  BG_SHAPE_HALFSPACE = 0, /* solid where (x - point).normal < 0 */
+  BG_SHAPE_BOX = 1,       /* solid inside [lo, hi] */
+  BG_SHAPE_CYLINDER = 2,  /* axis along z through center (x,y), radius; solid inside */
+  BG_SHAPE_NODES = 3      /* user signed distance sampled on every grid node */
+} bg_shape;
+
+typedef struct bg_collider {
+  bg_shape shape;
+  bg_real point[3], normal[3]; /* halfspace */
+  bg_real lo[3], hi[3];        /* box; also z-extent of a cylinder (lo[2], hi[2]) */
+  bg_real center[2], radius;   /* cylinder */
+  int invert;                  /* 1: solid and fluid swapped (a silo wall is an inverted cylinder) */
+  /* BG_SHAPE_NODES: phi[node] (m, < 0 in solid), node = (i*ny + j)*nz + k;
+   * normals optional (3 per node, outward from solid), else central
+   * differences of phi. Arrays are copied at creation. */
+  const bg_real *phi;
+  const bg_real *normals;
+  bg_friction friction;
+  bg_real mu;          /* Coulomb coefficient, >= 0 (0 means slip) */
+  bg_real velocity[3]; /* constant wall velocity, m/s; analytic shapes move with it */
+} bg_collider;
+
+/* Sink: an axis-aligned box; particles that enter it are parked. */
+typedef struct bg_sink {
+  bg_real lo[3], hi[3];
+} bg_sink;
+
+/* Domain faces, in the order -x, +x, -y, +y, -z, +z. */
+enum { BG_FACE_XLO = 0, BG_FACE_XHI, BG_FACE_YLO, BG_FACE_YHI, BG_FACE_ZLO, BG_FACE_ZHI, BG_FACE_COUNT };
+
+typedef struct bg_wall {
+  bg_friction friction;
+  bg_real mu;
+} bg_wall;
+
+/* ---------------------------------------------------------------- simulation */
+
+typedef struct bg_sim_desc {
+  size_t dims[3];      /* grid nodes per axis, each >= 4 */
+  bg_real dx;          /* node spacing, m, > 0 */
+  bg_real origin[3];   /* position of node (0,0,0), m */
+  bg_real gravity[3];  /* m/s^2, default (0, 0, -9.81) */
+  bg_material material;
+  const bg_collider *colliders;
+  size_t n_colliders;
+  const bg_sink *sinks;
+  size_t n_sinks;
+  bg_wall walls[BG_FACE_COUNT]; /* default: slip on every face */
+  const char *backend; /* "cpu", "cuda" or "auto" (default "auto") */
+  int threads;         /* CPU threads, 0 = OpenMP default */
+  bg_real cfl;         /* in (0, 1]: dt = cfl dx / (c_p + |v|max), default 0.3 */
+  bg_real fixed_dt;    /* 0 = adaptive; > 0 fixes dt (refused above the bound) */
+  int force_dt;        /* 1: accept a fixed dt above the stable bound */
+  int sort_interval;   /* re-sort particles every K steps (GPU), >= 1, default 32 */
+} bg_sim_desc;
+
+/* Defaults: 64^3 grid, dx 1 cm, origin 0, gravity -9.81 z, Klar sand,
+ * slip faces, backend "auto", cfl 0.3, adaptive dt. */
+bg_sim_desc bg_sim_desc_default(void);
+
+typedef struct bg_sim bg_sim;
+
+/* Validates the descriptor; on failure *out is NULL and, when err is not
+ * NULL, the message (which field, what range) is copied into err. */
+bg_status bg_sim_create(const bg_sim_desc *desc, bg_sim **out, char *err, size_t err_len);
+void bg_sim_destroy(bg_sim *sim);
+
+/* Message of the last failed call on this handle ("" after success). */
+const char *bg_sim_last_error(const bg_sim *sim);
+/* Name of the backend in use ("cpu", "cuda"). */
+const char *bg_sim_backend(const bg_sim *sim);
+
+/* Appends n particles. x: 3n positions (m), inside the grid's interior
+ * (a particle's 3^3 stencil must fit). v: 3n velocities or NULL (zero).
+ * Volume per particle dx^3 / ppc, mass rho0 * volume. */
+bg_status bg_sim_add_particles(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,
+                               bg_real ppc);
+/* As above with an explicit volume per particle (m^3, > 0). */
+bg_status bg_sim_add_particles_volume(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,
+                                      const bg_real *volume);
+
+/* One step; the dt taken is written to *dt_taken when not NULL. */
+bg_status bg_sim_step(bg_sim *sim, bg_real *dt_taken);
+/* n steps. */
+bg_status bg_sim_run(bg_sim *sim, uint64_t n);
+/* Steps until the simulated time reaches t_end (the last step is shortened
+ * to land on it). */
+bg_status bg_sim_advance_to(bg_sim *sim, double t_end);
+
+/* The dt the next step would take, and the stable bound it is held to. */
+bg_status bg_sim_next_dt(bg_sim *sim, bg_real *dt, bg_real *bound);
+
+/* Read-back, in the order particles were added; every array has capacity
+ * for the particle count (cap is checked). Parked particles keep their
+ * last state. */
+typedef enum bg_field {
+  BG_FIELD_X = 0,       /* 3 per particle, m */
+  BG_FIELD_V = 1,       /* 3 per particle, m/s */
+  BG_FIELD_F = 2,       /* 9 per particle, elastic deformation gradient, row-major */
+  BG_FIELD_C = 3,       /* 9 per particle, APIC affine matrix, 1/s */
+  BG_FIELD_JP = 4,      /* 1 per particle: Jp = exp(log Jp), plastic volume ratio */
+  BG_FIELD_DENSITY = 5, /* 1 per particle: rho0 / (det F * Jp), kg/m^3 */
+  BG_FIELD_Q = 6,       /* 1 per particle: accumulated plastic strain q */
+  BG_FIELD_STRESS = 7,  /* 9 per particle: Cauchy stress tau / det(F) (Pa) */
+  BG_FIELD_MASS = 8,    /* 1 per particle, kg */
+  BG_FIELD_ACTIVE = 9   /* 1 per particle: 1 active, 0 parked */
+} bg_field;
+
+/* Components per particle of a field. */
+int bg_field_width(bg_field f);
+/* Copies field f of every particle into out (cap = floats available). */
+bg_status bg_sim_get(bg_sim *sim, bg_field f, bg_real *out, size_t cap);
+
+typedef struct bg_stats {
+  uint64_t step;
+  double time;          /* s */
+  bg_real dt;           /* last dt taken, s */
+  size_t n_particles;   /* added so far */
+  size_t n_active;
+  size_t n_parked;      /* in sinks + left the grid */
+  size_t n_parked_sink; /* entered a sink */
+  size_t n_parked_out;  /* left the grid */
+  double parked_mass;   /* kg */
+  double total_mass;    /* kg, all particles */
+  double max_speed;     /* m/s over active particles after the last step */
+} bg_stats;
+bg_status bg_sim_stats(bg_sim *sim, bg_stats *out);
+
+/* Parked mass per sink (n_sinks values, kg). */
+bg_status bg_sim_sink_mass(bg_sim *sim, double *out, size_t cap);
+
+/* Grid read-back after the last step's P2G (node mass, kg, and velocity,
+ * m/s, 3 per node, after the grid update). Sized nx*ny*nz (and 3x). */
+bg_status bg_sim_grid_mass(bg_sim *sim, bg_real *out, size_t cap);
+bg_status bg_sim_grid_velocity(bg_sim *sim, bg_real *out, size_t cap);
+
+/* Cumulative wall time per stage since creation, ms: sort, P2G, grid
+ * update, G2P (4 values). Benchmarks read this; tests never assert on it. */
+bg_status bg_sim_stage_times(bg_sim *sim, double ms[4]);
+
+/* Material wave speed sqrt((lambda + 2 mu) / rho0), m/s. */
+bg_real bg_material_pwave_speed(const bg_material *m);
+
+/* ------------------------------------------------------------------- output */
+
+/* Particles for people: legacy VTK polydata (ParaView) and binary PLY
+ * (Blender), each with position, velocity, density and Jp. */
+bg_status bg_sim_write_vtk(bg_sim *sim, const char *path);
+bg_status bg_sim_write_ply(bg_sim *sim, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BAGNOLD_H */

@@ -1,0 +1,47 @@
+/* bg_boundary.h: the grid-node boundary condition every collider applies
+ * (Coulomb friction against a wall moving at constant velocity), and the
+ * node update of MLS-MPM. Shared by every backend. */
+#ifndef BG_BOUNDARY_H
+#define BG_BOUNDARY_H
+
+#include "bg_defs.h"
+
+enum { BG_BC_COULOMB = 0, BG_BC_SLIP = 1, BG_BC_STICK = 2, BG_BC_OPEN = 3 };
+
+/* One solid node: which collider it belongs to and its outward normal. */
+typedef struct bg_bnode {
+  int64_t node;
+  bg_real n[3];
+  int32_t collider;
+} bg_bnode;
+
+typedef struct bg_wallc {
+  int type;     /* BG_BC_* */
+  bg_real mu;   /* Coulomb coefficient */
+  bg_real v[3]; /* wall velocity */
+} bg_wallc;
+
+/* Velocity of a solid node after contact. Only an approaching relative
+ * velocity (v_n < 0) is touched: sand may separate freely from a wall. The
+ * tangential part shrinks by mu |v_n| and stops, never reverses. */
+BG_HD void bg_wall_apply(const bg_wallc *w, const bg_real n[3], bg_real v[3]) {
+  if (w->type == BG_BC_OPEN) return;
+  if (w->type == BG_BC_STICK) {
+    for (int d = 0; d < 3; ++d) v[d] = w->v[d];
+    return;
+  }
+  bg_real r[3];
+  for (int d = 0; d < 3; ++d) r[d] = v[d] - w->v[d];
+  bg_real vn = r[0] * n[0] + r[1] * n[1] + r[2] * n[2];
+  if (vn >= 0.0f) return;
+  bg_real t[3];
+  for (int d = 0; d < 3; ++d) t[d] = r[d] - vn * n[d];
+  if (w->type == BG_BC_COULOMB && w->mu > 0.0f) {
+    bg_real tn = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+    bg_real k = tn > 0.0f ? fmaxf(0.0f, 1.0f - w->mu * (-vn) / tn) : 0.0f;
+    for (int d = 0; d < 3; ++d) t[d] *= k;
+  }
+  for (int d = 0; d < 3; ++d) v[d] = w->v[d] + t[d];
+}
+
+#endif /* BG_BOUNDARY_H */

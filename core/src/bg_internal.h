@@ -1,0 +1,108 @@
+/* bg_internal.h: what the front end and the backends share but users never
+ * see: the resolved configuration (POD, ready for a device copy), the
+ * backend function table, and the simulation handle. */
+#ifndef BG_INTERNAL_H
+#define BG_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bagnold.h"
+#include "bg_boundary.h"
+#include "bg_plasticity.h"
+
+/* Faces act on this many node layers: a particle's stencil reaches one node
+ * past its nearest, so two layers stop it before it can leave the grid. */
+#define BG_FACE_LAYERS 2
+
+/* Grid blocks of 4^3 nodes: the unit particles are binned by, on the CPU for
+ * the race-free coloured scatter and on the GPU for the shared-memory tile. */
+#define BG_BLOCK_LOG2 2
+#define BG_BLOCK (1 << BG_BLOCK_LOG2)
+
+typedef struct bg_config {
+  int64_t dims[3];
+  int64_t n_nodes;
+  bg_real dx, inv_dx;
+  bg_real origin[3];
+  bg_real gravity[3];
+  bg_sand sand;
+  bg_real vol_default; /* unused by backends; kept for read-back */
+  int n_walls;         /* user colliders first, then the six faces */
+  bg_wallc *walls;
+  int n_sinks;
+  bg_sink *sinks;
+  int threads;
+  int sort_interval;
+} bg_config;
+
+/* Counters a backend keeps about its particles. */
+typedef struct bg_backend_stats {
+  size_t n_active;
+  size_t n_parked_sink;
+  size_t n_parked_out;
+  double parked_mass;
+  double total_mass;
+  double max_speed;
+} bg_backend_stats;
+
+typedef enum bg_stage { BG_STAGE_SORT = 0, BG_STAGE_P2G, BG_STAGE_GRID, BG_STAGE_G2P, BG_STAGE_COUNT } bg_stage;
+
+/* A backend: a table of functions, chosen by name at run time. Every slot is
+ * required unless marked optional. The configuration pointer outlives the
+ * backend state. */
+typedef struct bg_backend_ops {
+  const char *name;
+  /* 1 when usable on this machine (a CUDA build without a device says 0);
+   * why says why not. */
+  int (*available)(char *why, size_t why_len);
+  bg_status (*create)(const bg_config *cfg, void **state, char *err, size_t err_len);
+  void (*destroy)(void *state);
+  /* Appends particles; vol has n entries. Positions already validated. */
+  bg_status (*add)(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol);
+  /* Replaces the solid-node list (called at creation and when walls move). */
+  bg_status (*set_boundary)(void *state, const bg_bnode *nodes, size_t n);
+  /* The step, stage by stage. sort may be a no-op; step is the step number. */
+  bg_status (*sort)(void *state, uint64_t step);
+  bg_status (*p2g)(void *state, bg_real dt);
+  bg_status (*grid_update)(void *state, bg_real dt);
+  bg_status (*g2p)(void *state, bg_real dt);
+  /* Read-back in the order particles were added. */
+  bg_status (*get)(void *state, bg_field f, bg_real *out);
+  bg_status (*stats)(void *state, bg_backend_stats *out, double *sink_mass);
+  /* Node mass (which 0) or velocity (which 1) after the last grid update. */
+  bg_status (*grid)(void *state, int which, bg_real *out);
+  size_t (*count)(void *state);
+} bg_backend_ops;
+
+extern const bg_backend_ops bg_backend_cpu;
+#ifdef BAGNOLD_HAVE_CUDA
+extern const bg_backend_ops bg_backend_cuda;
+#endif
+
+struct bg_sim {
+  bg_config cfg;
+  const bg_backend_ops *ops;
+  void *state;
+  bg_collider *colliders; /* copies, with node arrays owned */
+  size_t n_colliders;
+  int moving; /* some collider has a velocity and an analytic shape */
+  bg_bnode *bnodes;
+  size_t n_bnodes;
+  bg_real cfl, fixed_dt, cp;
+  int force_dt;
+  uint64_t step;
+  double time;
+  bg_real last_dt;
+  double stage_ms[BG_STAGE_COUNT];
+  char err[512];
+};
+
+/* Writes the message into sim->err and returns s. */
+bg_status bg_fail(bg_sim *sim, bg_status s, const char *fmt, ...);
+
+/* Builds the solid-node list for time t (analytic colliders translate with
+ * their velocity). */
+bg_status bg_boundary_build(bg_sim *sim, double t);
+
+#endif /* BG_INTERNAL_H */

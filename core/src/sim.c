@@ -1,0 +1,643 @@
+/* sim.c: the front end of libbagnold: descriptor validation, the timestep
+ * rule, particle admission, backend dispatch and read-back. Nothing here
+ * touches particle physics; that lives in core/physics and the backends. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bg_internal.h"
+
+/* ---------------------------------------------------------------- statuses */
+
+#define BG_STATUS_MSG_(name, msg) msg,
+#define BG_STATUS_NAME_(name, msg) #name,
+static const char *const status_msg[] = {BG_STATUS_LIST(BG_STATUS_MSG_)};
+static const char *const status_name[] = {BG_STATUS_LIST(BG_STATUS_NAME_)};
+
+const char *bg_status_str(bg_status s) {
+  return (s >= 0 && s < BG_STATUS_COUNT_) ? status_msg[s] : "unknown status";
+}
+
+const char *bg_status_name(bg_status s) {
+  return (s >= 0 && s < BG_STATUS_COUNT_) ? status_name[s] : "BG_UNKNOWN";
+}
+
+bg_status bg_fail(bg_sim *sim, bg_status s, const char *fmt, ...) {
+  if (sim) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(sim->err, sizeof sim->err, fmt, ap);
+    va_end(ap);
+  }
+  return s;
+}
+
+/* Validation runs on a scratch handle whose err buffer collects the message;
+ * these macros keep each check on one line. */
+#define CHECK(cond, status, ...)                        \
+  do {                                                  \
+    if (!(cond)) return bg_fail(sim, status, __VA_ARGS__); \
+  } while (0)
+#define CHECK_FINITE(x, name) CHECK(isfinite(x), BG_ERR_NONFINITE, "%s is not finite (got %g)", name, (double)(x))
+
+/* ---------------------------------------------------------------- defaults */
+
+bg_material bg_material_sand(void) {
+  bg_material m;
+  memset(&m, 0, sizeof m);
+  m.E = 3.537e5f;
+  m.nu = 0.3f;
+  m.rho0 = 2200.0f;
+  m.phi_deg = 35.0f;
+  m.stress = BG_STRESS_HENCKY;
+  m.hardening = 0;
+  m.h0 = 35.0f;
+  m.h1 = 9.0f;
+  m.h2 = 0.2f;
+  m.h3 = 10.0f;
+  m.volume_correction = 1;
+  m.elastic_only = 0;
+  return m;
+}
+
+bg_sim_desc bg_sim_desc_default(void) {
+  bg_sim_desc d;
+  memset(&d, 0, sizeof d);
+  d.dims[0] = d.dims[1] = d.dims[2] = 64;
+  d.dx = 0.01f;
+  d.gravity[2] = -9.81f;
+  d.material = bg_material_sand();
+  for (int f = 0; f < BG_FACE_COUNT; ++f) d.walls[f].friction = BG_FRICTION_SLIP;
+  d.backend = "auto";
+  d.threads = 0;
+  d.cfl = 0.3f;
+  d.sort_interval = 32;
+  return d;
+}
+
+bg_real bg_material_pwave_speed(const bg_material *m) {
+  if (!m || !(m->rho0 > 0)) return 0;
+  bg_lame l = bg_lame_from_e_nu(m->E, m->nu);
+  return sqrtf((l.lambda + 2.0f * l.mu) / m->rho0);
+}
+
+int bg_field_width(bg_field f) {
+  switch (f) {
+    case BG_FIELD_X:
+    case BG_FIELD_V: return 3;
+    case BG_FIELD_F:
+    case BG_FIELD_C:
+    case BG_FIELD_STRESS: return 9;
+    case BG_FIELD_JP:
+    case BG_FIELD_DENSITY:
+    case BG_FIELD_Q:
+    case BG_FIELD_MASS:
+    case BG_FIELD_ACTIVE: return 1;
+  }
+  return 0;
+}
+
+/* --------------------------------------------------------------- validation */
+
+static bg_status check_material(bg_sim *sim, const bg_material *m) {
+  CHECK_FINITE(m->E, "material.E");
+  CHECK_FINITE(m->nu, "material.nu");
+  CHECK_FINITE(m->rho0, "material.rho0");
+  CHECK_FINITE(m->phi_deg, "material.phi_deg");
+  CHECK(m->E > 0, BG_ERR_RANGE, "material.E must be > 0 Pa (got %g)", (double)m->E);
+  CHECK(m->nu > -1 && m->nu < 0.5f, BG_ERR_RANGE, "material.nu must be in (-1, 0.5) (got %g)",
+        (double)m->nu);
+  CHECK(m->rho0 > 0, BG_ERR_RANGE, "material.rho0 must be > 0 kg/m^3 (got %g)", (double)m->rho0);
+  CHECK(m->phi_deg > 0 && m->phi_deg < 90, BG_ERR_RANGE,
+        "material.phi_deg must be in (0, 90) degrees (got %g)", (double)m->phi_deg);
+  CHECK(m->stress == BG_STRESS_HENCKY || m->stress == BG_STRESS_FIXED_COROTATED, BG_ERR_RANGE,
+        "material.stress must be BG_STRESS_HENCKY or BG_STRESS_FIXED_COROTATED (got %d)",
+        (int)m->stress);
+  if (m->hardening) {
+    CHECK_FINITE(m->h0, "material.h0");
+    CHECK_FINITE(m->h1, "material.h1");
+    CHECK_FINITE(m->h2, "material.h2");
+    CHECK_FINITE(m->h3, "material.h3");
+    CHECK(m->h2 >= 0, BG_ERR_RANGE, "material.h2 must be >= 0 (got %g)", (double)m->h2);
+    /* phi_F(0) = h0 - h3 and phi_F(inf) = h0 must both be admissible angles */
+    CHECK(m->h0 > 0 && m->h0 < 90 && m->h0 - m->h3 > 0 && m->h0 - m->h3 < 90, BG_ERR_RANGE,
+          "hardening needs h0 and h0 - h3 in (0, 90) degrees (got h0 %g, h3 %g)", (double)m->h0,
+          (double)m->h3);
+  }
+  return BG_OK;
+}
+
+static bg_status check_vec3(bg_sim *sim, const bg_real *v, const char *name) {
+  char buf[96];
+  for (int d = 0; d < 3; ++d) {
+    snprintf(buf, sizeof buf, "%s[%d]", name, d);
+    CHECK_FINITE(v[d], buf);
+  }
+  return BG_OK;
+}
+
+static bg_status check_collider(bg_sim *sim, const bg_collider *c, size_t i, int64_t n_nodes) {
+  char name[64];
+  bg_status s;
+  snprintf(name, sizeof name, "colliders[%zu]", i);
+  CHECK(c->friction == BG_FRICTION_COULOMB || c->friction == BG_FRICTION_SLIP ||
+            c->friction == BG_FRICTION_STICK,
+        BG_ERR_RANGE, "%s.friction must be COULOMB, SLIP or STICK (got %d)", name, (int)c->friction);
+  CHECK(isfinite(c->mu), BG_ERR_NONFINITE, "%s.mu is not finite", name);
+  CHECK(c->mu >= 0, BG_ERR_RANGE, "%s.mu must be >= 0 (got %g)", name, (double)c->mu);
+  if ((s = check_vec3(sim, c->velocity, "collider.velocity")) != BG_OK) return s;
+  switch (c->shape) {
+    case BG_SHAPE_HALFSPACE: {
+      if ((s = check_vec3(sim, c->point, "collider.point")) != BG_OK) return s;
+      if ((s = check_vec3(sim, c->normal, "collider.normal")) != BG_OK) return s;
+      double nn = (double)c->normal[0] * c->normal[0] + (double)c->normal[1] * c->normal[1] +
+                  (double)c->normal[2] * c->normal[2];
+      CHECK(nn > 1e-12, BG_ERR_RANGE, "%s.normal must be non-zero", name);
+      break;
+    }
+    case BG_SHAPE_BOX:
+      if ((s = check_vec3(sim, c->lo, "collider.lo")) != BG_OK) return s;
+      if ((s = check_vec3(sim, c->hi, "collider.hi")) != BG_OK) return s;
+      for (int d = 0; d < 3; ++d)
+        CHECK(c->lo[d] < c->hi[d], BG_ERR_RANGE, "%s.lo[%d] must be < hi[%d] (got %g, %g)", name, d,
+              d, (double)c->lo[d], (double)c->hi[d]);
+      break;
+    case BG_SHAPE_CYLINDER:
+      CHECK(isfinite(c->center[0]) && isfinite(c->center[1]) && isfinite(c->radius) &&
+                isfinite(c->lo[2]) && isfinite(c->hi[2]),
+            BG_ERR_NONFINITE, "%s: cylinder center, radius and z extent must be finite", name);
+      CHECK(c->radius > 0, BG_ERR_RANGE, "%s.radius must be > 0 m (got %g)", name, (double)c->radius);
+      CHECK(c->lo[2] < c->hi[2], BG_ERR_RANGE, "%s: cylinder needs lo[2] < hi[2]", name);
+      break;
+    case BG_SHAPE_NODES:
+      CHECK(c->phi != NULL, BG_ERR_NULL, "%s.phi is NULL but shape is BG_SHAPE_NODES", name);
+      for (int64_t k = 0; k < n_nodes; ++k) {
+        CHECK(isfinite(c->phi[k]), BG_ERR_NONFINITE, "%s.phi[%lld] is not finite", name, (long long)k);
+        if (c->normals)
+          for (int d = 0; d < 3; ++d)
+            CHECK(isfinite(c->normals[3 * k + d]), BG_ERR_NONFINITE, "%s.normals[%lld] is not finite",
+                  name, (long long)(3 * k + d));
+      }
+      break;
+    default:
+      return bg_fail(sim, BG_ERR_RANGE, "%s.shape is not a bg_shape (got %d)", name, (int)c->shape);
+  }
+  return BG_OK;
+}
+
+/* Physical memory, for refusing grids that cannot fit before trying. */
+static double physical_bytes(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return (pages > 0 && size > 0) ? (double)pages * (double)size : 1e300;
+}
+
+/* Bytes a grid of n nodes needs on the CPU: 4 floats of scratch per node. */
+#define BG_BYTES_PER_NODE 16
+
+static bg_status check_desc(bg_sim *sim, const bg_sim_desc *d) {
+  bg_status s;
+  uint64_t n_nodes = 1;
+  for (int a = 0; a < 3; ++a) {
+    CHECK(d->dims[a] >= 4, BG_ERR_RANGE, "dims[%d] must be >= 4 nodes (got %zu)", a, d->dims[a]);
+    /* node coordinates are int in the kernels */
+    CHECK(d->dims[a] < (1u << 30), BG_ERR_OVERFLOW, "dims[%d] = %zu exceeds 2^30 nodes", a,
+          d->dims[a]);
+    CHECK(n_nodes <= SIZE_MAX / BG_BYTES_PER_NODE / d->dims[a], BG_ERR_OVERFLOW,
+          "dims %zu x %zu x %zu: node count overflows size_t", d->dims[0], d->dims[1], d->dims[2]);
+    n_nodes *= d->dims[a];
+  }
+  double bytes = (double)n_nodes * BG_BYTES_PER_NODE;
+  CHECK(bytes < physical_bytes(), BG_ERR_NOMEM,
+        "dims %zu x %zu x %zu need %.3g GB of grid, more than the machine's %.3g GB", d->dims[0],
+        d->dims[1], d->dims[2], bytes / 1e9, physical_bytes() / 1e9);
+  CHECK_FINITE(d->dx, "dx");
+  CHECK(d->dx > 0, BG_ERR_RANGE, "dx must be > 0 m (got %g)", (double)d->dx);
+  if ((s = check_vec3(sim, d->origin, "origin")) != BG_OK) return s;
+  if ((s = check_vec3(sim, d->gravity, "gravity")) != BG_OK) return s;
+  if ((s = check_material(sim, &d->material)) != BG_OK) return s;
+  CHECK(d->n_colliders == 0 || d->colliders, BG_ERR_NULL, "colliders is NULL but n_colliders = %zu",
+        d->n_colliders);
+  CHECK(d->n_colliders < 1000, BG_ERR_RANGE, "n_colliders must be < 1000 (got %zu)", d->n_colliders);
+  for (size_t i = 0; i < d->n_colliders; ++i)
+    if ((s = check_collider(sim, &d->colliders[i], i, (int64_t)n_nodes)) != BG_OK) return s;
+  CHECK(d->n_sinks == 0 || d->sinks, BG_ERR_NULL, "sinks is NULL but n_sinks = %zu", d->n_sinks);
+  CHECK(d->n_sinks < 1000, BG_ERR_RANGE, "n_sinks must be < 1000 (got %zu)", d->n_sinks);
+  for (size_t i = 0; i < d->n_sinks; ++i) {
+    if ((s = check_vec3(sim, d->sinks[i].lo, "sink.lo")) != BG_OK) return s;
+    if ((s = check_vec3(sim, d->sinks[i].hi, "sink.hi")) != BG_OK) return s;
+    for (int a = 0; a < 3; ++a)
+      CHECK(d->sinks[i].lo[a] < d->sinks[i].hi[a], BG_ERR_RANGE, "sinks[%zu].lo[%d] must be < hi[%d]",
+            i, a, a);
+  }
+  for (int f = 0; f < BG_FACE_COUNT; ++f) {
+    const bg_wall *w = &d->walls[f];
+    CHECK(w->friction >= BG_FRICTION_COULOMB && w->friction <= BG_FRICTION_OPEN, BG_ERR_RANGE,
+          "walls[%d].friction must be COULOMB, SLIP, STICK or OPEN (got %d)", f, (int)w->friction);
+    CHECK(isfinite(w->mu), BG_ERR_NONFINITE, "walls[%d].mu is not finite", f);
+    CHECK(w->mu >= 0, BG_ERR_RANGE, "walls[%d].mu must be >= 0 (got %g)", f, (double)w->mu);
+  }
+  CHECK(d->threads >= 0 && d->threads <= 4096, BG_ERR_RANGE, "threads must be in [0, 4096] (got %d)",
+        d->threads);
+  CHECK_FINITE(d->cfl, "cfl");
+  CHECK(d->cfl > 0 && d->cfl <= 1, BG_ERR_RANGE, "cfl must be in (0, 1] (got %g)", (double)d->cfl);
+  CHECK_FINITE(d->fixed_dt, "fixed_dt");
+  CHECK(d->fixed_dt >= 0, BG_ERR_RANGE, "fixed_dt must be >= 0 s, 0 meaning adaptive (got %g)",
+        (double)d->fixed_dt);
+  CHECK(d->sort_interval >= 1, BG_ERR_RANGE, "sort_interval must be >= 1 step (got %d)",
+        d->sort_interval);
+  return BG_OK;
+}
+
+/* ------------------------------------------------------------------ backend */
+
+static const bg_backend_ops *const backends[] = {
+#ifdef BAGNOLD_HAVE_CUDA
+    &bg_backend_cuda,
+#endif
+    &bg_backend_cpu,
+};
+#define N_BACKENDS (sizeof backends / sizeof backends[0])
+
+static bg_status pick_backend(bg_sim *sim, const char *name, const bg_backend_ops **out) {
+  char why[256] = "";
+  if (!name || strcmp(name, "auto") == 0) {
+    /* the first available in preference order: cuda, then cpu */
+    for (size_t i = 0; i < N_BACKENDS; ++i)
+      if (backends[i]->available(why, sizeof why)) {
+        *out = backends[i];
+        return BG_OK;
+      }
+    return bg_fail(sim, BG_ERR_BACKEND, "backend \"auto\": no backend is available");
+  }
+  for (size_t i = 0; i < N_BACKENDS; ++i)
+    if (strcmp(name, backends[i]->name) == 0) {
+      if (!backends[i]->available(why, sizeof why))
+        return bg_fail(sim, BG_ERR_BACKEND, "backend \"%s\" is not available here: %s", name, why);
+      *out = backends[i];
+      return BG_OK;
+    }
+  if (strcmp(name, "cuda") == 0)
+    return bg_fail(sim, BG_ERR_BACKEND, "backend \"cuda\": this build has no CUDA (configure with "
+                                        "BAGNOLD_CUDA=ON where nvcc exists)");
+  return bg_fail(sim, BG_ERR_BACKEND, "backend \"%s\" is unknown; accepted: cpu, cuda, auto", name);
+}
+
+/* --------------------------------------------------------------- lifecycle */
+
+static void sim_free(bg_sim *sim) {
+  if (!sim) return;
+  if (sim->ops && sim->state) sim->ops->destroy(sim->state);
+  for (size_t i = 0; i < sim->n_colliders; ++i) {
+    free((void *)sim->colliders[i].phi);
+    free((void *)sim->colliders[i].normals);
+  }
+  free(sim->colliders);
+  free(sim->bnodes);
+  free(sim->cfg.walls);
+  free(sim->cfg.sinks);
+  free(sim);
+}
+
+/* Elastic CFL capped by the flow speed: information crosses at most a
+ * fraction cfl of a cell per step. */
+static bg_real stable_dt(const bg_sim *sim, double vmax) {
+  return (bg_real)(sim->cfl * sim->cfg.dx / (sim->cp + vmax));
+}
+
+static bg_status copy_colliders(bg_sim *sim, const bg_sim_desc *d) {
+  sim->n_colliders = d->n_colliders;
+  if (!d->n_colliders) return BG_OK;
+  sim->colliders = calloc(d->n_colliders, sizeof *sim->colliders);
+  if (!sim->colliders) return bg_fail(sim, BG_ERR_NOMEM, "out of memory copying colliders");
+  size_t n = (size_t)sim->cfg.n_nodes;
+  for (size_t i = 0; i < d->n_colliders; ++i) {
+    bg_collider *c = &sim->colliders[i];
+    *c = d->colliders[i];
+    c->phi = NULL;
+    c->normals = NULL;
+    if (c->shape == BG_SHAPE_NODES) {
+      bg_real *phi = malloc(n * sizeof *phi);
+      bg_real *nrm = d->colliders[i].normals ? malloc(3 * n * sizeof *nrm) : NULL;
+      if (!phi || (d->colliders[i].normals && !nrm)) {
+        free(phi);
+        free(nrm);
+        return bg_fail(sim, BG_ERR_NOMEM, "out of memory copying colliders[%zu].phi", i);
+      }
+      memcpy(phi, d->colliders[i].phi, n * sizeof *phi);
+      if (nrm) memcpy(nrm, d->colliders[i].normals, 3 * n * sizeof *nrm);
+      c->phi = phi;
+      c->normals = nrm;
+    }
+    for (int a = 0; a < 3; ++a)
+      if (c->velocity[a] != 0 && c->shape != BG_SHAPE_NODES) sim->moving = 1;
+  }
+  return BG_OK;
+}
+
+static bg_status build_config(bg_sim *sim, const bg_sim_desc *d) {
+  bg_config *c = &sim->cfg;
+  for (int a = 0; a < 3; ++a) {
+    c->dims[a] = (int64_t)d->dims[a];
+    c->origin[a] = d->origin[a];
+    c->gravity[a] = d->gravity[a];
+  }
+  c->n_nodes = c->dims[0] * c->dims[1] * c->dims[2];
+  c->dx = d->dx;
+  c->inv_dx = 1.0f / d->dx;
+  const bg_material *m = &d->material;
+  c->sand.lame = bg_lame_from_e_nu(m->E, m->nu);
+  c->sand.rho0 = m->rho0;
+  c->sand.alpha = bg_dp_alpha(m->phi_deg);
+  c->sand.law = m->stress == BG_STRESS_FIXED_COROTATED ? BG_LAW_FIXED_COROTATED : BG_LAW_HENCKY;
+  c->sand.plastic = !m->elastic_only;
+  c->sand.hardening = m->hardening;
+  c->sand.h0 = m->h0;
+  c->sand.h1 = m->h1;
+  c->sand.h2 = m->h2;
+  c->sand.h3 = m->h3;
+  c->sand.volume_correction = m->volume_correction;
+  c->threads = d->threads;
+  c->sort_interval = d->sort_interval;
+  c->n_walls = (int)d->n_colliders + BG_FACE_COUNT;
+  c->walls = calloc((size_t)c->n_walls, sizeof *c->walls);
+  c->n_sinks = (int)d->n_sinks;
+  c->sinks = d->n_sinks ? malloc(d->n_sinks * sizeof *c->sinks) : NULL;
+  if (!c->walls || (d->n_sinks && !c->sinks))
+    return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the wall table");
+  if (d->n_sinks) memcpy(c->sinks, d->sinks, d->n_sinks * sizeof *c->sinks);
+  for (size_t i = 0; i < d->n_colliders; ++i) {
+    const bg_collider *k = &d->colliders[i];
+    bg_wallc *w = &c->walls[i];
+    w->type = k->friction == BG_FRICTION_STICK ? BG_BC_STICK
+              : (k->friction == BG_FRICTION_SLIP || k->mu == 0) ? BG_BC_SLIP
+                                                                 : BG_BC_COULOMB;
+    w->mu = k->mu;
+    for (int a = 0; a < 3; ++a) w->v[a] = k->velocity[a];
+  }
+  for (int f = 0; f < BG_FACE_COUNT; ++f) {
+    bg_wallc *w = &c->walls[d->n_colliders + (size_t)f];
+    const bg_wall *k = &d->walls[f];
+    w->type = k->friction == BG_FRICTION_STICK  ? BG_BC_STICK
+              : k->friction == BG_FRICTION_OPEN ? BG_BC_OPEN
+              : (k->friction == BG_FRICTION_SLIP || k->mu == 0) ? BG_BC_SLIP
+                                                                 : BG_BC_COULOMB;
+    w->mu = k->mu;
+  }
+  return BG_OK;
+}
+
+bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t err_len) {
+  if (err && err_len) err[0] = 0;
+  if (out) *out = NULL;
+  bg_sim *sim = calloc(1, sizeof *sim);
+  if (!sim) {
+    if (err && err_len) snprintf(err, err_len, "out of memory for the simulation handle");
+    return BG_ERR_NOMEM;
+  }
+  bg_status s = BG_OK;
+  if (!d) s = bg_fail(sim, BG_ERR_NULL, "desc is NULL");
+  else if (!out) s = bg_fail(sim, BG_ERR_NULL, "out is NULL");
+  if (s == BG_OK) s = check_desc(sim, d);
+  if (s == BG_OK) s = pick_backend(sim, d->backend, &sim->ops);
+  if (s == BG_OK) {
+    sim->cfl = d->cfl;
+    sim->cp = bg_material_pwave_speed(&d->material);
+    sim->fixed_dt = d->fixed_dt;
+    sim->force_dt = d->force_dt;
+    s = build_config(sim, d);
+  }
+  if (s == BG_OK && d->fixed_dt > 0 && !d->force_dt && d->fixed_dt > stable_dt(sim, 0))
+    s = bg_fail(sim, BG_ERR_UNSTABLE_DT,
+                "fixed_dt %g s exceeds the stable bound cfl dx / c_p = %g s (set force_dt to "
+                "override)",
+                (double)d->fixed_dt, (double)stable_dt(sim, 0));
+  if (s == BG_OK) s = copy_colliders(sim, d);
+  if (s == BG_OK) s = sim->ops->create(&sim->cfg, &sim->state, sim->err, sizeof sim->err);
+  if (s == BG_OK) s = bg_boundary_build(sim, 0.0);
+  if (s != BG_OK) {
+    if (err && err_len) snprintf(err, err_len, "%s", sim->err);
+    sim_free(sim);
+    return s;
+  }
+  sim->err[0] = 0;
+  *out = sim;
+  return BG_OK;
+}
+
+void bg_sim_destroy(bg_sim *sim) { sim_free(sim); }
+
+const char *bg_sim_last_error(const bg_sim *sim) { return sim ? sim->err : "sim is NULL"; }
+
+const char *bg_sim_backend(const bg_sim *sim) { return sim && sim->ops ? sim->ops->name : ""; }
+
+/* ---------------------------------------------------------------- particles */
+
+static bg_status add_common(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,
+                            const bg_real *vol, bg_real vol_const) {
+  if (!sim) return BG_ERR_NULL;
+  sim->err[0] = 0;
+  if (n == 0) return BG_OK;
+  CHECK(x != NULL, BG_ERR_NULL, "x is NULL with n = %zu particles", n);
+  CHECK(n <= SIZE_MAX / (9 * sizeof(bg_real)) && n <= (size_t)INT64_MAX / 16, BG_ERR_OVERFLOW,
+        "n = %zu particles overflows size_t", n);
+  const bg_config *c = &sim->cfg;
+  for (size_t p = 0; p < n; ++p) {
+    for (int a = 0; a < 3; ++a) {
+      bg_real xa = x[3 * p + a];
+      CHECK(isfinite(xa), BG_ERR_NONFINITE, "x[%zu] (particle %zu, axis %d) is not finite",
+            3 * p + a, p, a);
+      /* the 3-node stencil of a particle must fit in the grid */
+      bg_real xg = (xa - c->origin[a]) * c->inv_dx;
+      CHECK(xg >= 0.5f && xg < (bg_real)c->dims[a] - 1.5f, BG_ERR_OUTSIDE,
+            "particle %zu: x[%d] = %g m is outside the grid's interior [%g, %g) m", p, a,
+            (double)xa, (double)(c->origin[a] + 0.5f * c->dx),
+            (double)(c->origin[a] + ((bg_real)c->dims[a] - 1.5f) * c->dx));
+      if (v)
+        CHECK(isfinite(v[3 * p + a]), BG_ERR_NONFINITE, "v[%zu] (particle %zu) is not finite",
+              3 * p + a, p);
+    }
+    if (vol) {
+      CHECK(isfinite(vol[p]), BG_ERR_NONFINITE, "volume[%zu] is not finite", p);
+      CHECK(vol[p] > 0, BG_ERR_RANGE, "volume[%zu] must be > 0 m^3 (got %g)", p, (double)vol[p]);
+    }
+  }
+  bg_real *tmp = NULL;
+  if (!vol) {
+    tmp = malloc(n * sizeof *tmp);
+    if (!tmp) return bg_fail(sim, BG_ERR_NOMEM, "out of memory for %zu particle volumes", n);
+    for (size_t p = 0; p < n; ++p) tmp[p] = vol_const;
+    vol = tmp;
+  }
+  bg_status s = sim->ops->add(sim->state, n, x, v, vol);
+  free(tmp);
+  if (s != BG_OK && !sim->err[0]) bg_fail(sim, s, "backend %s could not add %zu particles", sim->ops->name, n);
+  return s;
+}
+
+bg_status bg_sim_add_particles(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v, bg_real ppc) {
+  if (!sim) return BG_ERR_NULL;
+  CHECK(isfinite(ppc), BG_ERR_NONFINITE, "ppc is not finite");
+  CHECK(ppc > 0, BG_ERR_RANGE, "ppc (particles per cell) must be > 0 (got %g)", (double)ppc);
+  bg_real dx = sim->cfg.dx;
+  return add_common(sim, n, x, v, NULL, dx * dx * dx / ppc);
+}
+
+bg_status bg_sim_add_particles_volume(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,
+                                      const bg_real *volume) {
+  if (!sim) return BG_ERR_NULL;
+  CHECK(n == 0 || volume, BG_ERR_NULL, "volume is NULL with n = %zu particles", n);
+  return add_common(sim, n, x, v, volume, 0);
+}
+
+/* -------------------------------------------------------------------- steps */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+bg_status bg_sim_next_dt(bg_sim *sim, bg_real *dt, bg_real *bound) {
+  if (!sim) return BG_ERR_NULL;
+  bg_backend_stats st;
+  bg_status s = sim->ops->stats(sim->state, &st, NULL);
+  if (s != BG_OK) return s;
+  bg_real b = stable_dt(sim, st.max_speed);
+  if (bound) *bound = b;
+  if (dt) *dt = sim->fixed_dt > 0 ? sim->fixed_dt : b;
+  return BG_OK;
+}
+
+static bg_status step_dt(bg_sim *sim, bg_real dt) {
+  bg_status s;
+  double t0 = now_ms();
+  if (sim->moving && (s = bg_boundary_build(sim, sim->time)) != BG_OK) return s;
+  if ((s = sim->ops->sort(sim->state, sim->step)) != BG_OK) return s;
+  double t1 = now_ms();
+  if ((s = sim->ops->p2g(sim->state, dt)) != BG_OK) return s;
+  double t2 = now_ms();
+  if ((s = sim->ops->grid_update(sim->state, dt)) != BG_OK) return s;
+  double t3 = now_ms();
+  if ((s = sim->ops->g2p(sim->state, dt)) != BG_OK) return s;
+  double t4 = now_ms();
+  sim->stage_ms[BG_STAGE_SORT] += t1 - t0;
+  sim->stage_ms[BG_STAGE_P2G] += t2 - t1;
+  sim->stage_ms[BG_STAGE_GRID] += t3 - t2;
+  sim->stage_ms[BG_STAGE_G2P] += t4 - t3;
+  sim->step++;
+  sim->time += dt;
+  sim->last_dt = dt;
+  return BG_OK;
+}
+
+bg_status bg_sim_step(bg_sim *sim, bg_real *dt_taken) {
+  if (!sim) return BG_ERR_NULL;
+  sim->err[0] = 0;
+  bg_real dt, bound;
+  bg_status s = bg_sim_next_dt(sim, &dt, &bound);
+  if (s != BG_OK) return s;
+  if (sim->fixed_dt > 0 && dt > bound && !sim->force_dt)
+    return bg_fail(sim, BG_ERR_UNSTABLE_DT,
+                   "step %llu: fixed_dt %g s exceeds the stable bound %g s at the current flow "
+                   "speed (set force_dt to override)",
+                   (unsigned long long)sim->step, (double)dt, (double)bound);
+  s = step_dt(sim, dt);
+  if (s == BG_OK && dt_taken) *dt_taken = dt;
+  return s;
+}
+
+bg_status bg_sim_run(bg_sim *sim, uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) {
+    bg_status s = bg_sim_step(sim, NULL);
+    if (s != BG_OK) return s;
+  }
+  return BG_OK;
+}
+
+bg_status bg_sim_advance_to(bg_sim *sim, double t_end) {
+  if (!sim) return BG_ERR_NULL;
+  CHECK(isfinite(t_end), BG_ERR_NONFINITE, "t_end is not finite");
+  while (sim->time < t_end) {
+    bg_real dt, bound;
+    bg_status s = bg_sim_next_dt(sim, &dt, &bound);
+    if (s != BG_OK) return s;
+    if (sim->fixed_dt > 0 && dt > bound && !sim->force_dt)
+      return bg_fail(sim, BG_ERR_UNSTABLE_DT, "fixed_dt %g s exceeds the stable bound %g s",
+                     (double)dt, (double)bound);
+    /* shorten the last step to land on t_end; never lengthen one */
+    if (sim->time + dt > t_end) dt = (bg_real)(t_end - sim->time);
+    if (!(dt > 0)) break;
+    if ((s = step_dt(sim, dt)) != BG_OK) return s;
+  }
+  return BG_OK;
+}
+
+/* ---------------------------------------------------------------- read-back */
+
+bg_status bg_sim_get(bg_sim *sim, bg_field f, bg_real *out, size_t cap) {
+  if (!sim) return BG_ERR_NULL;
+  sim->err[0] = 0;
+  int w = bg_field_width(f);
+  CHECK(w > 0, BG_ERR_RANGE, "field %d is not a bg_field", (int)f);
+  size_t n = sim->ops->count(sim->state);
+  if (n == 0) return BG_OK;
+  CHECK(out != NULL, BG_ERR_NULL, "out is NULL");
+  CHECK(cap >= n * (size_t)w, BG_ERR_RANGE, "cap = %zu floats, field needs %zu (%zu particles x %d)",
+        cap, n * (size_t)w, n, w);
+  return sim->ops->get(sim->state, f, out);
+}
+
+bg_status bg_sim_stats(bg_sim *sim, bg_stats *out) {
+  if (!sim) return BG_ERR_NULL;
+  CHECK(out != NULL, BG_ERR_NULL, "out is NULL");
+  bg_backend_stats st;
+  bg_status s = sim->ops->stats(sim->state, &st, NULL);
+  if (s != BG_OK) return s;
+  memset(out, 0, sizeof *out);
+  out->step = sim->step;
+  out->time = sim->time;
+  out->dt = sim->last_dt;
+  out->n_particles = sim->ops->count(sim->state);
+  out->n_active = st.n_active;
+  out->n_parked_sink = st.n_parked_sink;
+  out->n_parked_out = st.n_parked_out;
+  out->n_parked = st.n_parked_sink + st.n_parked_out;
+  out->parked_mass = st.parked_mass;
+  out->total_mass = st.total_mass;
+  out->max_speed = st.max_speed;
+  return BG_OK;
+}
+
+bg_status bg_sim_sink_mass(bg_sim *sim, double *out, size_t cap) {
+  if (!sim) return BG_ERR_NULL;
+  CHECK(sim->cfg.n_sinks == 0 || out, BG_ERR_NULL, "out is NULL");
+  CHECK(cap >= (size_t)sim->cfg.n_sinks, BG_ERR_RANGE, "cap = %zu, need n_sinks = %d", cap,
+        sim->cfg.n_sinks);
+  bg_backend_stats st;
+  return sim->ops->stats(sim->state, &st, out);
+}
+
+static bg_status grid_get(bg_sim *sim, int which, bg_real *out, size_t cap) {
+  if (!sim) return BG_ERR_NULL;
+  size_t need = (size_t)sim->cfg.n_nodes * (which ? 3u : 1u);
+  CHECK(out != NULL, BG_ERR_NULL, "out is NULL");
+  CHECK(cap >= need, BG_ERR_RANGE, "cap = %zu floats, the grid needs %zu", cap, need);
+  return sim->ops->grid(sim->state, which, out);
+}
+
+bg_status bg_sim_grid_mass(bg_sim *sim, bg_real *out, size_t cap) { return grid_get(sim, 0, out, cap); }
+
+bg_status bg_sim_grid_velocity(bg_sim *sim, bg_real *out, size_t cap) {
+  return grid_get(sim, 1, out, cap);
+}
+
+bg_status bg_sim_stage_times(bg_sim *sim, double ms[4]) {
+  if (!sim) return BG_ERR_NULL;
+  CHECK(ms != NULL, BG_ERR_NULL, "ms is NULL");
+  for (int i = 0; i < BG_STAGE_COUNT; ++i) ms[i] = sim->stage_ms[i];
+  return BG_OK;
+}
