@@ -228,6 +228,23 @@ bg_real bg_material_pwave_speed(const bg_material *m);
 bg_status bg_sim_write_vtk(bg_sim *sim, const char *path);
 bg_status bg_sim_write_ply(bg_sim *sim, const char *path);
 
+/* Scalar time series as TSV: a '#' comment line, a '#' header line naming
+ * the columns with their units ("t_s\tmass_kg"), then one row per call.
+ * Opens gnuplot and spreadsheets directly. */
+typedef struct bg_series bg_series;
+bg_status bg_series_open(const char *path, const char *comment, const char *const *columns,
+                         size_t n_columns, bg_series **out);
+/* One row of n_columns values (n must equal the column count). */
+bg_status bg_series_row(bg_series *s, const double *values, size_t n);
+/* Flushes and closes; BG_ERR_IO if any write failed. NULL is a no-op. */
+bg_status bg_series_close(bg_series *s);
+
+/* A row of the standard per-step series of a simulation: step, time,
+ * dt, active particles, parked particles, parked mass, kinetic energy,
+ * maximum speed. bg_sim_series_open writes the matching header. */
+bg_status bg_sim_series_open(const char *path, const char *comment, bg_series **out);
+bg_status bg_sim_series_row(bg_sim *sim, bg_series *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,8 @@
 /* sim.c: the front end of libbagnold: descriptor validation, the timestep
  * rule, particle admission, backend dispatch and read-back. Nothing here
  * touches particle physics; that lives in core/physics and the backends. */
+/* clock_gettime and sysconf are POSIX, not C11 */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,0 +1,94 @@
+/* series.c: TSV time series for people and gnuplot: a comment line, a
+ * header naming every column with its unit, then rows at full float
+ * precision. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bg_internal.h"
+
+struct bg_series {
+  FILE *fp;
+  size_t n_columns;
+  int bad;
+};
+
+bg_status bg_series_open(const char *path, const char *comment, const char *const *columns,
+                         size_t n_columns, bg_series **out) {
+  if (!path || !out || (n_columns && !columns)) return BG_ERR_NULL;
+  *out = NULL;
+  if (n_columns == 0) return BG_ERR_RANGE;
+  for (size_t c = 0; c < n_columns; ++c)
+    if (!columns[c]) return BG_ERR_NULL;
+  bg_series *s = calloc(1, sizeof *s);
+  if (!s) return BG_ERR_NOMEM;
+  s->fp = fopen(path, "w");
+  if (!s->fp) {
+    free(s);
+    return BG_ERR_IO;
+  }
+  s->n_columns = n_columns;
+  if (comment && comment[0]) fprintf(s->fp, "# %s\n", comment);
+  fputc('#', s->fp);
+  for (size_t c = 0; c < n_columns; ++c) fprintf(s->fp, "%s%s", c ? "\t" : " ", columns[c]);
+  fputc('\n', s->fp);
+  *out = s;
+  return BG_OK;
+}
+
+bg_status bg_series_row(bg_series *s, const double *values, size_t n) {
+  if (!s || !values) return BG_ERR_NULL;
+  if (n != s->n_columns) return BG_ERR_RANGE;
+  for (size_t c = 0; c < n; ++c)
+    if (fprintf(s->fp, "%s%.9g", c ? "\t" : "", values[c]) < 0) s->bad = 1;
+  if (fputc('\n', s->fp) == EOF) s->bad = 1;
+  return s->bad ? BG_ERR_IO : BG_OK;
+}
+
+bg_status bg_series_close(bg_series *s) {
+  if (!s) return BG_OK;
+  int bad = s->bad || ferror(s->fp);
+  bad |= fclose(s->fp) != 0;
+  free(s);
+  return bad ? BG_ERR_IO : BG_OK;
+}
+
+static const char *const sim_columns[] = {"step",          "t_s",         "dt_s",
+                                          "active",        "parked",      "parked_mass_kg",
+                                          "kinetic_energy_J", "max_speed_m_per_s"};
+
+bg_status bg_sim_series_open(const char *path, const char *comment, bg_series **out) {
+  return bg_series_open(path, comment, sim_columns, sizeof sim_columns / sizeof sim_columns[0], out);
+}
+
+bg_status bg_sim_series_row(bg_sim *sim, bg_series *s) {
+  if (!sim || !s) return BG_ERR_NULL;
+  bg_stats st;
+  bg_status rc = bg_sim_stats(sim, &st);
+  if (rc != BG_OK) return rc;
+  size_t n = st.n_particles;
+  double ke = 0;
+  if (n) {
+    bg_real *v = malloc(3 * n * sizeof *v), *m = malloc(n * sizeof *m), *a = malloc(n * sizeof *a);
+    if (!v || !m || !a) {
+      free(v);
+      free(m);
+      free(a);
+      return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the kinetic energy of %zu particles", n);
+    }
+    if ((rc = bg_sim_get(sim, BG_FIELD_V, v, 3 * n)) == BG_OK &&
+        (rc = bg_sim_get(sim, BG_FIELD_MASS, m, n)) == BG_OK &&
+        (rc = bg_sim_get(sim, BG_FIELD_ACTIVE, a, n)) == BG_OK)
+      for (size_t p = 0; p < n; ++p)
+        if (a[p] > 0)
+          ke += 0.5 * m[p] * ((double)v[3 * p] * v[3 * p] + (double)v[3 * p + 1] * v[3 * p + 1] +
+                              (double)v[3 * p + 2] * v[3 * p + 2]);
+    free(v);
+    free(m);
+    free(a);
+    if (rc != BG_OK) return rc;
+  }
+  double row[8] = {(double)st.step, st.time, st.dt, (double)st.n_active, (double)st.n_parked,
+                   st.parked_mass, ke, st.max_speed};
+  return bg_series_row(s, row, 8);
+}
