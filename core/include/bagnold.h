@@ -26,8 +26,8 @@ typedef float bg_real;
   X(BG_ERR_NULL, "a required pointer argument is NULL")                     \
   X(BG_ERR_RANGE, "an argument is outside its accepted range")              \
   X(BG_ERR_NONFINITE, "an argument holds NaN or Inf")                       \
-  X(BG_ERR_OVERFLOW, "a size overflows memory or size_t")                   \
-  X(BG_ERR_NOMEM, "out of memory")                                          \
+  X(BG_ERR_OVERFLOW, "a size or count overflows size_t or an index type")                   \
+  X(BG_ERR_NOMEM, "out of memory (or more than the machine has)")                                          \
   X(BG_ERR_BACKEND, "unknown or unavailable backend")                       \
   X(BG_ERR_UNSTABLE_DT, "fixed timestep above the stable bound")            \
   X(BG_ERR_OUTSIDE, "a particle lies outside the grid")                     \

@@ -59,16 +59,16 @@ bg_status bg_sim_write_vtk(bg_sim *sim, const char *path) {
   fprintf(fp, "# vtk DataFile Version 3.0\nbagnold particles\nASCII\nDATASET POLYDATA\n");
   fprintf(fp, "POINTS %zu float\n", f.n);
   for (size_t p = 0; p < f.n; ++p)
-    fprintf(fp, "%.7g %.7g %.7g\n", f.x[3 * p], f.x[3 * p + 1], f.x[3 * p + 2]);
+    fprintf(fp, "%.9g %.9g %.9g\n", f.x[3 * p], f.x[3 * p + 1], f.x[3 * p + 2]);
   fprintf(fp, "VERTICES %zu %zu\n", f.n, 2 * f.n);
   for (size_t p = 0; p < f.n; ++p) fprintf(fp, "1 %zu\n", p);
   fprintf(fp, "POINT_DATA %zu\nVECTORS velocity float\n", f.n);
   for (size_t p = 0; p < f.n; ++p)
-    fprintf(fp, "%.7g %.7g %.7g\n", f.v[3 * p], f.v[3 * p + 1], f.v[3 * p + 2]);
+    fprintf(fp, "%.9g %.9g %.9g\n", f.v[3 * p], f.v[3 * p + 1], f.v[3 * p + 2]);
   fprintf(fp, "SCALARS density float 1\nLOOKUP_TABLE default\n");
-  for (size_t p = 0; p < f.n; ++p) fprintf(fp, "%.7g\n", f.rho[p]);
+  for (size_t p = 0; p < f.n; ++p) fprintf(fp, "%.9g\n", f.rho[p]);
   fprintf(fp, "SCALARS Jp float 1\nLOOKUP_TABLE default\n");
-  for (size_t p = 0; p < f.n; ++p) fprintf(fp, "%.7g\n", f.jp[p]);
+  for (size_t p = 0; p < f.n; ++p) fprintf(fp, "%.9g\n", f.jp[p]);
   int bad = ferror(fp);
   bad |= fclose(fp) != 0;
   fields_free(&f);

@@ -124,17 +124,31 @@ static bg_status check_material(bg_sim *sim, const bg_material *m) {
     CHECK_FINITE(m->h1, "material.h1");
     CHECK_FINITE(m->h2, "material.h2");
     CHECK_FINITE(m->h3, "material.h3");
+    CHECK(m->h2 > 0 || m->h1 == 0, BG_ERR_RANGE,
+          "material.h2 must be > 0 when h1 != 0, or phi_F grows without bound (got h2 %g)",
+          (double)m->h2);
     CHECK(m->h2 >= 0, BG_ERR_RANGE, "material.h2 must be >= 0 (got %g)", (double)m->h2);
-    /* phi_F(0) = h0 - h3 and phi_F(inf) = h0 must both be admissible angles */
+    /* phi_F(0) = h0 - h3, phi_F(inf) = h0 and the one turning point
+     * q* = (h1 + h2 h3) / (h1 h2) must all be admissible angles */
     CHECK(m->h0 > 0 && m->h0 < 90 && m->h0 - m->h3 > 0 && m->h0 - m->h3 < 90, BG_ERR_RANGE,
           "hardening needs h0 and h0 - h3 in (0, 90) degrees (got h0 %g, h3 %g)", (double)m->h0,
           (double)m->h3);
+    if (m->h1 != 0) {
+      double qs = ((double)m->h1 + (double)m->h2 * m->h3) / ((double)m->h1 * m->h2);
+      if (qs > 0) {
+        double ps = m->h0 + ((double)m->h1 * qs - m->h3) * exp(-(double)m->h2 * qs);
+        CHECK(ps > 0 && ps < 90, BG_ERR_RANGE,
+              "hardening: phi_F peaks (or dips) at %g degrees at q = %g, outside (0, 90); "
+              "adjust material.h1/h2",
+              ps, qs);
+      }
+    }
   }
   return BG_OK;
 }
 
 static bg_status check_vec3(bg_sim *sim, const bg_real *v, const char *name) {
-  char buf[96];
+  char buf[128];
   for (int d = 0; d < 3; ++d) {
     snprintf(buf, sizeof buf, "%s[%d]", name, d);
     CHECK_FINITE(v[d], buf);
@@ -143,7 +157,7 @@ static bg_status check_vec3(bg_sim *sim, const bg_real *v, const char *name) {
 }
 
 static bg_status check_collider(bg_sim *sim, const bg_collider *c, size_t i, int64_t n_nodes) {
-  char name[64];
+  char name[32];
   bg_status s;
   snprintf(name, sizeof name, "colliders[%zu]", i);
   CHECK(c->friction == BG_FRICTION_COULOMB || c->friction == BG_FRICTION_SLIP ||
@@ -151,19 +165,25 @@ static bg_status check_collider(bg_sim *sim, const bg_collider *c, size_t i, int
         BG_ERR_RANGE, "%s.friction must be COULOMB, SLIP or STICK (got %d)", name, (int)c->friction);
   CHECK(isfinite(c->mu), BG_ERR_NONFINITE, "%s.mu is not finite", name);
   CHECK(c->mu >= 0, BG_ERR_RANGE, "%s.mu must be >= 0 (got %g)", name, (double)c->mu);
-  if ((s = check_vec3(sim, c->velocity, "collider.velocity")) != BG_OK) return s;
+  char field[96];
+  snprintf(field, sizeof field, "%s.velocity", name);
+  if ((s = check_vec3(sim, c->velocity, field)) != BG_OK) return s;
   switch (c->shape) {
     case BG_SHAPE_HALFSPACE: {
-      if ((s = check_vec3(sim, c->point, "collider.point")) != BG_OK) return s;
-      if ((s = check_vec3(sim, c->normal, "collider.normal")) != BG_OK) return s;
+      snprintf(field, sizeof field, "%s.point", name);
+      if ((s = check_vec3(sim, c->point, field)) != BG_OK) return s;
+      snprintf(field, sizeof field, "%s.normal", name);
+      if ((s = check_vec3(sim, c->normal, field)) != BG_OK) return s;
       double nn = (double)c->normal[0] * c->normal[0] + (double)c->normal[1] * c->normal[1] +
                   (double)c->normal[2] * c->normal[2];
       CHECK(nn > 1e-12, BG_ERR_RANGE, "%s.normal must be non-zero", name);
       break;
     }
     case BG_SHAPE_BOX:
-      if ((s = check_vec3(sim, c->lo, "collider.lo")) != BG_OK) return s;
-      if ((s = check_vec3(sim, c->hi, "collider.hi")) != BG_OK) return s;
+      snprintf(field, sizeof field, "%s.lo", name);
+      if ((s = check_vec3(sim, c->lo, field)) != BG_OK) return s;
+      snprintf(field, sizeof field, "%s.hi", name);
+      if ((s = check_vec3(sim, c->hi, field)) != BG_OK) return s;
       for (int d = 0; d < 3; ++d)
         CHECK(c->lo[d] < c->hi[d], BG_ERR_RANGE, "%s.lo[%d] must be < hi[%d] (got %g, %g)", name, d,
               d, (double)c->lo[d], (double)c->hi[d]);
@@ -209,7 +229,7 @@ static bg_status check_desc(bg_sim *sim, const bg_sim_desc *d) {
     CHECK(d->dims[a] < (1u << 30), BG_ERR_OVERFLOW, "dims[%d] = %zu exceeds 2^30 nodes", a,
           d->dims[a]);
     CHECK(n_nodes <= SIZE_MAX / BG_BYTES_PER_NODE / d->dims[a], BG_ERR_OVERFLOW,
-          "dims %zu x %zu x %zu: node count overflows size_t", d->dims[0], d->dims[1], d->dims[2]);
+          "dims %zu x %zu x %zu: the grid's byte count overflows size_t", d->dims[0], d->dims[1], d->dims[2]);
     n_nodes *= d->dims[a];
   }
   double bytes = (double)n_nodes * BG_BYTES_PER_NODE;
@@ -229,8 +249,11 @@ static bg_status check_desc(bg_sim *sim, const bg_sim_desc *d) {
   CHECK(d->n_sinks == 0 || d->sinks, BG_ERR_NULL, "sinks is NULL but n_sinks = %zu", d->n_sinks);
   CHECK(d->n_sinks < 1000, BG_ERR_RANGE, "n_sinks must be < 1000 (got %zu)", d->n_sinks);
   for (size_t i = 0; i < d->n_sinks; ++i) {
-    if ((s = check_vec3(sim, d->sinks[i].lo, "sink.lo")) != BG_OK) return s;
-    if ((s = check_vec3(sim, d->sinks[i].hi, "sink.hi")) != BG_OK) return s;
+    char field[64];
+    snprintf(field, sizeof field, "sinks[%zu].lo", i);
+    if ((s = check_vec3(sim, d->sinks[i].lo, field)) != BG_OK) return s;
+    snprintf(field, sizeof field, "sinks[%zu].hi", i);
+    if ((s = check_vec3(sim, d->sinks[i].hi, field)) != BG_OK) return s;
     for (int a = 0; a < 3; ++a)
       CHECK(d->sinks[i].lo[a] < d->sinks[i].hi[a], BG_ERR_RANGE, "sinks[%zu].lo[%d] must be < hi[%d]",
             i, a, a);

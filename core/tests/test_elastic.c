@@ -1,2 +1,355 @@
+/* test_elastic.c: the elastic solver against closed forms (REFERENCES.md
+ * sec. 5), material elastic_only with Klar's constants (E 3.537e5 Pa, nu
+ * 0.3, rho0 2200 kg/m^3), on one backend (argv[1]):
+ *   1. P-wave speed in a laterally confined bar: a compressive pulse runs
+ *      along a bar whose sides are held by slip faces, at the 1D-strain
+ *      speed sqrt((lambda + 2 mu) / rho0) = 14.7 m/s, not sqrt(E / rho0);
+ *   2. column under its own weight between slip walls: sigma_zz =
+ *      -rho0 g (H0 - Z) within 5% of rho0 g H0, at three resolutions, with
+ *      the error shrinking as dx halves.
+ * Measured numbers are printed next to each check. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bagnold.h"
 #include "bg_check.h"
-int main(void){return bg_check_summary();}
+
+static const char *g_backend = "cpu";
+
+#define PI 3.14159265358979323846
+
+static double wall_s(void) {
+  struct timespec ts;
+  timespec_get(&ts, TIME_UTC);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Lattice particles of a box of cells, 2 per axis per cell (ppc 8) at the
+ * quarter points. lo is the box corner (m), nc the cells per axis. */
+static bg_real *lattice(const double lo[3], const int nc[3], double dx, size_t *n_out) {
+  size_t n = (size_t)8 * (size_t)nc[0] * (size_t)nc[1] * (size_t)nc[2];
+  bg_real *x = malloc(3 * n * sizeof *x);
+  if (!x) return NULL;
+  size_t p = 0;
+  for (int i = 0; i < 2 * nc[0]; ++i)
+    for (int j = 0; j < 2 * nc[1]; ++j)
+      for (int k = 0; k < 2 * nc[2]; ++k) {
+        int ijk[3] = {i, j, k};
+        for (int a = 0; a < 3; ++a) x[3 * p + a] = (bg_real)(lo[a] + (ijk[a] + 0.5) * 0.5 * dx);
+        p++;
+      }
+  *n_out = n;
+  return x;
+}
+
+static bg_material elastic_klar(void) {
+  bg_material m = bg_material_sand(); /* E 3.537e5, nu 0.3, rho0 2200 */
+  m.elastic_only = 1;
+  return m;
+}
+
+static void lame(const bg_material *m, double *lambda, double *mu) {
+  double E = m->E, nu = m->nu;
+  *mu = E / (2 * (1 + nu));
+  *lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
+}
+
+static int create_ok(const bg_sim_desc *d, bg_sim **sim, const char *what) {
+  char err[512];
+  bg_status s = bg_sim_create(d, sim, err, sizeof err);
+  return bg_check_true(s == BG_OK, "%s: bg_sim_create (%s%s%s)", what, bg_status_name(s),
+                       s == BG_OK ? "" : ": ", s == BG_OK ? "" : err);
+}
+
+/* ------------------------------------------------------------ confined bar */
+
+/* Bar 1 m along x (100 cells), 4 x 4 cells across, filling exactly the
+ * space between the slip face layers in y and z: faces act on nodes 0,1 and
+ * 6,7 of an 8-node axis and their surfaces (phi = 0) lie at 1.5 dx and
+ * 5.5 dx, the bar's sides. A compressive pulse makes the bar want to swell
+ * sideways (Poisson); the walls remove that outward (approaching) normal
+ * velocity, so the lateral strain stays zero and the wave sees the 1D-strain
+ * modulus lambda + 2 mu. Only compression is sent, because a slip face lets
+ * material separate: a tensile pulse would not be confined.
+ *
+ * Launch: v_x = V cos^2(pi s / (2 Lp)) on the first Lp of the bar (s the
+ * distance from its free end x_a), zero strain. For the free end, extend v
+ * evenly about x_a: the right-going half is the compressive bump
+ * (V/2) cos^2(pi (x - x_a - c t) / (2 Lp)), width 2 Lp, peak at x_a + c t;
+ * the left-going half leaves through the image, so once t > Lp / c the bar
+ * holds that one compressive pulse (the classic impact solution). V 0.1 m/s
+ * gives a strain of 0.34%, linear; Lp 0.08 m = 8 cells keeps the pulse long
+ * next to dx, so MPM dispersion is small. The peak is tracked (centroid of
+ * the cross-section-averaged v_x within +-Lp of the largest bin, bins are
+ * particle layers by reference position) from 0.25 m to 0.75 m and the
+ * speed fitted by least squares. */
+static void test_wave_speed(void) {
+  printf("\n== P-wave in a laterally confined bar ==\n");
+  const double dx = 0.01, Lb = 1.0, V = 0.1, Lp = 0.08;
+  const int ncx = 100, ncyz = 4;
+  bg_sim_desc d = bg_sim_desc_default();
+  d.backend = g_backend;
+  d.dims[0] = (size_t)ncx + 10;
+  d.dims[1] = d.dims[2] = (size_t)ncyz + 4;
+  d.dx = (bg_real)dx;
+  d.gravity[0] = d.gravity[1] = d.gravity[2] = 0;
+  d.material = elastic_klar();
+  d.threads = 0;
+  double lambda, mu;
+  lame(&d.material, &lambda, &mu);
+  const double rho = d.material.rho0, cp = sqrt((lambda + 2 * mu) / rho);
+  const double cbar = sqrt((double)d.material.E / rho);
+  bg_sim *sim = NULL;
+  if (!create_ok(&d, &sim, "bar")) return;
+  const double xa = 4 * dx;
+  double lo[3] = {xa, 1.5 * dx, 1.5 * dx};
+  int nc[3] = {ncx, ncyz, ncyz};
+  size_t n;
+  bg_real *x = lattice(lo, nc, dx, &n);
+  bg_real *v = calloc(3 * n, sizeof *v);
+  const int nbin = 2 * ncx; /* particle layers, spacing dx/2 */
+  int *bin = malloc(n * sizeof *bin);
+  double *vb = malloc((size_t)nbin * sizeof *vb), *cnt = calloc((size_t)nbin, sizeof *cnt);
+  if (!x || !v || !bin || !vb || !cnt) abort();
+  for (size_t p = 0; p < n; ++p) {
+    double s = x[3 * p] - xa;
+    if (s < Lp) v[3 * p] = (bg_real)(V * pow(cos(PI * s / (2 * Lp)), 2));
+    bin[p] = (int)floor(s / (0.5 * dx));
+    cnt[bin[p]] += 1;
+  }
+  bg_check_true(bg_sim_add_particles(sim, n, x, v, 8) == BG_OK, "bar: add %zu particles", n);
+  /* samples of (t, peak position) */
+  enum { MAXS = 512 };
+  double ts[MAXS], xs[MAXS], amp_min = 1e9, amp_max = 0, lat = 0;
+  int ns = 0, ok = 1;
+  double t = 0;
+  bg_real *vg = malloc(3 * n * sizeof *vg);
+  if (!vg) abort();
+  for (int step = 0; step < 2000 && ok; ++step) {
+    bg_real dt;
+    if (bg_sim_step(sim, &dt) != BG_OK) ok = 0;
+    t += dt;
+    if (step % 4) continue;
+    if (bg_sim_get(sim, BG_FIELD_V, vg, 3 * n) != BG_OK) ok = 0;
+    memset(vb, 0, (size_t)nbin * sizeof *vb);
+    double vlat = 0, vabs = 0;
+    for (size_t p = 0; p < n; ++p) {
+      vb[bin[p]] += vg[3 * p];
+      vlat += fabs(vg[3 * p + 1]) + fabs(vg[3 * p + 2]);
+      vabs += fabs(vg[3 * p]);
+    }
+    int imax = 0;
+    for (int b = 0; b < nbin; ++b) {
+      vb[b] /= cnt[b];
+      if (vb[b] > vb[imax]) imax = b;
+    }
+    double w = 0, wx = 0;
+    int half = (int)lround(Lp / (0.5 * dx));
+    for (int b = imax - half; b <= imax + half; ++b) {
+      if (b < 0 || b >= nbin) continue;
+      w += vb[b];
+      wx += vb[b] * (b + 0.5) * 0.5 * dx;
+    }
+    double xpk = wx / w; /* from the free end, m */
+    if (xpk > 0.75 * Lb) break;
+    if (xpk < 0.25 * Lb || ns >= MAXS) continue;
+    ts[ns] = t;
+    xs[ns] = xpk;
+    ns++;
+    if (vb[imax] < amp_min) amp_min = vb[imax];
+    if (vb[imax] > amp_max) amp_max = vb[imax];
+    if (vlat / vabs > lat) lat = vlat / vabs;
+  }
+  bg_check_true(ok, "bar: steps and read-back succeed");
+  /* least squares x = a + c t */
+  double st = 0, sx = 0, stt = 0, stx = 0;
+  for (int i = 0; i < ns; ++i) {
+    st += ts[i];
+    sx += xs[i];
+    stt += ts[i] * ts[i];
+    stx += ts[i] * xs[i];
+  }
+  double c = (ns * stx - st * sx) / (ns * stt - st * st), a = (sx - c * st) / ns, res = 0;
+  for (int i = 0; i < ns; ++i) {
+    double e = xs[i] - (a + c * ts[i]);
+    res += e * e;
+  }
+  res = ns > 0 ? sqrt(res / ns) : NAN;
+  printf("bar: %zu particles, %d samples over t in [%.4g, %.4g] s, fit x = %.4g m + c t, rms "
+         "residual %.3g m\n",
+         n, ns, ns ? ts[0] : 0.0, ns ? ts[ns - 1] : 0.0, a, res);
+  printf("bar: pulse peak v_x %.4g .. %.4g m/s (launch V/2 = %.4g), max sum|v_lat| / sum|v_x| %.3g\n",
+         amp_min, amp_max, V / 2, lat);
+  printf("bar: wave speed %.5g m/s; 1D strain sqrt((lambda+2mu)/rho) %.5g m/s (%+.2f%%), 1D stress "
+         "sqrt(E/rho) %.5g m/s (%+.2f%%)\n",
+         c, cp, 100 * (c - cp) / cp, cbar, 100 * (c - cbar) / cbar);
+  bg_check_true(ns >= 10, "bar: at least 10 samples of the travelling peak (%d)", ns);
+  bg_check_rel(c, cp, 0.05, "bar: pulse speed is the P-wave (1D strain) speed");
+  /* the two speeds differ by 16%: 5% around c_p excludes sqrt(E/rho) */
+  bg_check_true(fabs(c - cbar) > 0.05 * cbar, "bar: pulse speed is not the 1D-stress speed");
+  free(x);
+  free(v);
+  free(vg);
+  free(bin);
+  free(vb);
+  free(cnt);
+  bg_sim_destroy(sim);
+}
+
+/* ----------------------------------------------------------------- column */
+
+/* Column H0 = 0.1 m, 4 x 4 cells across, filling the space between the slip
+ * side faces (surfaces at 1.5 dx and nx - 2.5 dx) on the slip floor (surface
+ * at z = 1.5 dx), gravity switched on at t = 0 from a stress-free state.
+ *
+ * Getting to rest: the API has no velocity damping and APIC on an elastic
+ * column dissipates almost nothing, so the column rings about its static
+ * state forever. Sand would not damp it either: the 1D-strain loading path
+ * keeps sigma_h / sigma_v = K0 = nu / (1 - nu) = 0.43 > Ka = 0.27, inside
+ * the phi = 35 deg cone, so sand stays elastic. For a linear system the
+ * response to a suddenly applied load is the static solution plus
+ * undamped modes, so a time average gives the static stress: each particle's
+ * sigma_zz is averaged with a Hann window over 6 periods of the fundamental
+ * mode (continuum T1 = 4 H0 / c_p); the window leaks at most
+ * 1 / (pi N (N^2 - 1)) = 1.5e-3 of a mode for N = 6 periods, and the modes of
+ * a fixed-free column are odd multiples of the fundamental. The number of
+ * steps per period, 4 H0 / (cfl dx), does not depend on E, so E stays at
+ * Klar's value (static strain rho0 g H0 / (lambda + 2 mu) = 0.45%, linear).
+ *
+ * Error: max over interior particles (reference height Z at least 2 cells
+ * from the floor and from the top) of |<sigma_zz> + rho0 g (H0 - Z)|,
+ * relative to rho0 g H0 (the basal stress, the scale of the field). */
+typedef struct col_result {
+  double err_max, err_rms, basal, t_end, wall;
+  size_t n, n_interior;
+  long steps;
+  int ok;
+} col_result;
+
+static col_result column(double dx) {
+  col_result r;
+  memset(&r, 0, sizeof r);
+  r.err_max = r.err_rms = NAN;
+  const double H0 = 0.1, g = 9.81, t0 = wall_s();
+  const int ncz = (int)lround(H0 / dx), ncxy = 4;
+  bg_sim_desc d = bg_sim_desc_default();
+  d.backend = g_backend;
+  d.dims[0] = d.dims[1] = (size_t)ncxy + 4;
+  d.dims[2] = (size_t)ncz + 8;
+  d.dx = (bg_real)dx;
+  d.gravity[0] = d.gravity[1] = 0;
+  d.gravity[2] = (bg_real)-g;
+  d.material = elastic_klar();
+  d.threads = 0;
+  double lambda, mu;
+  lame(&d.material, &lambda, &mu);
+  const double rho = d.material.rho0, cp = sqrt((lambda + 2 * mu) / rho);
+  bg_sim *sim = NULL;
+  if (!create_ok(&d, &sim, "column")) return r;
+  const double zf = 1.5 * dx;
+  double lo[3] = {1.5 * dx, 1.5 * dx, zf};
+  int nc[3] = {ncxy, ncxy, ncz};
+  size_t n;
+  bg_real *x = lattice(lo, nc, dx, &n);
+  bg_real *sig = malloc(9 * n * sizeof *sig);
+  double *acc = calloc(n, sizeof *acc);
+  if (!x || !sig || !acc) abort();
+  r.n = n;
+  r.ok = bg_sim_add_particles(sim, n, x, NULL, 8) == BG_OK;
+  const double Tw = 6 * 4 * H0 / cp;
+  double t = 0, wsum = 0;
+  while (r.ok && t < Tw) {
+    bg_real dt;
+    if (bg_sim_step(sim, &dt) != BG_OK || bg_sim_get(sim, BG_FIELD_STRESS, sig, 9 * n) != BG_OK) {
+      r.ok = 0;
+      break;
+    }
+    t += dt;
+    r.steps++;
+    double s = sin(PI * fmin(t, Tw) / Tw), w = s * s * dt;
+    wsum += w;
+    for (size_t p = 0; p < n; ++p) acc[p] += w * sig[9 * p + 8];
+  }
+  bg_stats st;
+  bg_sim_stats(sim, &st);
+  if (st.n_parked) r.ok = 0;
+  double e2 = 0, scale = rho * g * H0, emax = 0, bas = 0;
+  size_t nb = 0;
+  for (size_t p = 0; p < n; ++p) {
+    double Z = x[3 * p + 2] - zf, s = acc[p] / wsum, exact = -rho * g * (H0 - Z);
+    if (Z < 0.5 * dx) { /* lowest particle layer: basal stress estimate */
+      bas += s + rho * g * 0.25 * dx; /* extrapolated from Z = dx/4 to the floor */
+      nb++;
+    }
+    if (Z < 2 * dx || Z > H0 - 2 * dx) continue;
+    double e = fabs(s - exact) / scale;
+    if (!(e <= emax)) emax = e;
+    e2 += e * e;
+    r.n_interior++;
+  }
+  r.err_max = emax;
+  r.err_rms = r.n_interior ? sqrt(e2 / (double)r.n_interior) : NAN;
+  r.basal = nb ? bas / (double)nb : NAN;
+  r.t_end = t;
+  r.wall = wall_s() - t0;
+  free(x);
+  free(sig);
+  free(acc);
+  bg_sim_destroy(sim);
+  return r;
+}
+
+static void test_column(void) {
+  printf("\n== column under its own weight ==\n");
+  const double dxs[3] = {0.01, 0.005, 0.0025};
+  col_result r[3];
+  const double scale = 2200 * 9.81 * 0.1;
+  for (int i = 0; i < 3; ++i) {
+    r[i] = column(dxs[i]);
+    printf("column: dx %.4g m: %zu particles (%zu interior), %ld steps to t = %.4g s, %.2f s wall; "
+           "basal <sigma_zz> %.1f Pa (exact %.1f); interior error max %.4f%%, rms %.4f%% of rho0 g "
+           "H0\n",
+           dxs[i], r[i].n, r[i].n_interior, r[i].steps, r[i].t_end, r[i].wall, r[i].basal, -scale,
+           100 * r[i].err_max, 100 * r[i].err_rms);
+    bg_check_true(r[i].ok, "column dx %.4g: steps succeed, nothing parked", dxs[i]);
+    bg_check_le(r[i].err_max, 0.05,
+                "column dx %.4g: max |<sigma_zz> + rho0 g (H0 - Z)| / (rho0 g H0) of interior "
+                "particles",
+                dxs[i]);
+  }
+  for (int i = 1; i < 3; ++i) {
+    printf("column: dx %.4g -> %.4g: max error ratio %.3f, rms error ratio %.3f (observed order "
+           "%.2f)\n",
+           dxs[i - 1], dxs[i], r[i].err_max / r[i - 1].err_max, r[i].err_rms / r[i - 1].err_rms,
+           log(r[i - 1].err_rms / r[i].err_rms) / log(2.0));
+    bg_check_true(r[i].err_max < r[i - 1].err_max, "column: max error shrinks from dx %.4g to %.4g",
+                  dxs[i - 1], dxs[i]);
+    bg_check_true(r[i].err_rms < r[i - 1].err_rms, "column: rms error shrinks from dx %.4g to %.4g",
+                  dxs[i - 1], dxs[i]);
+  }
+}
+
+int main(int argc, char **argv) {
+  g_backend = argc > 1 ? argv[1] : "cpu";
+  bg_sim_desc d = bg_sim_desc_default();
+  d.backend = g_backend;
+  d.dims[0] = d.dims[1] = d.dims[2] = 8;
+  bg_sim *probe = NULL;
+  char err[512];
+  bg_status s = bg_sim_create(&d, &probe, err, sizeof err);
+  if (s == BG_ERR_BACKEND) {
+    printf("SKIP: backend \"%s\" unavailable: %s\n", g_backend, err);
+    return BG_CHECK_SKIP;
+  }
+  bg_sim_destroy(probe);
+  printf("test_elastic: backend %s\n", g_backend);
+  double t0 = wall_s(), t;
+  test_wave_speed();
+  printf("(bar %.2f s)\n", (t = wall_s()) - t0);
+  test_column();
+  printf("(column %.2f s)\ntotal %.2f s\n", wall_s() - t, wall_s() - t0);
+  return bg_check_summary();
+}
