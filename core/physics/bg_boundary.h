@@ -8,11 +8,15 @@
 
 enum { BG_BC_COULOMB = 0, BG_BC_SLIP = 1, BG_BC_STICK = 2, BG_BC_OPEN = 3 };
 
-/* One solid node: which collider it belongs to and its outward normal. */
+/* One solid node: the deepest collider it lies in (with that collider's
+ * outward normal), and every domain face whose layers hold it. Faces are a
+ * bit mask because edge and corner nodes of the box lie in two or three
+ * faces at once and must obey all of them. */
 typedef struct bg_bnode {
   int64_t node;
   bg_real n[3];
-  int32_t collider;
+  int32_t collider; /* -1: none */
+  int32_t faces;    /* bit f set: face f (-x, +x, -y, +y, -z, +z) applies */
 } bg_bnode;
 
 typedef struct bg_wallc {
@@ -42,6 +46,18 @@ BG_HD void bg_wall_apply(const bg_wallc *w, const bg_real n[3], bg_real v[3]) {
     for (int d = 0; d < 3; ++d) t[d] *= k;
   }
   for (int d = 0; d < 3; ++d) v[d] = w->v[d] + t[d];
+}
+
+/* All conditions of one solid node: its collider, then each face. walls
+ * holds the user colliders first and the six faces after them. */
+BG_HD void bg_bnode_apply(const bg_bnode *b, const bg_wallc *walls, int n_colliders, bg_real v[3]) {
+  if (b->collider >= 0) bg_wall_apply(&walls[b->collider], b->n, v);
+  for (int f = 0; f < 6; ++f)
+    if (b->faces & (1 << f)) {
+      bg_real n[3] = {0.0f, 0.0f, 0.0f};
+      n[f / 2] = (f % 2) ? -1.0f : 1.0f; /* inward, away from the face */
+      bg_wall_apply(&walls[n_colliders + f], n, v);
+    }
 }
 
 #endif /* BG_BOUNDARY_H */

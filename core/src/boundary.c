@@ -1,7 +1,8 @@
 /* boundary.c: turns colliders and domain faces into the list of solid grid
  * nodes (phi < 0) with outward normals that every backend's grid update
  * applies. Signed distances are sampled on nodes; where colliders overlap a
- * node belongs to the deepest one. */
+ * node belongs to the deepest one, while domain faces all apply (a box edge
+ * is in two faces, a corner in three). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,24 +99,18 @@ bg_status bg_boundary_build(bg_sim *sim, double t) {
     for (int64_t j = 0; j < ny; ++j)
       for (int64_t k = 0; k < nz; ++k) {
         int64_t ijk[3] = {i, j, k};
-        double best = 0;
-        int who = -1;
-        bg_real nrm[3] = {0, 0, 0};
+        int faces = 0;
         /* domain faces: BG_FACE_LAYERS solid layers on each side */
         for (int f = 0; f < BG_FACE_COUNT; ++f) {
           const bg_wallc *w = &cfg->walls[sim->n_colliders + (size_t)f];
           if (w->type == BG_BC_OPEN) continue;
           int a = f / 2, hi = f % 2;
-          double layer = BG_FACE_LAYERS - 0.5;
-          double phi = hi ? ((double)(cfg->dims[a] - 1 - ijk[a]) - layer) * dx
-                          : ((double)ijk[a] - layer) * dx;
-          if (phi < best) {
-            best = phi;
-            who = (int)sim->n_colliders + f;
-            nrm[0] = nrm[1] = nrm[2] = 0;
-            nrm[a] = hi ? -1.0f : 1.0f;
-          }
+          int64_t depth = hi ? cfg->dims[a] - 1 - ijk[a] : ijk[a];
+          if (depth < BG_FACE_LAYERS) faces |= 1 << f;
         }
+        double best = 0;
+        int who = -1;
+        bg_real nrm[3] = {0, 0, 0};
         double p[3];
         for (int a = 0; a < 3; ++a) p[a] = cfg->origin[a] + (double)ijk[a] * dx;
         for (size_t c = 0; c < sim->n_colliders; ++c) {
@@ -136,7 +131,7 @@ bg_status bg_boundary_build(bg_sim *sim, double t) {
             if (col->shape == BG_SHAPE_NODES) node_normal(col, cfg, i, j, k, nrm);
           }
         }
-        if (who < 0) continue;
+        if (who < 0 && !faces) continue;
         if (n == cap) {
           cap *= 2;
           bg_bnode *grown = realloc(list, cap * sizeof *list);
@@ -149,6 +144,7 @@ bg_status bg_boundary_build(bg_sim *sim, double t) {
         list[n].node = (i * ny + j) * nz + k;
         for (int a = 0; a < 3; ++a) list[n].n[a] = nrm[a];
         list[n].collider = who;
+        list[n].faces = faces;
         n++;
       }
   bg_status s = sim->ops->set_boundary(sim->state, list, n);

@@ -3,7 +3,8 @@
  * 0.3, rho0 2200 kg/m^3), on one backend (argv[1]):
  *   1. P-wave speed in a laterally confined bar: a compressive pulse runs
  *      along a bar whose sides are held by slip faces, at the 1D-strain
- *      speed sqrt((lambda + 2 mu) / rho0) = 14.7 m/s, not sqrt(E / rho0);
+ *      speed sqrt((lambda + 2 mu) / rho0) = 14.7 m/s, not sqrt(E / rho0),
+ *      and at the same speed for a 2 x 2 and a 4 x 4 cell cross-section;
  *   2. column under its own weight between slip walls: sigma_zz =
  *      -rho0 g (H0 - Z) within 5% of rho0 g H0, at three resolutions, with
  *      the error shrinking as dx halves.
@@ -66,14 +67,34 @@ static int create_ok(const bg_sim_desc *d, bg_sim **sim, const char *what) {
 
 /* ------------------------------------------------------------ confined bar */
 
-/* Bar 1 m along x (100 cells), 4 x 4 cells across, filling exactly the
- * space between the slip face layers in y and z: faces act on nodes 0,1 and
- * 6,7 of an 8-node axis and their surfaces (phi = 0) lie at 1.5 dx and
- * 5.5 dx, the bar's sides. A compressive pulse makes the bar want to swell
- * sideways (Poisson); the walls remove that outward (approaching) normal
- * velocity, so the lateral strain stays zero and the wave sees the 1D-strain
- * modulus lambda + 2 mu. Only compression is sent, because a slip face lets
- * material separate: a tensile pulse would not be confined.
+/* Where the material must sit against a face. Faces act on node layers 0,1
+ * and n-2,n-1 (their level-set surface is at 1.5 dx and n - 2.5 dx). A
+ * quadratic B-spline reaches 1.5 dx, so a node whose support the material's
+ * surface cuts takes part of the surface traction. Material filling the
+ * whole interior a particle may occupy, [0.5 dx, (n - 1.5) dx], cuts only
+ * the supports of the face nodes themselves, so the walls take the whole
+ * reaction and a laterally uniform state is an exact discrete equilibrium.
+ * With the surface at 1.5 dx the free node 2 takes traction too and the
+ * boundary cell acts as a spring (measured with every face applied at the
+ * box edges: the bar 4% slow, sigma_zz in a column layer spread by 28% of
+ * rho0 g H0 at every dx). Material spans [FACE_GAP dx,
+ * (n - 1 - FACE_GAP) dx], so an axis of w cells has w + 2 FACE_GAP + 1 nodes. */
+#ifndef FACE_GAP
+#define FACE_GAP 0.5
+#endif
+
+typedef struct bar_result {
+  double c, a, res, amp_min, amp_max, lat, t0, t1, wall;
+  size_t n;
+  int ns, ok;
+} bar_result;
+
+/* Bar 1 m along x (100 cells), w x w cells across, filling the space between
+ * the slip faces of y and z (dims w + 2). A compressive pulse makes the bar
+ * swell sideways (Poisson); the walls remove that outward (approaching)
+ * normal velocity, so the lateral strain stays zero and the wave sees the
+ * 1D-strain modulus lambda + 2 mu. Only compression is sent, because a slip
+ * face lets material separate: a tensile pulse would not be confined.
  *
  * Launch: v_x = V cos^2(pi s / (2 Lp)) on the first Lp of the bar (s the
  * distance from its free end x_a), zero strain. For the free end, extend v
@@ -83,57 +104,53 @@ static int create_ok(const bg_sim_desc *d, bg_sim **sim, const char *what) {
  * holds that one compressive pulse (the classic impact solution). V 0.1 m/s
  * gives a strain of 0.34%, linear; Lp 0.08 m = 8 cells keeps the pulse long
  * next to dx, so MPM dispersion is small. The peak is tracked (centroid of
- * the cross-section-averaged v_x within +-Lp of the largest bin, bins are
- * particle layers by reference position) from 0.25 m to 0.75 m and the
+ * the cross-section-averaged v_x within +-Lp of the largest bin; bins are
+ * particle layers by reference position) from 0.25 m to 0.75 m, and the
  * speed fitted by least squares. */
-static void test_wave_speed(void) {
-  printf("\n== P-wave in a laterally confined bar ==\n");
-  const double dx = 0.01, Lb = 1.0, V = 0.1, Lp = 0.08;
-  const int ncx = 100, ncyz = 4;
+static bar_result bar_wave(int w) {
+  bar_result r;
+  memset(&r, 0, sizeof r);
+  r.c = NAN;
+  const double dx = 0.01, Lb = 1.0, V = 0.1, Lp = 0.08, t_start = wall_s();
+  const int ncx = 100;
   bg_sim_desc d = bg_sim_desc_default();
   d.backend = g_backend;
   d.dims[0] = (size_t)ncx + 10;
-  d.dims[1] = d.dims[2] = (size_t)ncyz + 4;
+  d.dims[1] = d.dims[2] = (size_t)w + (size_t)lround(2 * FACE_GAP + 1);
   d.dx = (bg_real)dx;
   d.gravity[0] = d.gravity[1] = d.gravity[2] = 0;
   d.material = elastic_klar();
   d.threads = 0;
-  double lambda, mu;
-  lame(&d.material, &lambda, &mu);
-  const double rho = d.material.rho0, cp = sqrt((lambda + 2 * mu) / rho);
-  const double cbar = sqrt((double)d.material.E / rho);
   bg_sim *sim = NULL;
-  if (!create_ok(&d, &sim, "bar")) return;
+  if (!create_ok(&d, &sim, "bar")) return r;
   const double xa = 4 * dx;
-  double lo[3] = {xa, 1.5 * dx, 1.5 * dx};
-  int nc[3] = {ncx, ncyz, ncyz};
+  double lo[3] = {xa, FACE_GAP * dx, FACE_GAP * dx};
+  int nc[3] = {ncx, w, w};
   size_t n;
   bg_real *x = lattice(lo, nc, dx, &n);
-  bg_real *v = calloc(3 * n, sizeof *v);
+  bg_real *v = calloc(3 * n, sizeof *v), *vg = malloc(3 * n * sizeof *vg);
   const int nbin = 2 * ncx; /* particle layers, spacing dx/2 */
   int *bin = malloc(n * sizeof *bin);
   double *vb = malloc((size_t)nbin * sizeof *vb), *cnt = calloc((size_t)nbin, sizeof *cnt);
-  if (!x || !v || !bin || !vb || !cnt) abort();
+  if (!x || !v || !vg || !bin || !vb || !cnt) abort();
   for (size_t p = 0; p < n; ++p) {
     double s = x[3 * p] - xa;
     if (s < Lp) v[3 * p] = (bg_real)(V * pow(cos(PI * s / (2 * Lp)), 2));
     bin[p] = (int)floor(s / (0.5 * dx));
     cnt[bin[p]] += 1;
   }
-  bg_check_true(bg_sim_add_particles(sim, n, x, v, 8) == BG_OK, "bar: add %zu particles", n);
-  /* samples of (t, peak position) */
+  r.n = n;
+  r.ok = bg_sim_add_particles(sim, n, x, v, 8) == BG_OK;
   enum { MAXS = 512 };
-  double ts[MAXS], xs[MAXS], amp_min = 1e9, amp_max = 0, lat = 0;
-  int ns = 0, ok = 1;
-  double t = 0;
-  bg_real *vg = malloc(3 * n * sizeof *vg);
-  if (!vg) abort();
-  for (int step = 0; step < 2000 && ok; ++step) {
+  double ts[MAXS], xs[MAXS], t = 0;
+  r.amp_min = 1e9;
+  const int half = (int)lround(Lp / (0.5 * dx));
+  for (int step = 0; step < 2000 && r.ok; ++step) {
     bg_real dt;
-    if (bg_sim_step(sim, &dt) != BG_OK) ok = 0;
+    if (bg_sim_step(sim, &dt) != BG_OK) r.ok = 0;
     t += dt;
     if (step % 4) continue;
-    if (bg_sim_get(sim, BG_FIELD_V, vg, 3 * n) != BG_OK) ok = 0;
+    if (bg_sim_get(sim, BG_FIELD_V, vg, 3 * n) != BG_OK) r.ok = 0;
     memset(vb, 0, (size_t)nbin * sizeof *vb);
     double vlat = 0, vabs = 0;
     for (size_t p = 0; p < n; ++p) {
@@ -146,50 +163,42 @@ static void test_wave_speed(void) {
       vb[b] /= cnt[b];
       if (vb[b] > vb[imax]) imax = b;
     }
-    double w = 0, wx = 0;
-    int half = (int)lround(Lp / (0.5 * dx));
+    double sw = 0, swx = 0;
     for (int b = imax - half; b <= imax + half; ++b) {
       if (b < 0 || b >= nbin) continue;
-      w += vb[b];
-      wx += vb[b] * (b + 0.5) * 0.5 * dx;
+      sw += vb[b];
+      swx += vb[b] * (b + 0.5) * 0.5 * dx;
     }
-    double xpk = wx / w; /* from the free end, m */
-    if (xpk > 0.75 * Lb) break;
-    if (xpk < 0.25 * Lb || ns >= MAXS) continue;
-    ts[ns] = t;
-    xs[ns] = xpk;
-    ns++;
-    if (vb[imax] < amp_min) amp_min = vb[imax];
-    if (vb[imax] > amp_max) amp_max = vb[imax];
-    if (vlat / vabs > lat) lat = vlat / vabs;
+    double xpk = swx / sw; /* from the free end, m */
+    if (!(xpk <= 0.75 * Lb)) break;
+    if (xpk < 0.25 * Lb || r.ns >= MAXS) continue;
+    ts[r.ns] = t;
+    xs[r.ns] = xpk;
+    r.ns++;
+    if (vb[imax] < r.amp_min) r.amp_min = vb[imax];
+    if (vb[imax] > r.amp_max) r.amp_max = vb[imax];
+    if (vlat / vabs > r.lat) r.lat = vlat / vabs;
   }
-  bg_check_true(ok, "bar: steps and read-back succeed");
   /* least squares x = a + c t */
-  double st = 0, sx = 0, stt = 0, stx = 0;
-  for (int i = 0; i < ns; ++i) {
+  double st = 0, sx = 0, stt = 0, stx = 0, m = r.ns;
+  for (int i = 0; i < r.ns; ++i) {
     st += ts[i];
     sx += xs[i];
     stt += ts[i] * ts[i];
     stx += ts[i] * xs[i];
   }
-  double c = (ns * stx - st * sx) / (ns * stt - st * st), a = (sx - c * st) / ns, res = 0;
-  for (int i = 0; i < ns; ++i) {
-    double e = xs[i] - (a + c * ts[i]);
-    res += e * e;
+  if (r.ns >= 2) {
+    r.c = (m * stx - st * sx) / (m * stt - st * st);
+    r.a = (sx - r.c * st) / m;
+    for (int i = 0; i < r.ns; ++i) {
+      double e = xs[i] - (r.a + r.c * ts[i]);
+      r.res += e * e;
+    }
+    r.res = sqrt(r.res / m);
+    r.t0 = ts[0];
+    r.t1 = ts[r.ns - 1];
   }
-  res = ns > 0 ? sqrt(res / ns) : NAN;
-  printf("bar: %zu particles, %d samples over t in [%.4g, %.4g] s, fit x = %.4g m + c t, rms "
-         "residual %.3g m\n",
-         n, ns, ns ? ts[0] : 0.0, ns ? ts[ns - 1] : 0.0, a, res);
-  printf("bar: pulse peak v_x %.4g .. %.4g m/s (launch V/2 = %.4g), max sum|v_lat| / sum|v_x| %.3g\n",
-         amp_min, amp_max, V / 2, lat);
-  printf("bar: wave speed %.5g m/s; 1D strain sqrt((lambda+2mu)/rho) %.5g m/s (%+.2f%%), 1D stress "
-         "sqrt(E/rho) %.5g m/s (%+.2f%%)\n",
-         c, cp, 100 * (c - cp) / cp, cbar, 100 * (c - cbar) / cbar);
-  bg_check_true(ns >= 10, "bar: at least 10 samples of the travelling peak (%d)", ns);
-  bg_check_rel(c, cp, 0.05, "bar: pulse speed is the P-wave (1D strain) speed");
-  /* the two speeds differ by 16%: 5% around c_p excludes sqrt(E/rho) */
-  bg_check_true(fabs(c - cbar) > 0.05 * cbar, "bar: pulse speed is not the 1D-stress speed");
+  r.wall = wall_s() - t_start;
   free(x);
   free(v);
   free(vg);
@@ -197,13 +206,49 @@ static void test_wave_speed(void) {
   free(vb);
   free(cnt);
   bg_sim_destroy(sim);
+  return r;
+}
+
+static void test_wave_speed(void) {
+  printf("\n== P-wave in a laterally confined bar ==\n");
+  bg_material m = elastic_klar();
+  double lambda, mu;
+  lame(&m, &lambda, &mu);
+  const double cp = sqrt((lambda + 2 * mu) / m.rho0), cbar = sqrt((double)m.E / m.rho0);
+  const int widths[2] = {4, 2};
+  bar_result r[2];
+  for (int i = 0; i < 2; ++i) {
+    int w = widths[i];
+    r[i] = bar_wave(w);
+    printf("bar %dx%d: %zu particles, %.2f s wall, %d samples over t in [%.4g, %.4g] s, fit x = "
+           "%.4g m + c t, rms residual %.3g m\n",
+           w, w, r[i].n, r[i].wall, r[i].ns, r[i].t0, r[i].t1, r[i].a, r[i].res);
+    printf("bar %dx%d: pulse peak v_x %.4g .. %.4g m/s (launch V/2 = 0.05), max sum|v_lat| / "
+           "sum|v_x| %.3g\n",
+           w, w, r[i].amp_min, r[i].amp_max, r[i].lat);
+    printf("bar %dx%d: wave speed %.5g m/s; 1D strain sqrt((lambda+2mu)/rho) %.5g m/s (%+.2f%%), "
+           "1D stress sqrt(E/rho) %.5g m/s (%+.2f%%)\n",
+           w, w, r[i].c, cp, 100 * (r[i].c - cp) / cp, cbar, 100 * (r[i].c - cbar) / cbar);
+    bg_check_true(r[i].ok, "bar %dx%d: steps and read-back succeed", w, w);
+    bg_check_true(r[i].ns >= 10, "bar %dx%d: at least 10 samples of the travelling peak (%d)", w, w,
+                  r[i].ns);
+  }
+  bg_check_rel(r[0].c, cp, 0.05, "bar 4x4: pulse speed is the P-wave (1D strain) speed");
+  /* the two speeds differ by 16%: 5% around c_p excludes sqrt(E/rho) */
+  bg_check_true(fabs(r[0].c - cbar) > 0.05 * cbar, "bar 4x4: pulse speed is not the 1D-stress speed");
+  /* In 1D strain the cross-section does not enter, and with the walls
+   * taking the whole lateral reaction the discrete problem is the same for
+   * any width: the two speeds may differ only by the peak fit's noise
+   * (~0.1%). 1% is far above that and far below the 1D stress/strain gap. */
+  bg_check_rel(r[1].c, r[0].c, 0.01, "bar: speed does not depend on the cross-section (2x2 vs 4x4)");
 }
 
 /* ----------------------------------------------------------------- column */
 
 /* Column H0 = 0.1 m, 4 x 4 cells across, filling the space between the slip
- * side faces (surfaces at 1.5 dx and nx - 2.5 dx) on the slip floor (surface
- * at z = 1.5 dx), gravity switched on at t = 0 from a stress-free state.
+ * side faces on the slip floor (FACE_GAP: from 0.5 dx, so the face nodes
+ * take the whole wall reaction), gravity switched on at t = 0 from a
+ * stress-free state.
  *
  * Getting to rest: the API has no velocity damping and APIC on an elastic
  * column dissipates almost nothing, so the column rings about its static
@@ -219,11 +264,19 @@ static void test_wave_speed(void) {
  * steps per period, 4 H0 / (cfl dx), does not depend on E, so E stays at
  * Klar's value (static strain rho0 g H0 / (lambda + 2 mu) = 0.45%, linear).
  *
- * Error: max over interior particles (reference height Z at least 2 cells
- * from the floor and from the top) of |<sigma_zz> + rho0 g (H0 - Z)|,
- * relative to rho0 g H0 (the basal stress, the scale of the field). */
+ * Error: |<sigma_zz> + rho0 g (H0 - Z)| relative to rho0 g H0 (the basal
+ * stress, the scale of the field), max and rms over the interior particles,
+ * those with reference height Z at least BAND = 2 cm (2 cells of the
+ * coarsest grid) from the floor and from the top, the same material at
+ * every dx: the floor and the free top disturb a few cells, a band fixed in
+ * cells would keep that disturbance in the measure at every resolution.
+ * Also checked: the error of the cross-section mean per particle layer;
+ * printed: the largest spread of <sigma_zz> within one layer (0 for the 1D
+ * answer, which holds for every particle between frictionless walls). */
+#define BAND 0.02
+
 typedef struct col_result {
-  double err_max, err_rms, basal, t_end, wall;
+  double err_max, err_rms, err_layer, spread, t_end, wall;
   size_t n, n_interior;
   long steps;
   int ok;
@@ -237,7 +290,7 @@ static col_result column(double dx) {
   const int ncz = (int)lround(H0 / dx), ncxy = 4;
   bg_sim_desc d = bg_sim_desc_default();
   d.backend = g_backend;
-  d.dims[0] = d.dims[1] = (size_t)ncxy + 4;
+  d.dims[0] = d.dims[1] = (size_t)ncxy + (size_t)lround(2 * FACE_GAP + 1);
   d.dims[2] = (size_t)ncz + 8;
   d.dx = (bg_real)dx;
   d.gravity[0] = d.gravity[1] = 0;
@@ -249,8 +302,8 @@ static col_result column(double dx) {
   const double rho = d.material.rho0, cp = sqrt((lambda + 2 * mu) / rho);
   bg_sim *sim = NULL;
   if (!create_ok(&d, &sim, "column")) return r;
-  const double zf = 1.5 * dx;
-  double lo[3] = {1.5 * dx, 1.5 * dx, zf};
+  const double zf = FACE_GAP * dx;
+  double lo[3] = {FACE_GAP * dx, FACE_GAP * dx, zf};
   int nc[3] = {ncxy, ncxy, ncz};
   size_t n;
   bg_real *x = lattice(lo, nc, dx, &n);
@@ -276,23 +329,40 @@ static col_result column(double dx) {
   bg_stats st;
   bg_sim_stats(sim, &st);
   if (st.n_parked) r.ok = 0;
-  double e2 = 0, scale = rho * g * H0, emax = 0, bas = 0;
-  size_t nb = 0;
+  const int nl = 2 * ncz; /* particle layers, spacing dx/2 */
+  double *lsum = calloc((size_t)nl, sizeof *lsum), *lmin = malloc((size_t)nl * sizeof *lmin);
+  double *lmax = malloc((size_t)nl * sizeof *lmax);
+  size_t *lcnt = calloc((size_t)nl, sizeof *lcnt);
+  if (!lsum || !lmin || !lmax || !lcnt) abort();
+  for (int k = 0; k < nl; ++k) lmin[k] = INFINITY, lmax[k] = -INFINITY;
+  double e2 = 0, scale = rho * g * H0, emax = 0;
   for (size_t p = 0; p < n; ++p) {
     double Z = x[3 * p + 2] - zf, s = acc[p] / wsum, exact = -rho * g * (H0 - Z);
-    if (Z < 0.5 * dx) { /* lowest particle layer: basal stress estimate */
-      bas += s + rho * g * 0.25 * dx; /* extrapolated from Z = dx/4 to the floor */
-      nb++;
-    }
-    if (Z < 2 * dx || Z > H0 - 2 * dx) continue;
+    int k = (int)floor(Z / (0.5 * dx));
+    lsum[k] += s;
+    lcnt[k]++;
+    if (s < lmin[k]) lmin[k] = s;
+    if (s > lmax[k]) lmax[k] = s;
+    if (Z < BAND || Z > H0 - BAND) continue;
     double e = fabs(s - exact) / scale;
     if (!(e <= emax)) emax = e;
     e2 += e * e;
     r.n_interior++;
   }
+  for (int k = 0; k < nl; ++k) {
+    double Z = (k + 0.5) * 0.5 * dx;
+    if (Z < BAND || Z > H0 - BAND) continue;
+    double e = fabs(lsum[k] / (double)lcnt[k] + rho * g * (H0 - Z)) / scale;
+    double sp = (lmax[k] - lmin[k]) / scale;
+    if (!(e <= r.err_layer)) r.err_layer = e;
+    if (!(sp <= r.spread)) r.spread = sp;
+  }
+  free(lsum);
+  free(lmin);
+  free(lmax);
+  free(lcnt);
   r.err_max = emax;
   r.err_rms = r.n_interior ? sqrt(e2 / (double)r.n_interior) : NAN;
-  r.basal = nb ? bas / (double)nb : NAN;
   r.t_end = t;
   r.wall = wall_s() - t0;
   free(x);
@@ -309,15 +379,20 @@ static void test_column(void) {
   const double scale = 2200 * 9.81 * 0.1;
   for (int i = 0; i < 3; ++i) {
     r[i] = column(dxs[i]);
-    printf("column: dx %.4g m: %zu particles (%zu interior), %ld steps to t = %.4g s, %.2f s wall; "
-           "basal <sigma_zz> %.1f Pa (exact %.1f); interior error max %.4f%%, rms %.4f%% of rho0 g "
-           "H0\n",
-           dxs[i], r[i].n, r[i].n_interior, r[i].steps, r[i].t_end, r[i].wall, r[i].basal, -scale,
-           100 * r[i].err_max, 100 * r[i].err_rms);
+    printf("column: dx %.4g m: %zu particles (%zu interior), %ld steps to t = %.4g s, %.2f s "
+           "wall\n",
+           dxs[i], r[i].n, r[i].n_interior, r[i].steps, r[i].t_end, r[i].wall);
+    printf("column: dx %.4g m: interior error max %.3f%%, rms %.3f%%; cross-section mean error "
+           "max %.3f%%; largest spread within a layer %.3f%% (of rho0 g H0 = %.1f Pa)\n",
+           dxs[i], 100 * r[i].err_max, 100 * r[i].err_rms, 100 * r[i].err_layer, 100 * r[i].spread,
+           scale);
     bg_check_true(r[i].ok, "column dx %.4g: steps succeed, nothing parked", dxs[i]);
     bg_check_le(r[i].err_max, 0.05,
                 "column dx %.4g: max |<sigma_zz> + rho0 g (H0 - Z)| / (rho0 g H0) of interior "
                 "particles",
+                dxs[i]);
+    bg_check_le(r[i].err_layer, 0.05,
+                "column dx %.4g: cross-section mean of <sigma_zz> per particle layer, same measure",
                 dxs[i]);
   }
   for (int i = 1; i < 3; ++i) {

@@ -178,6 +178,12 @@ static bg_status cpu_add(void *state, size_t n, const bg_real *x, const bg_real 
     s->id[p] = (int64_t)p;
     s->park[p] = -1;
     s->total_mass += (double)s->mass[p];
+    /* the next dt must see these speeds, not only those of the last G2P */
+    if (v) {
+      double sp = sqrt((double)v[3 * k] * v[3 * k] + (double)v[3 * k + 1] * v[3 * k + 1] +
+                       (double)v[3 * k + 2] * v[3 * k + 2]);
+      if (sp > s->max_speed) s->max_speed = sp;
+    }
   }
   s->n += n;
   s->n_active += n;
@@ -395,7 +401,7 @@ static bg_status cpu_grid_update(void *state, bg_real dt) {
   for (int64_t k = 0; k < nb; ++k) {
     const bg_bnode *b = &s->bn[k];
     bg_real *g = s->grid[b->node];
-    if (g[0] > 0) bg_wall_apply(&c->walls[b->collider], b->n, g + 1);
+    if (g[0] > 0) bg_bnode_apply(b, c->walls, c->n_walls - BG_FACE_COUNT, g + 1);
   }
   return BG_OK;
 }
