@@ -84,6 +84,11 @@ typedef enum bg_shape {
   BG_SHAPE_NODES = 3      /* user signed distance sampled on every grid node */
 } bg_shape;
 
+/* Walls act on grid nodes with phi < 0, so the effective surface lies
+ * between the last solid and the first free node: put a plane midway between
+ * node planes (not on one) for a wall where the geometry says it is. An
+ * inverted cylinder is solid outside the radius AND beyond its z extent: for
+ * an open-topped silo let lo[2]/hi[2] reach past the grid. */
 typedef struct bg_collider {
   bg_shape shape;
   bg_real point[3], normal[3]; /* halfspace */

@@ -12,7 +12,8 @@
  * Method:
  *  1. Scale A by a power of two so its largest entry lies in [0.5, 1): exact,
  *     and it keeps the squared column norms below from over- or underflowing
- *     across a large dynamic range.
+ *     across a large dynamic range. (A multiply by 2^-e built from the
+ *     exponent bits; frexpf/ldexpf only for denormal or >= 2^126 input.)
  *  2. One-sided (Hestenes) cyclic Jacobi: rotate pairs of columns of B = A V
  *     until they are mutually orthogonal, accumulating the exact rotations
  *     into V. This is Jacobi on S = A^T A, but with the entries of S
@@ -33,6 +34,8 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "bg_defs.h"
 
@@ -116,6 +119,22 @@ BG_HD void bg_svd_givens_(bg_real a, bg_real b, bg_real *c, bg_real *s) {
   *s = bn / r;
 }
 
+/* For normal finite x: the e of x = m 2^e, m in [0.5, 1), read from the
+ * exponent bits (frexpf without the library call). */
+BG_HD int bg_svd_exponent_(bg_real x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  return (int)((u >> 23) & 0xffu) - 126;
+}
+
+/* 2^e as a float, for -126 <= e <= 127 (normal range). */
+BG_HD bg_real bg_svd_pow2_(int e) {
+  uint32_t u = (uint32_t)(e + 127) << 23;
+  bg_real x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
 BG_HD void bg_svd3(const bg_mat3 *a, bg_mat3 *u, bg_vec3 *sigma, bg_mat3 *v) {
   /* Work on a copy so callers may alias a with u or v. */
   bg_mat3 b = *a;
@@ -143,10 +162,25 @@ BG_HD void bg_svd3(const bg_mat3 *a, bg_mat3 *u, bg_vec3 *sigma, bg_mat3 *v) {
     *v = vv;
     return;
   }
+  /* expo as frexpf(amax) gives it. For amax in [2^-126, 2^126) both 2^-expo
+   * and 2^expo are normal floats, so multiplying by them is exact scaling,
+   * bit for bit what ldexpf does (including a rounding into the denormal
+   * range), at the cost of a multiply instead of a library call; the rest
+   * (denormal amax, amax >= 2^126) keeps frexpf/ldexpf. */
   int expo = 0;
-  (void)frexpf(amax, &expo);
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) b.m[i][j] = ldexpf(b.m[i][j], -expo);
+  bg_real down = 0.0f, up = 0.0f;
+  int fast_scale = amax >= FLT_MIN && amax < 8.507059173023462e37f; /* [2^-126, 2^126) */
+  if (fast_scale) {
+    expo = bg_svd_exponent_(amax);
+    down = bg_svd_pow2_(-expo);
+    up = bg_svd_pow2_(expo);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) b.m[i][j] *= down;
+  } else {
+    (void)frexpf(amax, &expo);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) b.m[i][j] = ldexpf(b.m[i][j], -expo);
+  }
 
   /* 2. One-sided cyclic Jacobi on the column pairs (0,1), (0,2), (1,2). */
   for (int sweep = 0; sweep < BG_SVD_MAX_SWEEPS; ++sweep) {
@@ -272,7 +306,7 @@ BG_HD void bg_svd3(const bg_mat3 *a, bg_mat3 *u, bg_vec3 *sigma, bg_mat3 *v) {
   }
 
   /* Undo the power-of-two scaling (exact again). */
-  for (int k = 0; k < 3; ++k) sigma->v[k] = ldexpf(sg[k], expo);
+  for (int k = 0; k < 3; ++k) sigma->v[k] = fast_scale ? sg[k] * up : ldexpf(sg[k], expo);
   *u = uu;
   *v = vv;
 }

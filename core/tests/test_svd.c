@@ -1,6 +1,12 @@
-/* test_svd.c: unit test of bg_svd3 / bg_polar_rotation (core/physics/bg_svd.h).
+/* test_svd.c: unit test of bg_svd3 / bg_polar_rotation (core/physics/bg_svd.h)
+ * and of the vectorisable batch path (core/physics/bg_constitutive_batch.h).
  * 100000 random matrices from five families (uniform, near-singular,
- * repeated singular values, exactly singular, det < 0) plus hand cases.
+ * repeated singular values, exactly singular, det < 0) plus hand cases, for
+ * bg_svd3 and again (another 100000) for bg_svd3_chunk with the same
+ * measures and tolerances; then the batch constitutive update against
+ * bg_sand_update, its branch-free return map against bg_dp_return_map (bit
+ * for bit), its log/exp/sqrt kernels against libm, and the fallback of
+ * every lane the fast path cannot certify.
  * Errors are measured in double against the float input, aggregated as a
  * maximum per family, and only the maxima are checked, so the output stays
  * a few dozen lines. Host-only physics: the only backend is "cpu"; any other
@@ -13,6 +19,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "bg_check.h"
+#include "bg_constitutive_batch.h"
 #include "bg_defs.h"
 #include "bg_svd.h"
 
@@ -315,11 +322,11 @@ static bg_mat3 draw(gsl_rng *r, int fam, long idx, int *known, double want_s[3])
   }
 }
 
-/* Run the SVD on a and fold every error measure into st. */
-static void measure(const bg_mat3 *a, int known, const double want_s[3], fam_stats *st) {
-  bg_mat3 u, v;
-  bg_vec3 s;
-  bg_svd3(a, &u, &s, &v);
+/* Fold every error measure of the factorisation u s v of a into st. */
+static void measure_usv(const bg_mat3 *a, const bg_mat3 *up, const bg_vec3 *sp, const bg_mat3 *vp,
+                        int known, const double want_s[3], fam_stats *st) {
+  bg_mat3 u = *up, v = *vp;
+  bg_vec3 s = *sp;
   dmat ad = to_d(a), ud = to_d(&u), vd = to_d(&v);
   double s0 = s.v[0], s1 = s.v[1], s2 = s.v[2];
 
@@ -351,6 +358,14 @@ static void measure(const bg_mat3 *a, int known, const double want_s[3], fam_sta
     st->sigma_checked++;
   }
   st->n++;
+}
+
+/* Run bg_svd3 on a and fold every error measure into st. */
+static void measure(const bg_mat3 *a, int known, const double want_s[3], fam_stats *st) {
+  bg_mat3 u, v;
+  bg_vec3 s;
+  bg_svd3(a, &u, &s, &v);
+  measure_usv(a, &u, &s, &v, known, want_s, st);
 }
 
 static void hand_case(const char *name, bg_mat3 a, double w0, double w1, double w2) {
@@ -449,6 +464,492 @@ static void hand_cases(gsl_rng *r) {
   }
 }
 
+/* ============================================================ batch path */
+
+static int same_bits(const void *a, const void *b, size_t n) { return memcmp(a, b, n) == 0; }
+
+/* bg_svd3 scales its input by an exact power of two (a multiply for
+ * max |a_ij| in [2^-126, 2^126), frexpf/ldexpf outside), so scaling A by 2^e
+ * must leave U and V unchanged bit for bit and scale sigma exactly. Dyadic
+ * entries k/16 stay exact far into the denormal range, so e runs over both
+ * paths and their boundaries. */
+static void scaling_invariance(gsl_rng *r) {
+  long n = 0, bad_uv = 0, bad_s = 0, slow = 0;
+  for (int trial = 0; trial < 100; ++trial) {
+    bg_mat3 a, u0, v0;
+    bg_vec3 s0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) a.m[i][j] = (bg_real)dyadic(r);
+    bg_svd3(&a, &u0, &s0, &v0);
+    for (int e = -144; e <= 127; ++e) {
+      bg_mat3 b, u, v;
+      bg_vec3 s;
+      double amax = 0;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          b.m[i][j] = (bg_real)ldexp((double)a.m[i][j], e);
+          amax = fmax(amax, fabs((double)b.m[i][j]));
+        }
+      if (amax == 0) continue;
+      bg_svd3(&b, &u, &s, &v);
+      if (!same_bits(&u, &u0, sizeof u) || !same_bits(&v, &v0, sizeof v)) bad_uv++;
+      for (int k = 0; k < 3; ++k)
+        if (s.v[k] != (bg_real)ldexp((double)s0.v[k], e)) {
+          bad_s++;
+          break;
+        }
+      if (amax < FLT_MIN || amax >= ldexp(1.0, 126)) slow++;
+      n++;
+    }
+  }
+  printf("scaling invariance: %ld scaled matrices, %ld through frexpf/ldexpf\n", n, slow);
+  bg_check_true(bad_uv == 0, "bg_svd3(2^e A): U, V bit-identical to bg_svd3(A) (%ld of %ld differ)", bad_uv,
+                n);
+  bg_check_true(bad_s == 0, "bg_svd3(2^e A): sigma = 2^e sigma(A) exactly (%ld of %ld differ)", bad_s, n);
+  bg_check_true(slow > 0 && slow < n, "scaling invariance covered both scaling paths (%ld of %ld)", slow, n);
+}
+
+static void chunk_get_usv(const bg_svd_chunk *c, int l, bg_mat3 *u, bg_vec3 *s, bg_mat3 *v) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      u->m[i][j] = c->u[3 * i + j][l];
+      v->m[i][j] = c->v[3 * i + j][l];
+    }
+  for (int k = 0; k < 3; ++k) s->v[k] = c->s[k][l];
+}
+
+static bg_lane_m3 lane_of(const bg_mat3 *a) {
+  bg_lane_m3 x;
+  for (int e = 0; e < 9; ++e) x.e[e] = a->m[e / 3][e % 3];
+  return x;
+}
+
+/* The fallback of a lane is bg_svd3 itself: its output must be bit for bit
+ * bg_svd3's. Returns 1 when it is. */
+static int matches_svd3(const bg_mat3 *a, const bg_mat3 *u, const bg_vec3 *s, const bg_mat3 *v) {
+  bg_mat3 u2, v2;
+  bg_vec3 s2;
+  bg_svd3(a, &u2, &s2, &v2);
+  return same_bits(u, &u2, sizeof u2) && same_bits(v, &v2, sizeof v2) && same_bits(s, &s2, sizeof s2);
+}
+
+/* bg_svd3_chunk over the five families, the same measures and tolerances
+ * as bg_svd3 above. */
+static void batch_svd_families(gsl_rng *r) {
+  static bg_svd_chunk ch;
+  static bg_mat3 a[BG_BATCH_CHUNK];
+  static int known[BG_BATCH_CHUNK];
+  static double want[BG_BATCH_CHUNK][3];
+  fam_stats st[N_FAM];
+  long fast[N_FAM], fb_not_svd3 = 0, fb_count = 0, fb_reported = 0;
+  memset(st, 0, sizeof st);
+  memset(fast, 0, sizeof fast);
+  for (long base = 0; base < N_PER_FAMILY; base += BG_BATCH_CHUNK)
+    for (int f = 0; f < N_FAM; ++f) {
+      int len = (int)(N_PER_FAMILY - base < BG_BATCH_CHUNK ? N_PER_FAMILY - base : BG_BATCH_CHUNK);
+      for (int l = 0; l < len; ++l) {
+        want[l][0] = want[l][1] = want[l][2] = 0;
+        a[l] = draw(r, f, base + l, &known[l], want[l]);
+        for (int e = 0; e < 9; ++e) ch.a[e][l] = a[l].m[e / 3][e % 3];
+      }
+      fb_reported += bg_svd3_chunk(&ch, len);
+      for (int l = 0; l < len; ++l) {
+        bg_mat3 u, v;
+        bg_vec3 s;
+        chunk_get_usv(&ch, l, &u, &s, &v);
+        measure_usv(&a[l], &u, &s, &v, known[l], want[l], &st[f]);
+        if (bg_svd3_lane(lane_of(&a[l])).ok) {
+          fast[f]++;
+        } else {
+          fb_count++;
+          if (!matches_svd3(&a[l], &u, &s, &v)) fb_not_svd3++;
+        }
+      }
+    }
+
+  printf("bg_svd3_chunk (fast lanes + bg_svd3 fallback):\n");
+  printf("%-14s %8s %10s %10s %10s %10s %10s %10s %6s %6s %6s\n", "family", "n", "recon", "orthoU",
+         "orthoV", "|detU-1|", "|detV-1|", "sigma", "order", "sign", "fast%");
+  for (int f = 0; f < N_FAM; ++f) {
+    char sig[32];
+    if (st[f].sigma_checked > 0) snprintf(sig, sizeof sig, "%10.3e", st[f].sigma_err);
+    else snprintf(sig, sizeof sig, "%10s", "n/a");
+    printf("%-14s %8ld %10.3e %10.3e %10.3e %10.3e %10.3e %s %6ld %6ld %6.1f\n", fam_name[f], st[f].n,
+           st[f].recon, st[f].ortho_u, st[f].ortho_v, st[f].det_u, st[f].det_v, sig, st[f].order_bad,
+           st[f].sign_bad, 100.0 * (double)fast[f] / (double)st[f].n);
+  }
+  for (int f = 0; f < N_FAM; ++f) {
+    const char *n = fam_name[f];
+    bg_check_le(st[f].recon, TOL_RECON, "batch %s: max ||U S V^T - A||_F / ||A||_F", n);
+    bg_check_le(st[f].ortho_u, TOL_ORTHO, "batch %s: max ||U^T U - I||_F", n);
+    bg_check_le(st[f].ortho_v, TOL_ORTHO, "batch %s: max ||V^T V - I||_F", n);
+    bg_check_le(st[f].det_u, TOL_DET, "batch %s: max |det U - 1|", n);
+    bg_check_le(st[f].det_v, TOL_DET, "batch %s: max |det V - 1|", n);
+    bg_check_true(st[f].order_bad == 0, "batch %s: sigma0 >= sigma1 >= |sigma2|, sigma1 >= 0 (%ld of %ld bad)",
+                  n, st[f].order_bad, st[f].n);
+    bg_check_true(st[f].sign_bad == 0, "batch %s: sign(sigma2) == sign(det A) (%ld of %ld checked bad)", n,
+                  st[f].sign_bad, st[f].sign_checked);
+    if (st[f].sigma_checked > 0)
+      bg_check_le(st[f].sigma_err, 1e-5, "batch %s: max |sigma - exact| / sigma0 (%ld known)", n,
+                  st[f].sigma_checked);
+  }
+  bg_check_true(fb_reported == fb_count, "batch: bg_svd3_chunk reports its fallback lanes (%ld, lanes say %ld)",
+                fb_reported, fb_count);
+  bg_check_true(fb_not_svd3 == 0, "batch: every fallback lane is bg_svd3's result bit for bit (%ld of %ld not)",
+                fb_not_svd3, fb_count);
+  /* both paths must really have been exercised */
+  bg_check_true(fast[FAM_UNIFORM] > N_PER_FAMILY / 2 && fast[FAM_REFLECT] > N_PER_FAMILY / 2,
+                "batch: fast path certifies most uniform and det<0 lanes (%ld, %ld of %d)", fast[FAM_UNIFORM],
+                fast[FAM_REFLECT], N_PER_FAMILY);
+  bg_check_true(fast[FAM_NEAR_SINGULAR] < N_PER_FAMILY && fast[FAM_SINGULAR] < N_PER_FAMILY,
+                "batch: near-singular and singular lanes do fall back (%ld, %ld of %d fast)",
+                fast[FAM_NEAR_SINGULAR], fast[FAM_SINGULAR], N_PER_FAMILY);
+}
+
+/* Lanes the fast SVD must refuse, mixed with good ones in one chunk. */
+static void batch_svd_bad_lanes(void) {
+  static bg_svd_chunk ch;
+  bg_mat3 a[12];
+  const char *what[12];
+  int want_ok[12], n = 0;
+  bg_mat3 rot = bg_mat3_identity();
+  /* a good control: a rotation about z times a stretch */
+  rot.m[0][0] = 0.8f;
+  rot.m[0][1] = -0.6f;
+  rot.m[1][0] = 0.6f;
+  rot.m[1][1] = 0.8f;
+  rot.m[2][2] = 1.1f;
+#define BAD_CASE(name, expr, ok)                                                                       \
+  do {                                                                                               \
+    a[n] = expr;                                                                                     \
+    what[n] = name;                                                                                  \
+    want_ok[n++] = ok;                                                                               \
+  } while (0)
+  BAD_CASE("good control (stretched rotation)", rot, 1);
+  BAD_CASE("zero matrix", bg_mat3_zero(), 0);
+  BAD_CASE("diag(1e30) (entries > 2^20)", fdiag(1e30f, 1e30f, 1e30f), 0);
+  BAD_CASE("diag(1e-30) (entries < 2^-20)", fdiag(1e-30f, 2e-30f, 3e-30f), 0);
+  BAD_CASE("diag(1, 1, 1e-8) (sigma ratio < 2^-20)", fdiag(1, 1, 1e-8f), 0);
+  BAD_CASE("zero column", fdiag(1, 2, 0), 0);
+  {
+    bg_mat3 m;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) m.m[i][j] = (bg_real)((i + 1) * (j + 1));
+    BAD_CASE("rank 1 outer(123,123)", m, 0);
+  }
+  {
+    bg_mat3 m = rot;
+    m.m[1][2] = NAN;
+    BAD_CASE("NaN entry", m, 0);
+  }
+  {
+    bg_mat3 m = rot;
+    m.m[2][0] = INFINITY;
+    BAD_CASE("Inf entry", m, 0);
+  }
+  BAD_CASE("good control (diag(3,-2,1), det < 0)", fdiag(3, -2, 1), 1);
+#undef BAD_CASE
+  for (int l = 0; l < n; ++l)
+    for (int e = 0; e < 9; ++e) ch.a[e][l] = a[l].m[e / 3][e % 3];
+  int fb = bg_svd3_chunk(&ch, n);
+  int want_fb = 0;
+  for (int l = 0; l < n; ++l) {
+    int ok = bg_svd3_lane(lane_of(&a[l])).ok != 0;
+    want_fb += !want_ok[l];
+    bg_check_true(ok == want_ok[l], "batch lane '%s': %s", what[l], want_ok[l] ? "certified" : "refused");
+    bg_mat3 u, v;
+    bg_vec3 s;
+    chunk_get_usv(&ch, l, &u, &s, &v);
+    if (!want_ok[l]) bg_check_true(matches_svd3(&a[l], &u, &s, &v), "batch lane '%s': result is bg_svd3's", what[l]);
+  }
+  bg_check_true(fb == want_fb, "batch: %d of %d lanes fell back (want %d)", fb, n, want_fb);
+}
+
+/* ulp distance of two finite floats of the same sign. */
+static double ulp_dist(float a, float b) {
+  int32_t ia, ib;
+  memcpy(&ia, &a, sizeof ia);
+  memcpy(&ib, &b, sizeof ib);
+  return fabs((double)ia - (double)ib);
+}
+
+/* The lane kernels against libm: sqrt bit for bit (exhaustively over
+ * [1, 4), which fixes the behaviour at every exponent pair, plus random
+ * normals), log and exp within a couple of ulps of logf / expf. */
+static void lane_kernels(gsl_rng *r) {
+  long bad_sqrt = 0, n_sqrt = 0;
+  for (uint32_t u = 0x3f800000u; u < 0x40800000u; ++u) { /* [1, 4) */
+    bg_real x;
+    memcpy(&x, &u, sizeof x);
+    if (bg_lane_sqrt_cr_(x) != sqrtf(x)) bad_sqrt++;
+    n_sqrt++;
+  }
+  for (int k = 0; k < 1000000; ++k) {
+    uint32_t u = 0x00800000u + (uint32_t)gsl_rng_uniform_int(r, 0x7f800000u - 0x00800000u);
+    bg_real x;
+    memcpy(&x, &u, sizeof x);
+    if (bg_lane_sqrt_cr_(x) != sqrtf(x)) bad_sqrt++;
+    n_sqrt++;
+  }
+  if (bg_lane_sqrt_cr_(0.0f) != 0.0f) bad_sqrt++;
+  bg_check_true(bad_sqrt == 0, "lane sqrt is correctly rounded (%ld of %ld differ from sqrtf)", bad_sqrt, n_sqrt);
+
+  double ulp_log = 0, ulp_exp = 0, ulp_exp_wide = 0;
+  for (int k = 0; k < 1000000; ++k) {
+    bg_real x = (bg_real)log_uniform(r, 1e-6, 1e6);
+    ulp_log = fmax(ulp_log, ulp_dist(bg_lane_log_(x), logf(x)));
+    bg_real y = (bg_real)(40.0 * gsl_rng_uniform(r) - 20.0);
+    ulp_exp = fmax(ulp_exp, ulp_dist(bg_lane_exp_(y), expf(y)));
+    bg_real z = (bg_real)(2.0 * BG_BATCH_EPS_MAX * gsl_rng_uniform(r) - BG_BATCH_EPS_MAX);
+    ulp_exp_wide = fmax(ulp_exp_wide, ulp_dist(bg_lane_exp_(z), expf(z)));
+  }
+  printf("lane kernels: max ulp vs libm: log %.0f (x in [1e-6, 1e6]), exp %.0f ([-20, 20]), %.0f ([-%g, %g])\n",
+         ulp_log, ulp_exp, ulp_exp_wide, (double)BG_BATCH_EPS_MAX, (double)BG_BATCH_EPS_MAX);
+  bg_check_le(ulp_log, 2, "lane log within 2 ulp of logf");
+  bg_check_le(ulp_exp, 2, "lane exp within 2 ulp of expf on [-20, 20]");
+  bg_check_le(ulp_exp_wide, 2, "lane exp within 2 ulp of expf on [-EPS_MAX, EPS_MAX]");
+}
+
+/* A principal strain triple of scale sc, with the volumetric part sometimes
+ * placed exactly on a decision boundary of the return map. */
+static bg_vec3 rand_strain(gsl_rng *r, double sc, int kind, double coef_alpha) {
+  bg_vec3 e;
+  double d[3], m = 0;
+  for (int i = 0; i < 3; ++i) {
+    d[i] = sc * gsl_ran_gaussian(r, 1.0);
+    m += d[i] / 3;
+  }
+  double dn = 0;
+  for (int i = 0; i < 3; ++i) {
+    d[i] -= m;
+    dn += d[i] * d[i];
+  }
+  dn = sqrt(dn);
+  double tr;
+  switch (kind) {
+  case 0: tr = 3 * sc * gsl_ran_gaussian(r, 1.0); break; /* anything */
+  case 1: tr = -dn / coef_alpha; break;                  /* on the cone: dgamma ~ 0 */
+  case 2: tr = 0; break;                                 /* at the tip boundary */
+  default: /* isotropic: no deviatoric part at all */
+    for (int i = 0; i < 3; ++i) e.v[i] = (bg_real)(-sc);
+    return e;
+  }
+  for (int i = 0; i < 3; ++i) e.v[i] = (bg_real)(d[i] + tr / 3);
+  return e;
+}
+
+/* The branch-free return map against bg_dp_return_map, bit for bit. */
+static void return_map_lane(gsl_rng *r) {
+  long n = 0, refused = 0, mismatch = 0, modes[3] = {0, 0, 0};
+  for (int k = 0; k < 300000; ++k) {
+    bg_lame l = bg_lame_from_e_nu((bg_real)log_uniform(r, 1e4, 1e8), (bg_real)(0.05 + 0.4 * gsl_rng_uniform(r)));
+    bg_real alpha = bg_dp_alpha((bg_real)(10.0 + 40.0 * gsl_rng_uniform(r)));
+    double coef = (3.0 * l.lambda + 2.0 * l.mu) / (2.0 * l.mu) * alpha;
+    int vc = (int)gsl_rng_uniform_int(r, 2);
+    double sc = log_uniform(r, 1e-7, 0.5);
+    bg_vec3 e = rand_strain(r, sc, (int)gsl_rng_uniform_int(r, 4), coef);
+    bg_real ljp = gsl_rng_uniform(r) < 0.5 ? 0.0f : (bg_real)(3 * sc * gsl_ran_gaussian(r, 1.0));
+    bg_return want = bg_dp_return_map(e, ljp, l, alpha, vc);
+    bg_return_lane got = bg_dp_return_map_lane(e, ljp, l, alpha, bg_lane_mask_(vc));
+    n++;
+    if (!got.ok) {
+      refused++;
+      continue;
+    }
+    modes[want.mode]++;
+    if (got.r.mode != want.mode || !same_bits(&got.r.eps, &want.eps, sizeof want.eps) ||
+        !same_bits(&got.r.dq, &want.dq, sizeof want.dq) || !same_bits(&got.r.log_jp, &want.log_jp, sizeof want.log_jp))
+      mismatch++;
+  }
+  printf("return map lane: %ld strains (elastic %ld, shear %ld, tip %ld), %ld refused\n", n, modes[0], modes[1],
+         modes[2], refused);
+  bg_check_true(mismatch == 0, "bg_dp_return_map_lane == bg_dp_return_map bit for bit (%ld of %ld differ)", mismatch,
+                n - refused);
+  bg_check_true(modes[0] > n / 20 && modes[1] > n / 20 && modes[2] > n / 20, "return map lane: all modes exercised");
+  bg_check_true(refused <= n / 1000, "return map lane: refusals (denormal norms) are rare (%ld)", refused);
+  {
+    /* a denormal deviatoric norm must be refused, not silently rounded */
+    bg_vec3 e;
+    e.v[0] = -2e-20f;
+    e.v[1] = -1e-20f;
+    e.v[2] = 0.0f;
+    bg_return_lane got = bg_dp_return_map_lane(e, 0.0f, bg_lame_from_e_nu(1e6f, 0.3f), 0.3f, 0u);
+    bg_check_true(!got.ok, "return map lane refuses a denormal deviatoric norm");
+    e.v[0] = 1e-20f;
+    e.v[1] = -1e-20f;
+    got = bg_dp_return_map_lane(e, 0.0f, bg_lame_from_e_nu(1e6f, 0.3f), 0.3f, 0u);
+    bg_check_true(!got.ok, "return map lane refuses a denormal strain norm at the tip");
+  }
+}
+
+enum { SF_NEAR_ID, SF_SAND, SF_WIDE, SF_EXTREME, N_SF };
+static const char *sf_name[N_SF] = {"near-identity", "sand-like", "wide[0.3,3]", "extreme"};
+
+/* Particle states: F near I (0.995 I + 0.01 U), near rotations with
+ * elastic strains of a few percent, stretches in [0.3, 3], and (extreme) a
+ * mix of what the fast path must refuse (det < 0, huge, tiny, singular,
+ * NaN, non-finite log Jp or q) with ordinary states. */
+static void sand_state(gsl_rng *r, int fam, long idx, bg_mat3 *F, bg_real *ljp, bg_real *q) {
+  *ljp = 0;
+  *q = 0;
+  switch (fam) {
+  case SF_NEAR_ID:
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) F->m[i][j] = (bg_real)((i == j ? 0.995 : 0.0) + 0.01 * (2 * gsl_rng_uniform(r) - 1));
+    return;
+  case SF_SAND: {
+    double e[3];
+    for (int k = 0; k < 3; ++k) e[k] = 0.02 * gsl_ran_gaussian(r, 1.0) - 0.005;
+    *F = usv_f(r, exp(e[0]), exp(e[1]), exp(e[2]));
+    *ljp = gsl_rng_uniform(r) < 0.5 ? 0.0f : (bg_real)(0.02 * gsl_rng_uniform(r));
+    *q = (bg_real)(0.5 * gsl_rng_uniform(r));
+    return;
+  }
+  case SF_WIDE:
+    *F = usv_f(r, log_uniform(r, 0.3, 3), log_uniform(r, 0.3, 3), log_uniform(r, 0.3, 3));
+    *ljp = gsl_rng_uniform(r) < 0.5 ? 0.0f : (bg_real)(0.2 * gsl_rng_uniform(r));
+    *q = (bg_real)gsl_rng_uniform(r);
+    return;
+  default:
+    sand_state(r, SF_SAND, idx, F, ljp, q);
+    switch (idx % 9) {
+    case 0: *F = usv_f(r, 1.01, 0.99, -0.98); break;
+    case 1: *F = usv_f(r, 1e25, 1e25, 1e25); break;
+    case 2: *F = usv_f(r, 1e-30, 1e-30, 1e-30); break;
+    case 3: *F = usv_f(r, 1.0, 0.5, 0.0); break;
+    case 4: F->m[1][1] = NAN; break;
+    case 5: *ljp = NAN; break;
+    case 6: *q = INFINITY; break;
+    default: break; /* ordinary */
+    }
+  }
+}
+
+typedef struct {
+  double dF, dtau, dljp, dq;
+  long n, fast, modes_differ, fb_not_scalar, fb_reported;
+} sand_stats;
+
+/* bg_sand_update_soa against bg_sand_update: certified lanes agree to
+ * round-off, every other lane is bg_sand_update's result bit for bit. */
+static void sand_batch(gsl_rng *r) {
+  enum { NP = 8192, N_MAT = 5 };
+  static bg_real F[9][NP], ljp[NP], q[NP], tau[6][NP];
+  static bg_mat3 F0[NP];
+  static bg_real ljp0[NP], q0[NP];
+  static int mode[NP];
+  const char *mat_name[N_MAT] = {"default", "hardening", "fixed-corot", "no-vol-corr", "elastic-only"};
+  sand_stats st[N_MAT][N_SF];
+  memset(st, 0, sizeof st);
+  for (int mt = 0; mt < N_MAT; ++mt) {
+    bg_sand m;
+    memset(&m, 0, sizeof m);
+    m.lame = bg_lame_from_e_nu(3.537e5f, 0.3f);
+    m.rho0 = 2200.0f;
+    m.alpha = bg_dp_alpha(35.0f);
+    m.law = mt == 2 ? BG_LAW_FIXED_COROTATED : BG_LAW_HENCKY;
+    m.plastic = mt != 4;
+    m.hardening = mt == 1;
+    m.h0 = 35.0f;
+    m.h1 = 9.0f;
+    m.h2 = 0.2f;
+    m.h3 = 10.0f;
+    m.volume_correction = mt != 3;
+    bg_sand_lane_consts lc = bg_sand_lane_consts_make(&m);
+    double K = 2.0 * m.lame.mu + 3.0 * m.lame.lambda;
+    bg_real *Fp[9], *tp[6];
+    for (int e = 0; e < 9; ++e) Fp[e] = F[e];
+    for (int e = 0; e < 6; ++e) tp[e] = tau[e];
+    for (int fam = 0; fam < N_SF; ++fam) {
+      sand_stats *s = &st[mt][fam];
+      for (int p = 0; p < NP; ++p) {
+        sand_state(r, fam, p, &F0[p], &ljp0[p], &q0[p]);
+        for (int e = 0; e < 9; ++e) F[e][p] = F0[p].m[e / 3][e % 3];
+        ljp[p] = ljp0[p];
+        q[p] = q0[p];
+      }
+      /* an odd count: the last chunk is a partial one */
+      int np = NP - 37;
+      s->fb_reported = bg_sand_update_soa(&m, np, Fp, ljp, q, tp, mode);
+      for (int p = 0; p < np; ++p) {
+        bg_mat3 Fs = F0[p], ts;
+        bg_real ls = ljp0[p], qs = q0[p];
+        int ms = bg_sand_update(&m, &Fs, &ls, &qs, &ts);
+        bg_real t6[6] = {ts.m[0][0], ts.m[1][1], ts.m[2][2], 0.5f * (ts.m[0][1] + ts.m[1][0]),
+                         0.5f * (ts.m[0][2] + ts.m[2][0]), 0.5f * (ts.m[1][2] + ts.m[2][1])};
+        s->n++;
+        bg_sand_lane o = bg_sand_update_lane(&lc, bg_sand_alpha(&m, q0[p]), lane_of(&F0[p]), ljp0[p], q0[p]);
+        if (o.ok) {
+          s->fast++;
+          double df = 0, nf = 0;
+          for (int e = 0; e < 9; ++e) {
+            double d = (double)F[e][p] - Fs.m[e / 3][e % 3];
+            df += d * d;
+            nf += (double)Fs.m[e / 3][e % 3] * Fs.m[e / 3][e % 3];
+          }
+          upd_max(&s->dF, sqrt(df / nf));
+          for (int k = 0; k < 6; ++k) upd_max(&s->dtau, fabs((double)tau[k][p] - t6[k]) / K);
+          upd_max(&s->dljp, fabs((double)ljp[p] - ls));
+          upd_max(&s->dq, fabs((double)q[p] - qs));
+          if (mode[p] != ms) s->modes_differ++;
+        } else {
+          int same = mode[p] == ms && same_bits(&ljp[p], &ls, sizeof ls) && same_bits(&q[p], &qs, sizeof qs);
+          for (int e = 0; e < 9; ++e) same = same && same_bits(&F[e][p], &Fs.m[e / 3][e % 3], sizeof(bg_real));
+          for (int k = 0; k < 6; ++k) same = same && same_bits(&tau[k][p], &t6[k], sizeof(bg_real));
+          if (!same) s->fb_not_scalar++;
+        }
+      }
+    }
+  }
+  printf("bg_sand_update_soa vs bg_sand_update (certified lanes; K = 2 mu + 3 lambda):\n");
+  printf("%-13s %-14s %6s %7s %10s %10s %10s %10s %6s\n", "material", "states", "n", "fast%", "|dF|/|F|",
+         "|dtau|/K", "|dlogJp|", "|dq|", "modes");
+  for (int mt = 0; mt < N_MAT; ++mt)
+    for (int fam = 0; fam < N_SF; ++fam) {
+      sand_stats *s = &st[mt][fam];
+      printf("%-13s %-14s %6ld %7.2f %10.3e %10.3e %10.3e %10.3e %6ld\n", mat_name[mt], sf_name[fam], s->n,
+             100.0 * (double)s->fast / (double)s->n, s->dF, s->dtau, s->dljp, s->dq, s->modes_differ);
+    }
+  double dF = 0, dtau = 0, dljp = 0, dq = 0;
+  long modes = 0, fb_bad = 0, fb_mismatch_count = 0, n = 0, slow_sand = 0, n_sand = 0, fast_extreme = 0,
+       n_extreme = 0;
+  for (int mt = 0; mt < N_MAT; ++mt)
+    for (int fam = 0; fam < N_SF; ++fam) {
+      sand_stats *s = &st[mt][fam];
+      upd_max(&dF, s->dF);
+      upd_max(&dtau, s->dtau);
+      upd_max(&dljp, s->dljp);
+      upd_max(&dq, s->dq);
+      modes += s->modes_differ;
+      fb_bad += s->fb_not_scalar;
+      n += s->n;
+      if (s->fb_reported != s->n - s->fast) fb_mismatch_count++;
+      if (fam == SF_NEAR_ID || fam == SF_SAND) {
+        slow_sand += s->n - s->fast;
+        n_sand += s->n;
+      }
+      if (fam == SF_EXTREME) {
+        fast_extreme += s->fast;
+        n_extreme += s->n;
+      }
+    }
+  bg_check_le(dF, 1e-5, "sand batch: max ||F - F_scalar|| / ||F_scalar||");
+  bg_check_le(dtau, 1e-5, "sand batch: max |tau - tau_scalar| / (2 mu + 3 lambda)");
+  bg_check_le(dljp, 1e-5, "sand batch: max |log Jp - log Jp_scalar|");
+  bg_check_le(dq, 1e-5, "sand batch: max |q - q_scalar|");
+  bg_check_true(modes <= n / 1000, "sand batch: return-map modes differ only at round-off boundaries (%ld of %ld)",
+                modes, n);
+  bg_check_true(fb_bad == 0, "sand batch: every fallback lane is bg_sand_update's result bit for bit (%ld not)",
+                fb_bad);
+  bg_check_true(fb_mismatch_count == 0, "sand batch: bg_sand_update_soa reports its fallback lanes");
+  /* MPM sand lives here: fallbacks must be rare (they cost a scalar update) */
+  bg_check_true(slow_sand * 1000 <= n_sand, "sand batch: near-identity and sand-like states fall back rarely (%ld of %ld)",
+                slow_sand, n_sand);
+  /* extreme: 7 of every 9 lanes must be refused, the ordinary 2 certified */
+  bg_check_true(n_extreme - fast_extreme >= (7 * n_extreme) / 9 - N_MAT,
+                "sand batch: the extreme lanes fall back (%ld of %ld)", n_extreme - fast_extreme, n_extreme);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "cpu") != 0) {
     printf("test_svd: backend '%s' not applicable (host-only physics), skipping\n", argv[1]);
@@ -499,6 +1000,13 @@ int main(int argc, char **argv) {
   /* The families that must exercise the sign check actually did. */
   bg_check_true(st[FAM_REFLECT].sign_checked > N_PER_FAMILY / 2, "det<0: sign check exercised (%ld)",
                 st[FAM_REFLECT].sign_checked);
+
+  scaling_invariance(r);
+  batch_svd_families(r);
+  batch_svd_bad_lanes();
+  lane_kernels(r);
+  return_map_lane(r);
+  sand_batch(r);
 
   gsl_rng_free(r);
   return bg_check_summary();

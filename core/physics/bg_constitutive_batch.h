@@ -1,0 +1,817 @@
+/* bg_constitutive_batch.h: the per-particle constitutive update
+ * (bg_sand_update in bg_plasticity.h) restated as branch-free "lane" code,
+ * so that a loop over a chunk of particles in structure-of-arrays storage
+ * vectorises across particles, plus the drivers that run such a loop and
+ * re-do every lane the fast path cannot certify with the robust scalar code.
+ *
+ * Contract: for every input the drivers return what the scalar functions
+ * (bg_svd3, bg_sand_update) return, up to float round-off; lanes outside the
+ * fast path's certified domain are handed to those very functions.
+ *
+ * Why lanes, and why so odd-looking. gcc vectorises a loop only when its
+ * body is straight-line code. At the project's flags (no -ffast-math, so
+ * -fmath-errno and -ftrapping-math are on) it keeps if/else *and* ternaries
+ * on floats as control flow whenever one side contains float arithmetic
+ * (which "could trap"), it never vectorises sqrtf (errno), and fmaxf/fminf
+ * are library calls on baseline x86-64. Hence, in the lane code only:
+ *   - selects are integer bit masks (bg_lane_sel_), never ?: on floats;
+ *   - square roots come from a bit-trick estimate and Newton steps
+ *     (bg_lane_rsqrt_), with a correctly rounded variant (bg_lane_sqrt_cr_)
+ *     where results must match sqrtf bit for bit;
+ *   - log and exp are short polynomial kernels (bg_lane_log_, bg_lane_exp_),
+ *     accurate to about one ulp over the ranges the fast path admits;
+ *   - every lane function is forced inline (an out-of-line call blocks
+ *     vectorisation) and loops have compile-time trip counts.
+ * With these, gcc -O2/-O3 vectorises the chunk loops with plain SSE2 and
+ * uses AVX2/AVX-512 when -march allows it. Under nvcc the same lane code
+ * compiles as ordinary per-thread code (with hardware sqrt on the device).
+ *
+ * Fast path SVD (bg_lane_svd_core_): one-sided Jacobi like bg_svd3, but
+ * with a fixed number of sweeps, no power-of-two scaling, and U obtained by
+ * normalising the columns of B = A V instead of a QR. Every lane is then
+ * certified: entries in [2^-20, 2^20] in magnitude (no square over- or
+ * underflows), every pair of final columns orthogonal to BG_BATCH_COS_TOL
+ * relative (which bounds ||U^T U - I|| directly, since U's columns are the
+ * normalised columns), and no column below 2^-20 of the largest (so the
+ * normalisation is well defined). Reconstruction U S V^T = B V^T = A V V^T
+ * holds to the orthogonality of V, a product of exact rotations. A lane that
+ * fails any test (not converged in the fixed sweeps, near-singular beyond
+ * the ratio, huge/tiny/non-finite entries) is recomputed by bg_svd3.
+ *
+ * Physics is written once: the Drucker-Prager return map here
+ * (bg_dp_return_map_lane) is bg_dp_return_map with its branches turned into
+ * selects, operation for operation in the same order, and with a correctly
+ * rounded sqrt, so it reproduces bg_dp_return_map bit for bit on every lane
+ * it accepts (test_svd checks this exhaustively over random strains); the
+ * elastic laws are the shared bg_tau_hencky_eps / bg_tau_fixed_corotated.
+ * Hardening (phi depending on q) is evaluated with the shared bg_sand_alpha
+ * in a scalar pre-pass, since it needs sinf/expf. */
+#ifndef BG_CONSTITUTIVE_BATCH_H
+#define BG_CONSTITUTIVE_BATCH_H
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "bg_defs.h"
+#include "bg_plasticity.h"
+#include "bg_stress.h"
+#include "bg_svd.h"
+
+/* Particles per inner vector loop: 17 floats of state per particle, so a
+ * chunk's working set (~5 KiB) stays in L1; a multiple of 16 lanes. */
+#define BG_BATCH_CHUNK 64
+
+/* Fixed Jacobi sweeps of the fast SVD. Four take F near a rotation (and
+ * stretches within [0.3, 3]) to round-off; a lane that needs more is
+ * re-done by bg_svd3 (see BG_BATCH_COS_TOL). */
+#ifndef BG_BATCH_SWEEPS
+#define BG_BATCH_SWEEPS 3
+#endif
+
+/* A lane is certified only if every pair of final columns has
+ * |cos| <= this. ||U^T U - I||_F <= sqrt(6) * tol + round-off. */
+#ifndef BG_BATCH_COS_TOL
+#define BG_BATCH_COS_TOL (8.0f * FLT_EPSILON)
+#endif
+
+/* Entry range of the fast path: |a_ij| <= 2^20 and max |a_ij| >= 2^-20. */
+#define BG_BATCH_AMAX_HI 1048576.0f
+#define BG_BATCH_AMAX_LO 9.5367431640625e-07f
+/* Smallest certified column norm, squared, relative to the largest
+ * (sigma_min / sigma_max >= 2^-20). */
+#define BG_BATCH_NORM2_RATIO 9.094947017729282e-13f
+
+/* Principal log strains the fast exp accepts, |eps| <= this. */
+#define BG_BATCH_EPS_MAX 80.0f
+
+#if defined(__CUDACC__)
+#define BG_LANE static __forceinline__ __host__ __device__
+#elif defined(__GNUC__)
+#define BG_LANE static inline __attribute__((always_inline))
+#else
+#define BG_LANE static inline
+#endif
+
+/* The vector loop pragma: OpenMP simd where OpenMP is on, gcc's ivdep
+ * otherwise (both say: no dependence between iterations). Nothing on nvcc,
+ * where the drivers are host reference code only. */
+#if defined(__CUDACC__)
+#define BG_SIMD_LOOP
+#elif defined(_OPENMP)
+#define BG_SIMD_LOOP _Pragma("omp simd")
+#elif defined(__GNUC__) && !defined(__clang__)
+#define BG_SIMD_LOOP _Pragma("GCC ivdep")
+#else
+#define BG_SIMD_LOOP
+#endif
+
+/* The two chunk drivers are compiled three times on gcc/x86-64/Linux, for
+ * x86-64-v4 (AVX-512), x86-64-v3 (AVX2) and the baseline, and the loader
+ * picks one for the CPU it runs on (ifunc): the project builds without
+ * -march, and the vector loop is 2.5-3.5x faster with the wider ISAs. The
+ * clones compute bit-identical results (same operations; ISO C mode does not
+ * contract a * b + c, and BG_LANE_FMA follows the translation unit's flags,
+ * not the clone's). Define BG_BATCH_NO_CLONES to switch this off; a
+ * translation unit built with -march=...AVX-512 has nothing to gain. */
+#if !defined(BG_BATCH_NO_CLONES) && defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__) && \
+    defined(__x86_64__) && defined(__linux__) && !defined(__AVX512F__)
+#define BG_BATCH_DRIVER __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) static inline
+#else
+#define BG_BATCH_DRIVER BG_HD
+#endif
+
+/* Complete unrolling of the fixed-count loops whose bodies are too large
+ * for the compiler's default heuristics (a loop left inside the lane body
+ * stops the vectoriser). */
+#if defined(__CUDA_ARCH__)
+#define BG_UNROLL _Pragma("unroll")
+#elif defined(__CUDACC__)
+#define BG_UNROLL /* nvcc's host pass: neither it nor gcc behind it takes both */
+#elif defined(__GNUC__) && !defined(__clang__)
+#define BG_UNROLL _Pragma("GCC unroll 16")
+#elif defined(__clang__)
+#define BG_UNROLL _Pragma("unroll")
+#else
+#define BG_UNROLL
+#endif
+
+/* ------------------------------------------------------------ lane basics */
+
+/* a * b + c, fused where the target has FMA (x86-64-v3 and up; nvcc fuses
+ * on its own). Used in the SVD, log/exp and reassembly arithmetic only,
+ * never in the return map, which must match the scalar code bit for bit. */
+#if defined(__FMA__) && !defined(__CUDACC__)
+#define BG_LANE_FMA(a, b, c) fmaf((a), (b), (c))
+#else
+#define BG_LANE_FMA(a, b, c) ((a) * (b) + (c))
+#endif
+
+/* All-ones (true) or all-zeros (false) per lane. */
+typedef uint32_t bg_lmask;
+
+BG_LANE uint32_t bg_lane_bits_(bg_real x) {
+#ifdef __CUDA_ARCH__
+  return __float_as_uint(x);
+#else
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+
+BG_LANE bg_real bg_lane_float_(uint32_t u) {
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(u);
+#else
+  bg_real x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+
+/* Comparisons as masks; false whenever an operand is NaN. */
+BG_LANE bg_lmask bg_lane_gt_(bg_real a, bg_real b) { return (bg_lmask)0 - (bg_lmask)(a > b); }
+BG_LANE bg_lmask bg_lane_ge_(bg_real a, bg_real b) { return (bg_lmask)0 - (bg_lmask)(a >= b); }
+BG_LANE bg_lmask bg_lane_le_(bg_real a, bg_real b) { return (bg_lmask)0 - (bg_lmask)(a <= b); }
+BG_LANE bg_lmask bg_lane_mask_(int c) { return (bg_lmask)0 - (bg_lmask)(c != 0); }
+
+/* m ? a : b, bit for bit. */
+BG_LANE bg_real bg_lane_sel_(bg_lmask m, bg_real a, bg_real b) {
+  return bg_lane_float_((bg_lane_bits_(a) & m) | (bg_lane_bits_(b) & ~m));
+}
+
+/* max/min against a bound that is never NaN (a NaN x yields the bound). */
+BG_LANE bg_real bg_lane_max_(bg_real x, bg_real lo) { return bg_lane_sel_(bg_lane_gt_(x, lo), x, lo); }
+BG_LANE bg_real bg_lane_min_(bg_real x, bg_real hi) { return bg_lane_sel_(bg_lane_gt_(hi, x), x, hi); }
+
+/* x with the sign of x xor the sign of y: sign(y) * x without a multiply. */
+BG_LANE bg_real bg_lane_mulsign_(bg_real x, bg_real y) {
+  return bg_lane_float_(bg_lane_bits_(x) ^ (bg_lane_bits_(y) & 0x80000000u));
+}
+
+/* 1/sqrt(x) for x > 0 normal, ~1 ulp: bit-trick estimate (3.5e-2 relative),
+ * two Newton steps (4.7e-6), and a last step in correction form
+ * y + y (1/2 - x/2 y^2), whose rounding error stays near half an ulp.
+ * x = 0 (and denormal x) are taken as FLT_MIN: a large finite value, so
+ * x * rsqrt(x) = 0 at x = 0. */
+BG_LANE bg_real bg_lane_rsqrt_(bg_real x) {
+#ifdef __CUDA_ARCH__
+  return 1.0f / sqrtf(x);
+#else
+  x = bg_lane_max_(x, FLT_MIN);
+  bg_real y = bg_lane_float_(0x5f3759dfu - (bg_lane_bits_(x) >> 1));
+  bg_real hx = 0.5f * x;
+  y = y * BG_LANE_FMA(-hx, y * y, 1.5f);
+  y = y * BG_LANE_FMA(-hx, y * y, 1.5f);
+  return BG_LANE_FMA(y, BG_LANE_FMA(-hx, y * y, 0.5f), y);
+#endif
+}
+
+/* sqrt(x), x >= 0, within about an ulp. */
+BG_LANE bg_real bg_lane_sqrt_(bg_real x) {
+#ifdef __CUDA_ARCH__
+  return sqrtf(x);
+#else
+  return x * bg_lane_rsqrt_(x);
+#endif
+}
+
+/* Correctly rounded sqrt(x) (= sqrtf(x) bit for bit) for x = 0 or
+ * FLT_MIN <= x < +inf. An estimate r = x y, y ~ 1/sqrt(x), refined by one
+ * Heron step r + (y/2)(x - r^2) to within an ulp, is moved to a neighbour
+ * when x lies beyond the midpoint between them. Midpoints have 25
+ * significant bits, their squares at most 50, so the tests in double are
+ * exact (and no tie is possible: x has 24 bits). */
+BG_LANE bg_real bg_lane_sqrt_cr_(bg_real x) {
+#ifdef __CUDA_ARCH__
+  return sqrtf(x);
+#else
+  bg_real y = bg_lane_rsqrt_(x);
+  bg_real r = x * y;
+  r = BG_LANE_FMA(0.5f * y, BG_LANE_FMA(-r, r, x), r);
+  uint32_t rb = bg_lane_bits_(r);
+  bg_real up = bg_lane_float_(rb + 1u);
+  bg_real dn = bg_lane_float_(rb - (uint32_t)(rb != 0u)); /* r = 0: no neighbour below */
+  double xd = (double)x, rd = (double)r;
+  double mu = 0.5 * (rd + (double)up), md = 0.5 * (rd + (double)dn);
+  /* The signs of x - mu^2 and x - md^2 (never zero), read from the sign
+   * bit after rounding to float, which keeps it even on underflow: a double
+   * comparison would give 64-bit masks that SSE2 cannot narrow. */
+  uint32_t above = (bg_lane_bits_((bg_real)(xd - mu * mu)) >> 31) ^ 1u;
+  uint32_t below = bg_lane_bits_((bg_real)(xd - md * md)) >> 31;
+  bg_lmask go_up = (bg_lmask)0 - above;
+  bg_lmask go_dn = (bg_lmask)0 - below;
+  return bg_lane_sel_(go_up, up, bg_lane_sel_(go_dn, dn, r));
+#endif
+}
+
+#define BG_LANE_LN2_HI 0.693145751953125f        /* 15 significant bits: k*hi exact */
+#define BG_LANE_LN2_LO 1.428606765330187045e-06f /* ln 2 - hi */
+
+/* log(x) for positive normal finite x, ~1 ulp. x = 2^k m with m in
+ * [sqrt(1/2), sqrt(2)), f = m - 1 (exact), z = f / (2 + f), and
+ * log m = 2 atanh z = f - z (f - R), R = sum_{j>=1} 2 z^{2j} / (2j + 1),
+ * truncated after z^8 (|z| <= 0.172: relative error < 3e-9). */
+BG_LANE bg_real bg_lane_log_(bg_real x) {
+  /* adding 2^30 - bits(sqrt(1/2)) puts the mantissa boundary at sqrt(1/2)
+   * and keeps the sum positive, so the exponent is a plain shift */
+  uint32_t t = bg_lane_bits_(x) + 0x00cafb0du;
+  bg_real kf = (bg_real)((int32_t)(t >> 23) - 128);
+  bg_real m = bg_lane_float_((t & 0x007fffffu) + 0x3f3504f3u);
+  bg_real f = m - 1.0f;
+  bg_real z = f / (2.0f + f);
+  bg_real w = z * z;
+  bg_real r = BG_LANE_FMA(w, 0.22222222222222222f, 0.28571428571428571f);
+  r = BG_LANE_FMA(w, r, 0.4f);
+  r = BG_LANE_FMA(w, r, 0.66666666666666667f);
+  r = w * r;
+  bg_real lm = BG_LANE_FMA(-z, f - r, f);
+  return BG_LANE_FMA(kf, BG_LANE_LN2_HI, BG_LANE_FMA(kf, BG_LANE_LN2_LO, lm));
+}
+
+/* exp(x), ~1 ulp, for |x| <= 87 (clamped to [-87, 88] beyond: callers keep
+ * their arguments inside BG_BATCH_EPS_MAX). x = k ln2 + r, |r| <= ln2 / 2,
+ * exp(r) by its Taylor polynomial to degree 7 (truncation < 1e-8). */
+BG_LANE bg_real bg_lane_exp_(bg_real x) {
+  x = bg_lane_min_(bg_lane_max_(x, -87.0f), 88.0f);
+  bg_real j = x * 1.44269504088896341f;
+  bg_real kf = (j + 12582912.0f) - 12582912.0f; /* round to nearest, |j| < 2^22 */
+  bg_real r = BG_LANE_FMA(-kf, BG_LANE_LN2_LO, BG_LANE_FMA(-kf, BG_LANE_LN2_HI, x));
+  bg_real p = BG_LANE_FMA(r, 1.9841269841269841e-4f, 0.0013888888888888889f);
+  p = BG_LANE_FMA(r, p, 0.0083333333333333333f);
+  p = BG_LANE_FMA(r, p, 0.041666666666666667f);
+  p = BG_LANE_FMA(r, p, 0.16666666666666667f);
+  p = BG_LANE_FMA(r, p, 0.5f);
+  p = BG_LANE_FMA(r, p, 1.0f);
+  bg_real two_k = bg_lane_float_((uint32_t)((int32_t)kf + 127) << 23);
+  return BG_LANE_FMA(r, p, 1.0f) * two_k;
+}
+
+/* ------------------------------------------------------ fast path SVD */
+
+/* A 3x3 matrix of one lane, row-major (e[3*i+j] = M_ij). Lane functions
+ * take and return these by value: a vector loop body must not take the
+ * address of its locals (OpenMP simd turns such locals into per-lane arrays
+ * the vectoriser then cannot handle). */
+typedef struct bg_lane_m3 {
+  bg_real e[9];
+} bg_lane_m3;
+
+typedef struct bg_lane_svd {
+  bg_lane_m3 u, v;
+  bg_real s[3];
+  bg_lmask ok; /* certification mask: where clear, the rest is meaningless */
+} bg_lane_svd;
+
+/* tan(x/2) / tan(x) = 1 / (1 + sqrt(1 + tan^2 x)) as a polynomial in
+ * tan^2 x on [0, 1] (least squares on Chebyshev nodes): cubic, relative
+ * error 1.3e-4, for the early sweeps; quartic, 1.7e-5, for the last. Only
+ * the Jacobi angle's accuracy depends on them, never the orthogonality of
+ * the rotation. */
+#define BG_LANE_HT3_0 0.49993554176428906f
+#define BG_LANE_HT3_1 (-0.12285267231516192f)
+#define BG_LANE_HT3_2 0.05035582584186992f
+#define BG_LANE_HT3_3 (-0.013266205810013157f)
+#define BG_LANE_HT4_0 0.4999915470769127f
+#define BG_LANE_HT4_1 (-0.12456337001288639f)
+#define BG_LANE_HT4_2 0.05869256755928057f
+#define BG_LANE_HT4_3 (-0.02638593589505147f)
+#define BG_LANE_HT4_4 0.0064840770738401575f
+
+/* Dot product of columns p and q of the row-major b. */
+BG_LANE bg_real bg_lane_dot_cols_(const bg_real b[9], int p, int q) {
+  return BG_LANE_FMA(b[p], b[q], BG_LANE_FMA(b[3 + p], b[3 + q], b[6 + p] * b[6 + q]));
+}
+
+/* One Jacobi rotation of columns p < q of b, making them (nearly)
+ * orthogonal. n: the squared column norms; qv: the unnormalised quaternion
+ * (w, x, y, z) of V, which accumulates V <- V G.
+ *
+ * Angle: the rotation of bg_svd3 step 2, t = tan(theta) the smaller root,
+ * written homogeneously, t = sign(h) 2 gamma / (|h| + sqrt(h^2 + 4 gamma^2)),
+ * h = beta - alpha (gamma = 0 needs no special case; FLT_MIN keeps 0/0 away
+ * when also h = 0). The rotation itself comes from the half-angle tangent
+ * tau = tan(theta/2) in rational form, c = (1 - tau^2) / (1 + tau^2),
+ * s = 2 tau / (1 + tau^2), which is orthogonal to round-off for *any* tau:
+ * approximations in the angle cost convergence speed only, never accuracy.
+ * And tau is what the quaternion update needs: the plane rotation G is the
+ * axis rotation with quaternion (1, tau e_axis) up to sign and norm.
+ *
+ * acc = 0 (early sweeps): the norms are tracked through the rotations
+ * (alpha - t gamma, beta + t gamma), sqrt is a one-step Newton estimate
+ * (2e-3), tau a cubic; together ~2e-3 relative angle error, which the
+ * quadratic convergence shrugs off. acc = 1 (the last sweep): norms
+ * recomputed from the columns, two Newton steps (5e-6), quartic tau (2e-5),
+ * so the last sweep lands at round-off. (acc is a compile-time constant
+ * after unrolling.) */
+BG_LANE void bg_lane_jacobi_(bg_real b[9], bg_real n[3], bg_real qv[4], int p, int q, int acc) {
+  if (acc) {
+    n[p] = bg_lane_dot_cols_(b, p, p);
+    n[q] = bg_lane_dot_cols_(b, q, q);
+  }
+  bg_real gamma = bg_lane_dot_cols_(b, p, q);
+  bg_real h = n[q] - n[p];
+  bg_real y = gamma + gamma;
+  bg_real r2 = BG_LANE_FMA(h, h, y * y);
+  /* 1/sqrt(r2): bit-trick estimate and Newton steps. FLT_MIN keeps r2 = 0
+   * (orthogonal columns of equal norm) finite, r2 * ir = 0 there, and
+   * changes nothing for r2 >= 2^-102. */
+  bg_real r2s = r2 + FLT_MIN;
+  bg_real ir = bg_lane_float_(0x5f3759dfu - (bg_lane_bits_(r2s) >> 1));
+  bg_real hr2 = 0.5f * r2s;
+  ir = ir * BG_LANE_FMA(-hr2, ir * ir, 1.5f);
+  if (acc) ir = ir * BG_LANE_FMA(-hr2, ir * ir, 1.5f);
+  bg_real t = bg_lane_mulsign_(y, h) / (BG_LANE_FMA(r2, ir, fabsf(h)) + FLT_MIN);
+  bg_real t2 = t * t;
+  bg_real g;
+  if (acc) {
+    g = BG_LANE_FMA(t2, BG_LANE_HT4_4, BG_LANE_HT4_3);
+    g = BG_LANE_FMA(t2, g, BG_LANE_HT4_2);
+    g = BG_LANE_FMA(t2, g, BG_LANE_HT4_1);
+    g = BG_LANE_FMA(t2, g, BG_LANE_HT4_0);
+  } else {
+    g = BG_LANE_FMA(t2, BG_LANE_HT3_3, BG_LANE_HT3_2);
+    g = BG_LANE_FMA(t2, g, BG_LANE_HT3_1);
+    g = BG_LANE_FMA(t2, g, BG_LANE_HT3_0);
+  }
+  bg_real tau = t * g;
+  bg_real tt = tau * tau;
+  bg_real d = 1.0f / (1.0f + tt);
+  bg_real c = (1.0f - tt) * d;
+  bg_real s = (tau + tau) * d;
+  /* the norms after an exact Jacobi rotation: alpha - t gamma, beta + t gamma */
+  if (!acc) {
+    n[p] = BG_LANE_FMA(-t, gamma, n[p]);
+    n[q] = BG_LANE_FMA(t, gamma, n[q]);
+  }
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) {
+    bg_real bp = b[3 * i + p], bq = b[3 * i + q];
+    b[3 * i + p] = BG_LANE_FMA(c, bp, -(s * bq));
+    b[3 * i + q] = BG_LANE_FMA(s, bp, c * bq);
+  }
+  /* qv <- qv (x) (1, k e_axis): pair (0,1) is a rotation about z by
+   * -theta, (0,2) about y by +theta, (1,2) about x by -theta */
+  bg_real w = qv[0], x = qv[1], yq = qv[2], z = qv[3];
+  if (p == 0 && q == 1) {
+    bg_real k = -tau;
+    qv[0] = BG_LANE_FMA(-z, k, w);
+    qv[1] = BG_LANE_FMA(yq, k, x);
+    qv[2] = BG_LANE_FMA(-x, k, yq);
+    qv[3] = BG_LANE_FMA(w, k, z);
+  } else if (p == 0) {
+    bg_real k = tau;
+    qv[0] = BG_LANE_FMA(-yq, k, w);
+    qv[1] = BG_LANE_FMA(-z, k, x);
+    qv[2] = BG_LANE_FMA(w, k, yq);
+    qv[3] = BG_LANE_FMA(x, k, z);
+  } else {
+    bg_real k = -tau;
+    qv[0] = BG_LANE_FMA(-x, k, w);
+    qv[1] = BG_LANE_FMA(w, k, x);
+    qv[2] = BG_LANE_FMA(z, k, yq);
+    qv[3] = BG_LANE_FMA(-yq, k, z);
+  }
+}
+
+/* Rotation matrix (row-major) of the unnormalised quaternion (w, x, y, z). */
+BG_LANE bg_lane_m3 bg_lane_quat_matrix_(const bg_real qv[4]) {
+  bg_real w = qv[0], x = qv[1], y = qv[2], z = qv[3];
+  bg_real s = 2.0f / BG_LANE_FMA(w, w, BG_LANE_FMA(x, x, BG_LANE_FMA(y, y, z * z)));
+  bg_real xs = x * s, ys = y * s, zs = z * s;
+  bg_real wx = w * xs, wy = w * ys, wz = w * zs;
+  bg_real xx = x * xs, xy = x * ys, xz = x * zs;
+  bg_real yy = y * ys, yz = y * zs, zz = z * zs;
+  bg_lane_m3 m;
+  m.e[0] = 1.0f - (yy + zz);
+  m.e[1] = xy - wz;
+  m.e[2] = xz + wy;
+  m.e[3] = xy + wz;
+  m.e[4] = 1.0f - (xx + zz);
+  m.e[5] = yz - wx;
+  m.e[6] = xz - wy;
+  m.e[7] = yz + wx;
+  m.e[8] = 1.0f - (xx + yy);
+  return m;
+}
+
+/* Unsorted fast SVD: u gets the normalised columns of B = A V
+ * (det u = sign det a, not fixed up here), s their norms (all >= 0), v the
+ * accumulated rotation (det +1), ok the certification (header comment). */
+BG_LANE bg_lane_svd bg_lane_svd_core_(bg_lane_m3 a) {
+  bg_lane_svd r;
+  bg_real *b = a.e;
+  bg_real amax = 0.0f;
+  bg_lmask ok = ~(bg_lmask)0;
+  BG_UNROLL
+  for (int k = 0; k < 9; ++k) {
+    bg_real x = fabsf(b[k]);
+    ok &= bg_lane_le_(x, BG_BATCH_AMAX_HI); /* also rejects NaN */
+    amax = bg_lane_max_(x, amax);
+  }
+  ok &= bg_lane_ge_(amax, BG_BATCH_AMAX_LO);
+  bg_real n[3], qv[4] = {1.0f, 0.0f, 0.0f, 0.0f};
+  BG_UNROLL
+  for (int j = 0; j < 3; ++j) n[j] = bg_lane_dot_cols_(b, j, j);
+  BG_UNROLL
+  for (int sweep = 0; sweep < BG_BATCH_SWEEPS; ++sweep) {
+    int acc = sweep == BG_BATCH_SWEEPS - 1;
+    bg_lane_jacobi_(b, n, qv, 0, 1, acc);
+    bg_lane_jacobi_(b, n, qv, 0, 2, acc);
+    bg_lane_jacobi_(b, n, qv, 1, 2, acc);
+  }
+  r.v = bg_lane_quat_matrix_(qv);
+  BG_UNROLL
+  for (int j = 0; j < 3; ++j) n[j] = bg_lane_dot_cols_(b, j, j);
+  const bg_real tol2 = BG_BATCH_COS_TOL * BG_BATCH_COS_TOL;
+  BG_UNROLL
+  for (int pair = 0; pair < 3; ++pair) {
+    int p = (pair == 2) ? 1 : 0;
+    int q = (pair == 0) ? 1 : 2;
+    bg_real g = bg_lane_dot_cols_(b, p, q);
+    ok &= bg_lane_le_(g * g, tol2 * (n[p] * n[q]));
+  }
+  bg_real nmax = bg_lane_max_(bg_lane_max_(n[0], n[1]), n[2]);
+  BG_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    ok &= bg_lane_ge_(n[j], BG_BATCH_NORM2_RATIO * nmax);
+    bg_real rs = bg_lane_rsqrt_(n[j]);
+    r.s[j] = n[j] * rs;
+    BG_UNROLL
+    for (int i = 0; i < 3; ++i) r.u.e[3 * i + j] = b[3 * i + j] * rs;
+  }
+  r.ok = ok;
+  return r;
+}
+
+BG_LANE bg_real bg_lane_det3_(const bg_real m[9]) {
+  return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+         m[2] * (m[3] * m[7] - m[4] * m[6]);
+}
+
+/* Swap columns p, q of u and v, negating the new column p of both (so
+ * U diag(s) V^T and both determinants are unchanged), where m is set. */
+BG_LANE void bg_lane_swap_cols_(bg_lmask m, bg_real u[9], bg_real v[9], int p, int q) {
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) {
+    bg_real up = u[3 * i + p], uq = u[3 * i + q];
+    u[3 * i + p] = bg_lane_sel_(m, -uq, up);
+    u[3 * i + q] = bg_lane_sel_(m, up, uq);
+    bg_real vp = v[3 * i + p], vq = v[3 * i + q];
+    v[3 * i + p] = bg_lane_sel_(m, -vq, vp);
+    v[3 * i + q] = bg_lane_sel_(m, vp, vq);
+  }
+}
+
+/* The fast SVD in bg_svd3's convention: U, V proper rotations,
+ * s0 >= s1 >= |s2|, s2 with the sign of det A. Lanes whose ok is clear must
+ * be recomputed by bg_svd3 (bg_svd3_chunk does that). */
+BG_LANE bg_lane_svd bg_svd3_lane(bg_lane_m3 a) {
+  bg_lane_svd r = bg_lane_svd_core_(a);
+  bg_real *s = r.s;
+  /* sort descending: the compare-and-swaps of bg_svd3 step 3 */
+  BG_UNROLL
+  for (int step = 0; step < 3; ++step) {
+    int p = (step == 2) ? 1 : 0;
+    int q = (step == 0) ? 1 : 2;
+    bg_lmask m = bg_lane_gt_(s[q], s[p]);
+    bg_real sp = s[p];
+    s[p] = bg_lane_sel_(m, s[q], sp);
+    s[q] = bg_lane_sel_(m, sp, s[q]);
+    bg_lane_swap_cols_(m, r.u.e, r.v.e, p, q);
+  }
+  /* det U = sign det A: a reflection goes into s2 and U's last column */
+  bg_lmask neg = bg_lane_gt_(0.0f, bg_lane_det3_(r.u.e));
+  s[2] = bg_lane_sel_(neg, -s[2], s[2]);
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) r.u.e[3 * i + 2] = bg_lane_sel_(neg, -r.u.e[3 * i + 2], r.u.e[3 * i + 2]);
+  return r;
+}
+
+/* ------------------------------------------------------- return map lane */
+
+typedef struct bg_return_lane {
+  bg_return r;
+  bg_lmask ok; /* clear where a sqrt argument was denormal: r may differ */
+} bg_return_lane;
+
+/* bg_dp_return_map with selects for branches, the same operations in the
+ * same order, and the correctly rounded sqrt: bit-identical results on
+ * every lane whose ok is set (all but denormal deviatoric or total strain
+ * norms, where the lane sqrt is not exact). vc: volume correction mask. */
+BG_LANE bg_return_lane bg_dp_return_map_lane(bg_vec3 eps, bg_real log_jp, bg_lame l, bg_real alpha,
+                                             bg_lmask vc) {
+  bg_return_lane o;
+  bg_real tr_raw = eps.v[0] + eps.v[1] + eps.v[2];
+  bg_vec3 e;
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) e.v[i] = bg_lane_sel_(vc, eps.v[i] + log_jp * (1.0f / 3.0f), eps.v[i]);
+  bg_real tr = e.v[0] + e.v[1] + e.v[2];
+  bg_vec3 eh;
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) eh.v[i] = e.v[i] - tr * (1.0f / 3.0f);
+  bg_lmask tip = bg_lane_ge_(tr, 0.0f);
+  /* One square root serves both branches: |eh| is only used off the tip,
+   * |e| (the tip's dq) only on it. */
+  bg_real x2 = bg_lane_sel_(tip, e.v[0] * e.v[0] + e.v[1] * e.v[1] + e.v[2] * e.v[2],
+                            eh.v[0] * eh.v[0] + eh.v[1] * eh.v[1] + eh.v[2] * eh.v[2]);
+  o.ok = ~(bg_lane_gt_(x2, 0.0f) & bg_lane_gt_(FLT_MIN, x2));
+  bg_real norm = bg_lane_sqrt_cr_(x2);
+  bg_real eh_norm = norm;
+  bg_real dgamma = eh_norm + (3.0f * l.lambda + 2.0f * l.mu) / (2.0f * l.mu) * alpha * tr;
+  bg_lmask elastic = ~tip & (bg_lane_le_(dgamma, 0.0f) | bg_lane_le_(eh_norm, 0.0f));
+  bg_lmask shear = ~tip & ~elastic;
+  bg_real k = dgamma / bg_lane_sel_(shear, eh_norm, 1.0f);
+  o.r.dq = bg_lane_sel_(tip, norm, bg_lane_sel_(shear, dgamma, 0.0f));
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i)
+    o.r.eps.v[i] = bg_lane_sel_(tip, 0.0f, bg_lane_sel_(shear, e.v[i] - k * eh.v[i], e.v[i]));
+  o.r.mode = (int)((tip & (bg_lmask)BG_RM_TIP) | (shear & (bg_lmask)BG_RM_SHEAR));
+  o.r.log_jp = log_jp + tr_raw - (o.r.eps.v[0] + o.r.eps.v[1] + o.r.eps.v[2]);
+  return o;
+}
+
+/* ------------------------------------------------------ sand update lane */
+
+/* Material constants of the lane, hoisted out of the chunk loop. */
+typedef struct bg_sand_lane_consts {
+  bg_lame lame;
+  bg_real log_sigma_min; /* logf(BG_SIGMA_MIN), the clamp of bg_log_stretch in strain space */
+  bg_lmask plastic, vc, fixed_corotated;
+} bg_sand_lane_consts;
+
+BG_HD bg_sand_lane_consts bg_sand_lane_consts_make(const bg_sand *m) {
+  bg_sand_lane_consts c;
+  c.lame = m->lame;
+  c.log_sigma_min = logf(BG_SIGMA_MIN);
+  c.plastic = bg_lane_mask_(m->plastic);
+  c.vc = bg_lane_mask_(m->volume_correction);
+  c.fixed_corotated = bg_lane_mask_(m->law == BG_LAW_FIXED_COROTATED);
+  return c;
+}
+
+typedef struct bg_sand_lane {
+  bg_lane_m3 f;   /* F after the update (F_trial where ok is clear) */
+  bg_real tau[6]; /* Kirchhoff stress xx yy zz xy xz yz (meaningless where ok is clear) */
+  bg_real log_jp, q; /* updated (the inputs where ok is clear) */
+  int mode;          /* BG_RM_* */
+  bg_lmask ok;       /* certification: where clear, re-run bg_sand_update on the inputs */
+} bg_sand_lane;
+
+/* bg_sand_update for one lane. f: F_trial; alpha: this particle's cone
+ * slope (bg_sand_alpha). */
+BG_LANE bg_sand_lane bg_sand_update_lane(const bg_sand_lane_consts *c, bg_real alpha, bg_lane_m3 f,
+                                         bg_real log_jp, bg_real q) {
+  bg_sand_lane o;
+  bg_lane_svd d = bg_lane_svd_core_(f);
+  const bg_real *u = d.u.e, *v = d.v.e, *sg = d.s;
+  /* the columns are unsorted, so a reflection could land on any of them:
+   * inverted elements (det F < 0) go to the scalar path */
+  bg_lmask ok = d.ok & bg_lane_gt_(bg_lane_det3_(u), 0.5f);
+  ok &= bg_lane_le_(fabsf(log_jp), FLT_MAX) & bg_lane_le_(fabsf(q), FLT_MAX);
+
+  bg_vec3 eps;
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) eps.v[i] = bg_lane_log_(bg_lane_max_(sg[i], BG_SIGMA_MIN));
+  bg_return_lane rl = bg_dp_return_map_lane(eps, log_jp, c->lame, alpha, c->vc);
+  ok &= rl.ok;
+
+  bg_lmask pl = c->plastic;
+  bg_vec3 sn, et;
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) {
+    ok &= ~pl | bg_lane_le_(fabsf(rl.r.eps.v[i]), BG_BATCH_EPS_MAX);
+    sn.v[i] = bg_lane_sel_(pl, bg_lane_exp_(rl.r.eps.v[i]), sg[i]);
+    /* Hencky from the strain itself: log(max(exp(eps), SIGMA_MIN)) */
+    et.v[i] = bg_lane_sel_(pl, bg_lane_max_(rl.r.eps.v[i], c->log_sigma_min), eps.v[i]);
+  }
+  bg_vec3 th = bg_tau_hencky_eps(et, c->lame);
+  bg_vec3 tf = bg_tau_fixed_corotated(sn, c->lame);
+  bg_vec3 t;
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) t.v[i] = bg_lane_sel_(c->fixed_corotated, tf.v[i], th.v[i]);
+
+  bg_lmask upd = ok & pl;
+  /* U diag(sn) and U diag(t), column by column */
+  bg_real us[9], ut[9];
+  BG_UNROLL
+  for (int e = 0; e < 9; ++e) {
+    us[e] = u[e] * sn.v[e % 3];
+    ut[e] = u[e] * t.v[e % 3];
+  }
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i)
+    BG_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      bg_real x = BG_LANE_FMA(us[3 * i + 0], v[3 * j + 0],
+                              BG_LANE_FMA(us[3 * i + 1], v[3 * j + 1], us[3 * i + 2] * v[3 * j + 2]));
+      o.f.e[3 * i + j] = bg_lane_sel_(upd, x, f.e[3 * i + j]);
+    }
+  o.log_jp = bg_lane_sel_(upd, rl.r.log_jp, log_jp);
+  o.q = bg_lane_sel_(upd, q + rl.r.dq, q);
+  o.mode = (int)((bg_lmask)rl.r.mode & pl);
+  /* U diag(t) U^T, upper triangle */
+  BG_UNROLL
+  for (int k = 0; k < 6; ++k) {
+    int i = (k < 3) ? k : (k == 5) ? 1 : 0;
+    int j = (k < 3) ? k : (k == 3) ? 1 : 2;
+    o.tau[k] = BG_LANE_FMA(ut[3 * i + 0], u[3 * j + 0],
+                           BG_LANE_FMA(ut[3 * i + 1], u[3 * j + 1], ut[3 * i + 2] * u[3 * j + 2]));
+  }
+  o.ok = ok;
+  return o;
+}
+
+/* ------------------------------------------------------------- drivers */
+
+/* One chunk of particles in structure-of-arrays scratch. Fixed arrays (not
+ * pointers) so that every access in the vector loop is base + lane. */
+typedef struct bg_sand_chunk {
+  bg_real F[9][BG_BATCH_CHUNK];   /* in: F_trial, F[3*i+j] = F_ij; out: F */
+  bg_real log_jp[BG_BATCH_CHUNK]; /* in/out */
+  bg_real q[BG_BATCH_CHUNK];      /* in/out */
+  bg_real tau[6][BG_BATCH_CHUNK]; /* out: Kirchhoff stress xx yy zz xy xz yz */
+  int mode[BG_BATCH_CHUNK];       /* out: BG_RM_* of each particle */
+} bg_sand_chunk;
+
+/* bg_sand_update on lanes 0 .. len-1 of c (1 <= len <= BG_BATCH_CHUNK):
+ * the vector lanes first, then bg_sand_update itself on every lane they
+ * could not certify. Lanes len .. BG_BATCH_CHUNK-1 are scratch (padded and
+ * computed, so the vector loop always has its full fixed length). Returns
+ * the number of fallback lanes. */
+BG_BATCH_DRIVER int bg_sand_update_chunk(const bg_sand *m, bg_sand_chunk *c, int len) {
+  bg_sand_lane_consts k = bg_sand_lane_consts_make(m);
+  bg_real alpha[BG_BATCH_CHUNK];
+  int bad[BG_BATCH_CHUNK];
+  int fell_back = 0;
+  if (len <= 0) return 0;
+  if (len > BG_BATCH_CHUNK) len = BG_BATCH_CHUNK;
+  for (int l = len; l < BG_BATCH_CHUNK; ++l) {
+    for (int e = 0; e < 9; ++e) c->F[e][l] = (e % 4 == 0) ? 1.0f : 0.0f;
+    c->log_jp[l] = 0.0f;
+    c->q[l] = 0.0f;
+  }
+  if (m->hardening)
+    for (int l = 0; l < BG_BATCH_CHUNK; ++l) alpha[l] = bg_sand_alpha(m, c->q[l]);
+  else
+    for (int l = 0; l < BG_BATCH_CHUNK; ++l) alpha[l] = m->alpha;
+  BG_SIMD_LOOP
+  for (int l = 0; l < BG_BATCH_CHUNK; ++l) {
+    bg_lane_m3 f;
+    BG_UNROLL
+    for (int e = 0; e < 9; ++e) f.e[e] = c->F[e][l];
+    bg_sand_lane o = bg_sand_update_lane(&k, alpha[l], f, c->log_jp[l], c->q[l]);
+    BG_UNROLL
+    for (int e = 0; e < 9; ++e) c->F[e][l] = o.f.e[e];
+    BG_UNROLL
+    for (int e = 0; e < 6; ++e) c->tau[e][l] = o.tau[e];
+    c->log_jp[l] = o.log_jp;
+    c->q[l] = o.q;
+    c->mode[l] = o.mode;
+    bad[l] = (int)(~o.ok & 1u);
+  }
+  for (int l = 0; l < len; ++l) {
+    if (!bad[l]) continue;
+    bg_mat3 Fm, tm;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) Fm.m[i][j] = c->F[3 * i + j][l];
+    c->mode[l] = bg_sand_update(m, &Fm, &c->log_jp[l], &c->q[l], &tm);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) c->F[3 * i + j][l] = Fm.m[i][j];
+    /* the symmetric storage of the CPU backend (store_sym) */
+    c->tau[0][l] = tm.m[0][0];
+    c->tau[1][l] = tm.m[1][1];
+    c->tau[2][l] = tm.m[2][2];
+    c->tau[3][l] = 0.5f * (tm.m[0][1] + tm.m[1][0]);
+    c->tau[4][l] = 0.5f * (tm.m[0][2] + tm.m[2][0]);
+    c->tau[5][l] = 0.5f * (tm.m[1][2] + tm.m[2][1]);
+    ++fell_back;
+  }
+  return fell_back;
+}
+
+/* bg_sand_update over n particles held in caller-owned SoA arrays
+ * (F[3*i+j][p], log_jp[p], q[p] in/out; tau[k][p] out, symmetric as in
+ * bg_sand_chunk; mode[p] out, may be NULL), through a chunk on the stack.
+ * Returns the number of fallback lanes. */
+BG_HD int bg_sand_update_soa(const bg_sand *m, int n, bg_real *const *F, bg_real *log_jp, bg_real *q,
+                             bg_real *const *tau, int *mode) {
+  bg_sand_chunk c;
+  int fell_back = 0;
+  for (int base = 0; base < n; base += BG_BATCH_CHUNK) {
+    int len = (n - base < BG_BATCH_CHUNK) ? n - base : BG_BATCH_CHUNK;
+    for (int e = 0; e < 9; ++e)
+      for (int l = 0; l < len; ++l) c.F[e][l] = F[e][base + l];
+    for (int l = 0; l < len; ++l) {
+      c.log_jp[l] = log_jp[base + l];
+      c.q[l] = q[base + l];
+    }
+    fell_back += bg_sand_update_chunk(m, &c, len);
+    for (int e = 0; e < 9; ++e)
+      for (int l = 0; l < len; ++l) F[e][base + l] = c.F[e][l];
+    for (int e = 0; e < 6; ++e)
+      for (int l = 0; l < len; ++l) tau[e][base + l] = c.tau[e][l];
+    for (int l = 0; l < len; ++l) {
+      log_jp[base + l] = c.log_jp[l];
+      q[base + l] = c.q[l];
+    }
+    if (mode)
+      for (int l = 0; l < len; ++l) mode[base + l] = c.mode[l];
+  }
+  return fell_back;
+}
+
+/* A chunk of 3x3 SVDs in SoA scratch, row-major entries. */
+typedef struct bg_svd_chunk {
+  bg_real a[9][BG_BATCH_CHUNK]; /* in */
+  bg_real u[9][BG_BATCH_CHUNK]; /* out */
+  bg_real s[3][BG_BATCH_CHUNK]; /* out */
+  bg_real v[9][BG_BATCH_CHUNK]; /* out */
+} bg_svd_chunk;
+
+/* bg_svd3 on lanes 0 .. len-1 of c, in bg_svd3's convention; lanes the
+ * fast path cannot certify are recomputed by bg_svd3. Lanes len and above
+ * are scratch. Returns the number of fallback lanes. */
+BG_BATCH_DRIVER int bg_svd3_chunk(bg_svd_chunk *c, int len) {
+  int bad[BG_BATCH_CHUNK];
+  int fell_back = 0;
+  if (len <= 0) return 0;
+  if (len > BG_BATCH_CHUNK) len = BG_BATCH_CHUNK;
+  for (int l = len; l < BG_BATCH_CHUNK; ++l)
+    for (int e = 0; e < 9; ++e) c->a[e][l] = (e % 4 == 0) ? 1.0f : 0.0f;
+  BG_SIMD_LOOP
+  for (int l = 0; l < BG_BATCH_CHUNK; ++l) {
+    bg_lane_m3 x;
+    BG_UNROLL
+    for (int e = 0; e < 9; ++e) x.e[e] = c->a[e][l];
+    bg_lane_svd r = bg_svd3_lane(x);
+    BG_UNROLL
+    for (int e = 0; e < 9; ++e) {
+      c->u[e][l] = r.u.e[e];
+      c->v[e][l] = r.v.e[e];
+    }
+    BG_UNROLL
+    for (int e = 0; e < 3; ++e) c->s[e][l] = r.s[e];
+    bad[l] = (int)(~r.ok & 1u);
+  }
+  for (int l = 0; l < len; ++l) {
+    if (!bad[l]) continue;
+    bg_mat3 am, um, vm;
+    bg_vec3 sv;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) am.m[i][j] = c->a[3 * i + j][l];
+    bg_svd3(&am, &um, &sv, &vm);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        c->u[3 * i + j][l] = um.m[i][j];
+        c->v[3 * i + j][l] = vm.m[i][j];
+      }
+    for (int e = 0; e < 3; ++e) c->s[e][l] = sv.v[e];
+    ++fell_back;
+  }
+  return fell_back;
+}
+
+#endif /* BG_CONSTITUTIVE_BATCH_H */

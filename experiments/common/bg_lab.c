@@ -1,0 +1,439 @@
+/* bg_lab.c: the experiment harness (see bg_lab.h): CLI, manifest, TSV,
+ * progress, and claims judged against references/claims.tsv. */
+#define _POSIX_C_SOURCE 200809L
+#include "bg_lab.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bagnold.h"
+#include "bg_version.h"
+
+#define MAX_CLAIMS 64
+#define MAX_MANIFEST 128
+
+typedef struct claim_row {
+  char id[96];
+  char compare[8]; /* abs, rel, max, min */
+  double expected;
+  double tol[2]; /* quick, paper */
+  char unit[24];
+  char source[64];
+  char kind[16];
+  int expect_pass; /* 0: a known, documented miss (the description says why) */
+} claim_row;
+
+typedef struct claim_result {
+  char id[96];
+  double measured, expected, tol;
+  char unit[24], source[64], compare[8];
+  int pass, expect_pass;
+} claim_result;
+
+struct bg_lab {
+  const char *name;
+  bg_scale scale;
+  const char *backend;
+  char out[1024];
+  char refs[1024];
+  int threads;
+  unsigned long seed;
+  int quiet;
+  double t0;
+  double work;
+  claim_row *table;
+  int n_table;
+  claim_result claims[MAX_CLAIMS];
+  int n_claims;
+  char *manifest[MAX_MANIFEST]; /* "\"key\": value" */
+  int n_manifest;
+  char argv_line[2048];
+};
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static void die(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "error: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  exit(2);
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p; ++p)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+      *p = '/';
+    }
+  if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
+  return 0;
+}
+
+/* ------------------------------------------------------------ claims table */
+
+static void load_claims(bg_lab *lab) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/claims.tsv", lab->refs);
+  FILE *fp = fopen(path, "r");
+  if (!fp) die("cannot read the claims table %s (set --references DIR)", path);
+  char line[2048];
+  int cap = 64;
+  lab->table = calloc((size_t)cap, sizeof *lab->table);
+  while (fgets(line, sizeof line, fp)) {
+    if (line[0] == '#' || line[0] == '\n') continue;
+    /* claim compare expected tol_quick tol_paper unit source kind expect description */
+    char *f[10] = {0};
+    int nf = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(line, "\t\n", &save); tok && nf < 10; tok = strtok_r(NULL, "\t\n", &save))
+      f[nf++] = tok;
+    if (nf < 9) die("%s: malformed row (need 9+ tab-separated fields): %s", path, line);
+    if (lab->n_table == cap) {
+      cap *= 2;
+      lab->table = realloc(lab->table, (size_t)cap * sizeof *lab->table);
+    }
+    claim_row *r = &lab->table[lab->n_table++];
+    snprintf(r->id, sizeof r->id, "%s", f[0]);
+    snprintf(r->compare, sizeof r->compare, "%s", f[1]);
+    r->expected = strtod(f[2], NULL);
+    r->tol[0] = strtod(f[3], NULL);
+    r->tol[1] = strtod(f[4], NULL);
+    snprintf(r->unit, sizeof r->unit, "%s", f[5]);
+    snprintf(r->source, sizeof r->source, "%s", f[6]);
+    snprintf(r->kind, sizeof r->kind, "%s", f[7]);
+    if (strcmp(f[8], "pass") && strcmp(f[8], "fail"))
+      die("%s: claim %s: expect must be pass or fail (got %s)", path, r->id, f[8]);
+    r->expect_pass = !strcmp(f[8], "pass");
+    if (strcmp(r->compare, "abs") && strcmp(r->compare, "rel") && strcmp(r->compare, "max") &&
+        strcmp(r->compare, "min"))
+      die("%s: claim %s: compare must be abs, rel, max or min (got %s)", path, r->id, r->compare);
+  }
+  fclose(fp);
+}
+
+static const claim_row *find_claim(const bg_lab *lab, const char *id) {
+  for (int i = 0; i < lab->n_table; ++i)
+    if (strcmp(lab->table[i].id, id) == 0) return &lab->table[i];
+  return NULL;
+}
+
+int bg_lab_claim_ref(bg_lab *lab, const char *id, double *expected, double *tolerance) {
+  const claim_row *r = find_claim(lab, id);
+  if (!r) return 0;
+  if (expected) *expected = r->expected;
+  if (tolerance) *tolerance = r->tol[lab->scale];
+  return 1;
+}
+
+int bg_lab_claim(bg_lab *lab, const char *id, double measured) {
+  if (lab->n_claims == MAX_CLAIMS) die("too many claims in one run (max %d)", MAX_CLAIMS);
+  claim_result *c = &lab->claims[lab->n_claims++];
+  memset(c, 0, sizeof *c);
+  snprintf(c->id, sizeof c->id, "%s", id);
+  c->measured = measured;
+  const claim_row *r = find_claim(lab, id);
+  if (!r) {
+    fprintf(stderr, "claim %s is not in %s/claims.tsv: counted as failed\n", id, lab->refs);
+    c->expected = NAN;
+    c->tol = NAN;
+    snprintf(c->unit, sizeof c->unit, "-");
+    snprintf(c->source, sizeof c->source, "missing");
+    snprintf(c->compare, sizeof c->compare, "-");
+    c->pass = 0;
+    c->expect_pass = 1;
+    return 0;
+  }
+  c->expect_pass = r->expect_pass;
+  c->expected = r->expected;
+  c->tol = r->tol[lab->scale];
+  snprintf(c->unit, sizeof c->unit, "%s", r->unit);
+  snprintf(c->source, sizeof c->source, "%s", r->source);
+  snprintf(c->compare, sizeof c->compare, "%s", r->compare);
+  /* NaN measured never passes: every comparison with NaN is false */
+  if (!strcmp(r->compare, "abs")) c->pass = fabs(measured - r->expected) <= c->tol;
+  else if (!strcmp(r->compare, "rel")) c->pass = fabs(measured - r->expected) <= c->tol * fabs(r->expected);
+  else if (!strcmp(r->compare, "max")) c->pass = measured <= c->tol;
+  else c->pass = measured >= c->tol;
+  return c->pass;
+}
+
+/* ------------------------------------------------------------------- CLI */
+
+static void usage(const char *name, const char *summary, const bg_lab_param *p, int n, FILE *fp) {
+  fprintf(fp, "usage: %s [options]\n%s\n\ncommon options:\n", name, summary);
+  fprintf(fp,
+          "  --scale quick|paper   quick: CPU minutes (default); paper: the seed's resolution (GPU)\n"
+          "  --backend NAME        cpu, cuda or auto (default auto)\n"
+          "  --out DIR             output directory (default out/%s)\n"
+          "  --threads N           CPU threads, 0 = all (default 0)\n"
+          "  --seed S              random seed (default 1)\n"
+          "  --references DIR      claims table and literature data (default: the source tree's)\n"
+          "  --quiet               no progress on stderr\n"
+          "  --help                this text\n",
+          name);
+  if (n) fprintf(fp, "\n%s options:\n", name);
+  for (int i = 0; i < n; ++i) {
+    char def[64];
+    if (p[i].type == BG_PARAM_DOUBLE) snprintf(def, sizeof def, "%g", *(double *)p[i].dest);
+    else if (p[i].type == BG_PARAM_INT) snprintf(def, sizeof def, "%d", *(int *)p[i].dest);
+    else snprintf(def, sizeof def, "%s", *(const char **)p[i].dest ? *(const char **)p[i].dest : "");
+    if (p[i].type == BG_PARAM_STRING)
+      fprintf(fp, "  --%-18s %s (default %s)\n", p[i].name, p[i].help, def);
+    else
+      fprintf(fp, "  --%-18s %s, in [%g, %g] (default %s)\n", p[i].name, p[i].help, p[i].lo, p[i].hi,
+              def);
+  }
+}
+
+static double parse_number(const char *opt, const char *arg, double lo, double hi, int integer) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(arg, &end);
+  if (errno || !end || *end || end == arg || !isfinite(v))
+    die("--%s: '%s' is not a number", opt, arg);
+  if (integer && v != floor(v)) die("--%s: '%s' is not an integer", opt, arg);
+  if (v < lo || v > hi) die("--%s: %s is outside the accepted range [%g, %g]", opt, arg, lo, hi);
+  return v;
+}
+
+bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv,
+                    bg_lab_param *params, int n_params) {
+  bg_lab *lab = calloc(1, sizeof *lab);
+  if (!lab) die("out of memory");
+  lab->name = name;
+  lab->scale = BG_SCALE_QUICK;
+  lab->backend = "auto";
+  lab->seed = 1;
+  lab->t0 = now_s();
+  snprintf(lab->out, sizeof lab->out, "out/%s", name);
+  const char *env_refs = getenv("BAGNOLD_REFERENCES");
+  snprintf(lab->refs, sizeof lab->refs, "%s", env_refs ? env_refs : BAGNOLD_SOURCE_DIR "/references");
+  size_t off = 0;
+  for (int i = 0; i < argc && off < sizeof lab->argv_line - 1; ++i)
+    off += (size_t)snprintf(lab->argv_line + off, sizeof lab->argv_line - off, "%s%s", i ? " " : "",
+                            argv[i]);
+
+  enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_PARAM };
+  int n_common = 8;
+  struct option *opts = calloc((size_t)(n_common + n_params + 1), sizeof *opts);
+  const char *common[] = {"scale", "backend", "out", "threads", "seed", "quiet", "references", "help"};
+  for (int i = 0; i < n_common; ++i) {
+    opts[i].name = common[i];
+    opts[i].has_arg = (i == 5 || i == 7) ? no_argument : required_argument;
+    opts[i].val = O_SCALE + i;
+  }
+  for (int i = 0; i < n_params; ++i) {
+    opts[n_common + i].name = params[i].name;
+    opts[n_common + i].has_arg = required_argument;
+    opts[n_common + i].val = O_PARAM + i;
+    params[i].set = 0;
+  }
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    if (c == '?' || c == ':') {
+      fprintf(stderr, "error: unknown or incomplete option '%s'\n\n", argv[optind - 1]);
+      usage(name, summary, params, n_params, stderr);
+      exit(2);
+    }
+    switch (c) {
+      case O_SCALE:
+        if (!strcmp(optarg, "quick")) lab->scale = BG_SCALE_QUICK;
+        else if (!strcmp(optarg, "paper")) lab->scale = BG_SCALE_PAPER;
+        else die("--scale: '%s' is not one of quick, paper", optarg);
+        break;
+      case O_BACKEND:
+        if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda") && strcmp(optarg, "auto"))
+          die("--backend: '%s' is not one of cpu, cuda, auto", optarg);
+        lab->backend = optarg;
+        break;
+      case O_OUT: snprintf(lab->out, sizeof lab->out, "%s", optarg); break;
+      case O_THREADS: lab->threads = (int)parse_number("threads", optarg, 0, 4096, 1); break;
+      case O_SEED: lab->seed = (unsigned long)parse_number("seed", optarg, 0, 4294967295.0, 1); break;
+      case O_QUIET: lab->quiet = 1; break;
+      case O_REFS: snprintf(lab->refs, sizeof lab->refs, "%s", optarg); break;
+      case O_HELP: usage(name, summary, params, n_params, stdout); exit(0);
+      default: {
+        bg_lab_param *p = &params[c - O_PARAM];
+        if (p->type == BG_PARAM_STRING) *(const char **)p->dest = optarg;
+        else if (p->type == BG_PARAM_INT)
+          *(int *)p->dest = (int)parse_number(p->name, optarg, p->lo, p->hi, 1);
+        else *(double *)p->dest = parse_number(p->name, optarg, p->lo, p->hi, 0);
+        p->set = 1;
+      }
+    }
+  }
+  if (optind < argc) die("unexpected argument '%s' (options start with --; see --help)", argv[optind]);
+  free(opts);
+  if (make_dirs(lab->out) != 0) die("--out: cannot create directory %s: %s", lab->out, strerror(errno));
+  load_claims(lab);
+  return lab;
+}
+
+bg_scale bg_lab_scale(const bg_lab *lab) { return lab->scale; }
+const char *bg_lab_scale_name(const bg_lab *lab) { return lab->scale == BG_SCALE_PAPER ? "paper" : "quick"; }
+const char *bg_lab_backend(const bg_lab *lab) { return lab->backend; }
+int bg_lab_threads(const bg_lab *lab) { return lab->threads; }
+unsigned long bg_lab_seed(const bg_lab *lab) { return lab->seed; }
+int bg_lab_quiet(const bg_lab *lab) { return lab->quiet; }
+const char *bg_lab_outdir(const bg_lab *lab) { return lab->out; }
+
+FILE *bg_lab_tsv(bg_lab *lab, const char *file, const char *comment, const char *columns) {
+  char path[1400];
+  snprintf(path, sizeof path, "%s/%s", lab->out, file);
+  FILE *fp = fopen(path, "w");
+  if (!fp) die("cannot write %s: %s", path, strerror(errno));
+  if (comment && comment[0]) fprintf(fp, "# %s\n", comment);
+  fprintf(fp, "# %s\n", columns);
+  return fp;
+}
+
+/* ---------------------------------------------------------------- manifest */
+
+static void json_escape(char *dst, size_t n, const char *src) {
+  size_t k = 0;
+  for (; *src && k + 7 < n; ++src) {
+    unsigned char ch = (unsigned char)*src;
+    if (ch == '"' || ch == '\\') {
+      dst[k++] = '\\';
+      dst[k++] = (char)ch;
+    } else if (ch < 0x20) {
+      k += (size_t)snprintf(dst + k, n - k, "\\u%04x", ch);
+    } else {
+      dst[k++] = (char)ch;
+    }
+  }
+  dst[k] = 0;
+}
+
+static void manifest_add(bg_lab *lab, const char *key, const char *json_value) {
+  if (lab->n_manifest == MAX_MANIFEST) die("too many manifest entries (max %d)", MAX_MANIFEST);
+  char k[256];
+  json_escape(k, sizeof k, key);
+  size_t n = strlen(k) + strlen(json_value) + 8;
+  char *e = malloc(n);
+  snprintf(e, n, "\"%s\": %s", k, json_value);
+  lab->manifest[lab->n_manifest++] = e;
+}
+
+void bg_lab_manifest_num(bg_lab *lab, const char *key, double value) {
+  char v[64];
+  if (isfinite(value)) snprintf(v, sizeof v, "%.10g", value);
+  else snprintf(v, sizeof v, "null");
+  manifest_add(lab, key, v);
+}
+
+void bg_lab_manifest_str(bg_lab *lab, const char *key, const char *value) {
+  char esc[2048], q[2060];
+  json_escape(esc, sizeof esc, value ? value : "");
+  snprintf(q, sizeof q, "\"%s\"", esc);
+  manifest_add(lab, key, q);
+}
+
+void bg_lab_add_work(bg_lab *lab, double particle_steps) { lab->work += particle_steps; }
+
+void bg_lab_progress(bg_lab *lab, const char *fmt, ...) {
+  if (lab->quiet) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "[%s %7.1fs] ", lab->name, now_s() - lab->t0);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+}
+
+static void cpu_model(char *buf, size_t n) {
+  snprintf(buf, n, "unknown cpu");
+  FILE *fp = fopen("/proc/cpuinfo", "r");
+  if (!fp) return;
+  char line[512];
+  while (fgets(line, sizeof line, fp))
+    if (!strncmp(line, "model name", 10)) {
+      char *c = strchr(line, ':');
+      if (c) {
+        c++;
+        while (*c == ' ') c++;
+        c[strcspn(c, "\n")] = 0;
+        snprintf(buf, n, "%s", c);
+      }
+      break;
+    }
+  fclose(fp);
+}
+
+static void write_manifest(bg_lab *lab, double wall) {
+  char path[1400];
+  snprintf(path, sizeof path, "%s/manifest.json", lab->out);
+  FILE *fp = fopen(path, "w");
+  if (!fp) die("cannot write %s", path);
+  char cpu[256], host[256] = "unknown", esc[2200], date[64];
+  cpu_model(cpu, sizeof cpu);
+  gethostname(host, sizeof host - 1);
+  time_t t = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+  const char *commit = getenv("BAGNOLD_COMMIT") ? getenv("BAGNOLD_COMMIT") : BAGNOLD_GIT_COMMIT;
+  fprintf(fp, "{\n  \"experiment\": \"%s\",\n", lab->name);
+  json_escape(esc, sizeof esc, lab->argv_line);
+  fprintf(fp, "  \"command\": \"%s\",\n", esc);
+  fprintf(fp, "  \"commit\": \"%s\",\n  \"version\": \"%s\",\n", commit, BG_VERSION_STRING);
+  fprintf(fp, "  \"date\": \"%s\",\n  \"host\": \"%s\",\n", date, host);
+  json_escape(esc, sizeof esc, cpu);
+  fprintf(fp, "  \"cpu\": \"%s\",\n  \"cores\": %ld,\n", esc, sysconf(_SC_NPROCESSORS_ONLN));
+  fprintf(fp, "  \"scale\": \"%s\",\n  \"backend_requested\": \"%s\",\n", bg_lab_scale_name(lab),
+          lab->backend);
+  fprintf(fp, "  \"threads\": %d,\n  \"seed\": %lu,\n", lab->threads, lab->seed);
+  fprintf(fp, "  \"wall_s\": %.3f,\n  \"particle_steps\": %.6g,\n", wall, lab->work);
+  fprintf(fp, "  \"particle_steps_per_s\": %.6g", wall > 0 ? lab->work / wall : 0.0);
+  for (int i = 0; i < lab->n_manifest; ++i) fprintf(fp, ",\n  %s", lab->manifest[i]);
+  fprintf(fp, "\n}\n");
+  fclose(fp);
+}
+
+int bg_lab_finish(bg_lab *lab) {
+  double wall = now_s() - lab->t0;
+  char path[1400];
+  snprintf(path, sizeof path, "%s/claims.tsv", lab->out);
+  FILE *fp = fopen(path, "w");
+  if (!fp) die("cannot write %s", path);
+  fprintf(fp, "# claims of %s at scale %s; tolerance as in references/claims.tsv (compare rule in "
+              "column 'compare' there)\n",
+          lab->name, bg_lab_scale_name(lab));
+  fprintf(fp, "claim\tmeasured\texpected\ttolerance\tunit\tverdict\tsource\texpect\n");
+  int all = lab->n_claims > 0;
+  if (!lab->quiet) fprintf(stderr, "claims of %s (%s scale):\n", lab->name, bg_lab_scale_name(lab));
+  for (int i = 0; i < lab->n_claims; ++i) {
+    claim_result *c = &lab->claims[i];
+    all &= c->pass;
+    fprintf(fp, "%s\t%.6g\t%.6g\t%.3g\t%s\t%s\t%s\t%s\n", c->id, c->measured, c->expected, c->tol,
+            c->unit, c->pass ? "pass" : "fail", c->source, c->expect_pass ? "pass" : "fail");
+    fprintf(stderr, "  %-32s %-4s measured %.6g %s (expected %.6g, %s tolerance %.3g)%s\n", c->id,
+            c->pass ? "pass" : "FAIL", c->measured, c->unit, c->expected, c->compare, c->tol,
+            c->pass == c->expect_pass ? "" : c->pass ? "  [unexpected pass: update the table]"
+                                                     : "  [unexpected]");
+  }
+  fclose(fp);
+  write_manifest(lab, wall);
+  for (int i = 0; i < lab->n_manifest; ++i) free(lab->manifest[i]);
+  free(lab->table);
+  free(lab);
+  return all ? 0 : 1;
+}
