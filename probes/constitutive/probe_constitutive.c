@@ -186,7 +186,7 @@ int main(int argc, char **argv) {
   gsl_set_error_handler_off();
   gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   FILE *paths = bg_lab_tsv(lab, "paths.tsv",
-                           "triaxial compression paths; every 10th increment; blank lines separate paths",
+                           "triaxial compression paths: every increment up to 200, then every 10th; blank lines separate paths",
                            "phi_deg\tp_conf_Pa\taxial_strain\tp_Pa\tq_Pa\tphi_mob_deg\tphi_mob_fcr_deg\tmode");
   FILE *crit = bg_lab_tsv(lab, "critical.tsv", "critical state per (phi, confining pressure)",
                           "phi_deg\tp_conf_Pa\tphi_mob_deg\terr_deg\tphi_mob_fcr_deg\tgap_fcr_deg\tshear_steps");
@@ -217,7 +217,7 @@ int main(int argc, char **argv) {
         } else {
           run = 0;
         }
-        if (k % 10 == 0 || k == n_inc || run == CRIT_RUN) {
+        if (k <= 200 || k % 10 == 0 || k == n_inc || run == CRIT_RUN) {
           double tr = (double)tau.v[0] + tau.v[1] + tau.v[2], mean = tr / 3.0, dev2 = 0;
           for (int i = 0; i < 3; ++i) dev2 += (tau.v[i] - mean) * (tau.v[i] - mean);
           fprintf(paths, "%g\t%g\t%.6g\t%.6g\t%.6g\t%.7f\t%.7f\t%d\n", phis[ip], pconf[ic],
