@@ -232,7 +232,9 @@ int main(int argc, char **argv) {
               gap, shear);
       max_err = (isnan(err) || err > max_err) ? err : max_err;
       if (pconf[ic] <= SCENE_PRESSURE && gap > max_gap) max_gap = gap;
-      if (gap > max_gap_all) max_gap_all = gap;
+      /* NaN: the fixed-corotated stress left the compression regime (a
+       * principal stress turned tensile), the worst case there is */
+      if (isnan(gap) || gap > max_gap_all) max_gap_all = isnan(max_gap_all) ? max_gap_all : gap;
     }
     bg_lab_progress(lab, "phi %g: %d confining pressures done, max |phi_mob - phi| so far %.3g deg",
                     phis[ip], n_p, max_err);
@@ -255,7 +257,7 @@ int main(int argc, char **argv) {
   fclose(al);
 
   /* hardening: phi_mob at critical state against phi_F(q) */
-  FILE *hd = bg_lab_tsv(lab, "hardening.tsv", "hardening on (h0 35, h1 9, h2 0.2, h3 10 deg); shear increments",
+  FILE *hd = bg_lab_tsv(lab, "hardening.tsv", "hardening on (h0 35, h1 9, h2 0.2, h3 10 deg), confining pressure 10 kPa; every 25th increment, shear increments only",
                         "q\tphi_F_deg\tphi_mob_deg\terr_deg");
   double max_hard = 0;
   {

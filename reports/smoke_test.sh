@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# smoke_test.sh DIR: the report pipeline end to end on the constitutive probe
+# (ctest report.smoke). Runs scripts/report.sh --only probe --scale quick
+# --out DIR, then checks what a reader gets: report.md and report.html
+# non-empty, every claim row with a verdict, every figure the registry lists
+# for the probe as a real PNG, and the figures embedded in the HTML.
+# BAGNOLD_BUILD_DIR must name the build (ctest sets it).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+(($# == 1)) || { echo "usage: $0 OUT_DIR" >&2; exit 2; }
+out="$1"
+run=probe
+
+fail() {
+  printf 'report.smoke: FAIL: %s\n' "$*" >&2
+  exit 1
+}
+
+rm -rf -- "$out"
+set +e
+bash "$root/scripts/report.sh" --only "$run" --scale quick --out "$out"
+rc=$?
+set -e
+# 1 is a legitimate report verdict (a claim off its expect column; the probe's
+# own ctest judges that); anything else means the pipeline itself broke
+((rc == 0 || rc == 1)) || fail "scripts/report.sh exited $rc"
+((rc == 0)) || echo "report.smoke: note: report.sh exited 1 (its messages above say why)" >&2
+
+for f in report.md report.html claims.tsv; do
+  [[ -s "$out/$f" ]] || fail "$out/$f is missing or empty"
+done
+
+# every claim row (after the '#' comment and the header) has a verdict
+bad="$(awk -F'\t' '/^#/ || $1 == "run" || NF == 0 { next } { n++; if ($7 != "pass" && $7 != "fail") printf "%s %s: verdict \"%s\"\n", $1, $2, $7 }
+                   END { if (n == 0) print "no claim rows" }' "$out/claims.tsv")"
+[[ -z "$bad" ]] || fail "claims.tsv: $bad"
+
+# the figures the registry lists for the run
+entry="$(bash "$root/scripts/report.sh" --list | awk -F'|' -v r="$run" '$1 == r')"
+[[ -n "$entry" ]] || fail "scripts/report.sh --list has no entry '$run'"
+figs="${entry##*|}"
+[[ -n "$figs" ]] || fail "the registry lists no figures for '$run'"
+png_sig=" 89 50 4e 47 0d 0a 1a 0a"
+for fig in $figs; do
+  png="$out/figures/$fig.png"
+  [[ -s "$png" ]] || fail "figure $png is missing or empty"
+  sig="$(head -c 8 "$png" | od -An -tx1 | tr -s ' ' | sed 's/ *$//')"
+  [[ "$sig" == "$png_sig" ]] || fail "$png does not start with the PNG signature (got '$sig')"
+done
+
+grep -q 'data:image/png;base64,' "$out/report.html" || fail "report.html embeds no PNG (data:image/png;base64)"
+n_img="$(grep -o 'data:image/png;base64,' "$out/report.html" | wc -l)"
+n_figs="$(wc -w <<<"$figs")"
+((n_img >= n_figs)) || fail "report.html embeds $n_img PNG(s), the registry lists $n_figs figures"
+
+echo "report.smoke: ok ($n_figs figures, $(awk -F'\t' '!/^#/ && $1 != "run" && NF' "$out/claims.tsv" | wc -l) claims, report in $out)"
