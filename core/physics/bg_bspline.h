@@ -30,7 +30,7 @@ BG_HD bg_bspline bg_bspline_eval(const bg_real xg[3]) {
   bg_bspline s;
   for (int d = 0; d < 3; ++d) {
     /* floor(xg - 0.5) puts fx in [0.5, 1.5): the particle sits nearest node base+1 */
-    s.base[d] = (int)floorf(xg[d] - 0.5f);
+    s.base[d] = bg_floor_int(xg[d] - 0.5f);
     s.fx[d] = xg[d] - (bg_real)s.base[d];
     bg_bspline_axis(s.fx[d], s.w[d], s.dw[d]);
   }

@@ -22,30 +22,41 @@
  *     accurate to about one ulp over the ranges the fast path admits;
  *   - every lane function is forced inline (an out-of-line call blocks
  *     vectorisation) and loops have compile-time trip counts.
- * With these, gcc -O2/-O3 vectorises the chunk loops with plain SSE2 and
- * uses AVX2/AVX-512 when -march allows it. Under nvcc the same lane code
- * compiles as ordinary per-thread code (with hardware sqrt on the device).
+ * With these, gcc -O2 and -O3 vectorise the chunk loops with plain SSE2,
+ * and the drivers carry AVX2 and AVX-512 clones picked at load time (see
+ * BG_BATCH_DRIVER). Under nvcc the same lane code compiles as ordinary
+ * per-thread code (with hardware sqrt on the device).
  *
  * Fast path SVD (bg_lane_svd_core_): one-sided Jacobi like bg_svd3, but
- * with a fixed number of sweeps, no power-of-two scaling, and U obtained by
- * normalising the columns of B = A V instead of a QR. Every lane is then
- * certified: entries in [2^-20, 2^20] in magnitude (no square over- or
- * underflows), every pair of final columns orthogonal to BG_BATCH_COS_TOL
- * relative (which bounds ||U^T U - I|| directly, since U's columns are the
- * normalised columns), and no column below 2^-20 of the largest (so the
- * normalisation is well defined). Reconstruction U S V^T = B V^T = A V V^T
- * holds to the orthogonality of V, a product of exact rotations. A lane that
- * fails any test (not converged in the fixed sweeps, near-singular beyond
- * the ratio, huge/tiny/non-finite entries) is recomputed by bg_svd3.
+ * with a fixed number of sweeps (BG_BATCH_SWEEPS), no power-of-two scaling,
+ * rotations in rational half-angle form accumulated as a quaternion (V is a
+ * rotation by construction), and U obtained by normalising the columns of
+ * B = A V instead of a QR. Every lane is then certified a posteriori, on
+ * the factors it returns and nothing else (bg_lane_svd_certify_):
+ * U^T U = I and V^T V = I entry by entry to BG_BATCH_COS_TOL and
+ * ||A V - U S||_F <= BG_BATCH_RECON_TOL ||A||_F, which together bound
+ * ||U S V^T - A||_F by ~7e-6 ||A||_F; besides, entries must lie in
+ * [2^-20, 2^20] in magnitude (no square over- or underflows) and no column
+ * may fall below 2^-20 of the largest (so the normalisation is well
+ * defined). The certificate assumes nothing about how the factors were
+ * computed, so a lane the sweeps got wrong (as once for F = I + tiny E:
+ * an angle and a quaternion out of range, V at odds with B) fails it rather
+ * than returning garbage. A lane that fails any test (not converged in the
+ * fixed sweeps, near-singular beyond the ratio, huge/tiny/non-finite
+ * entries, and, in the constitutive update, det F < 0) is recomputed by
+ * the scalar code.
  *
  * Physics is written once: the Drucker-Prager return map here
  * (bg_dp_return_map_lane) is bg_dp_return_map with its branches turned into
  * selects, operation for operation in the same order, and with a correctly
  * rounded sqrt, so it reproduces bg_dp_return_map bit for bit on every lane
- * it accepts (test_svd checks this exhaustively over random strains); the
- * elastic laws are the shared bg_tau_hencky_eps / bg_tau_fixed_corotated.
- * Hardening (phi depending on q) is evaluated with the shared bg_sand_alpha
- * in a scalar pre-pass, since it needs sinf/expf. */
+ * it accepts; the elastic laws are bg_tau_hencky_eps and
+ * bg_tau_fixed_corotated restated the same way (test_svd checks all three
+ * bit for bit over random inputs). Hardening (phi depending on q) is
+ * evaluated with the shared bg_sand_alpha in a scalar pre-pass, since it
+ * needs sinf/expf. The differences to bg_sand_update that remain are the SVD
+ * itself and one-ulp log/exp, i.e. float round-off: against a double
+ * precision reference the batch path is as accurate as bg_sand_update. */
 #ifndef BG_CONSTITUTIVE_BATCH_H
 #define BG_CONSTITUTIVE_BATCH_H
 
@@ -63,17 +74,26 @@
  * chunk's working set (~5 KiB) stays in L1; a multiple of 16 lanes. */
 #define BG_BATCH_CHUNK 64
 
-/* Fixed Jacobi sweeps of the fast SVD. Four take F near a rotation (and
- * stretches within [0.3, 3]) to round-off; a lane that needs more is
- * re-done by bg_svd3 (see BG_BATCH_COS_TOL). */
+/* Fixed Jacobi sweeps of the fast SVD: the last with accurate angles, the
+ * others with cheap ones (bg_lane_jacobi_). Three take F near a rotation to
+ * round-off (about 1 lane in 10^4-10^5 of sand-like states falls back, 0.4%
+ * of states with stretches spread over [0.3, 3]); four would leave no
+ * fallback there but cost 13% more than the fallbacks they save. */
 #ifndef BG_BATCH_SWEEPS
 #define BG_BATCH_SWEEPS 3
 #endif
 
-/* A lane is certified only if every pair of final columns has
- * |cos| <= this. ||U^T U - I||_F <= sqrt(6) * tol + round-off. */
+/* The certificate of a fast lane (bg_lane_svd_certify_), checked on the
+ * very U, s, V it returns: every entry of U^T U - I and of V^T V - I at
+ * most BG_BATCH_COS_TOL in magnitude (so ||U^T U - I||_F <= 3 tol, the same
+ * for V), and ||A V - U diag(s)||_F <= BG_BATCH_RECON_TOL ||A||_F. Together
+ * ||U diag(s) V^T - A||_F <= (BG_BATCH_RECON_TOL + 3 BG_BATCH_COS_TOL)
+ * ||A||_F + round-off, about 7e-6 ||A||_F. */
 #ifndef BG_BATCH_COS_TOL
 #define BG_BATCH_COS_TOL (8.0f * FLT_EPSILON)
+#endif
+#ifndef BG_BATCH_RECON_TOL
+#define BG_BATCH_RECON_TOL (32.0f * FLT_EPSILON)
 #endif
 
 /* Entry range of the fast path: |a_ij| <= 2^20 and max |a_ij| >= 2^-20. */
@@ -209,25 +229,24 @@ BG_LANE bg_real bg_lane_rsqrt_(bg_real x) {
 #endif
 }
 
-/* sqrt(x), x >= 0, within about an ulp. */
-BG_LANE bg_real bg_lane_sqrt_(bg_real x) {
-#ifdef __CUDA_ARCH__
-  return sqrtf(x);
-#else
-  return x * bg_lane_rsqrt_(x);
-#endif
-}
-
 /* Correctly rounded sqrt(x) (= sqrtf(x) bit for bit) for x = 0 or
- * FLT_MIN <= x < +inf. An estimate r = x y, y ~ 1/sqrt(x), refined by one
- * Heron step r + (y/2)(x - r^2) to within an ulp, is moved to a neighbour
+ * FLT_MIN <= x < +inf (denormal x comes back unchanged). An estimate
+ * r = x y, y ~ 1/sqrt(x), refined by one Heron step r + (y/2)(x - r^2) to
+ * within an ulp, is moved to a neighbour
  * when x lies beyond the midpoint between them. Midpoints have 25
  * significant bits, their squares at most 50, so the tests in double are
  * exact (and no tie is possible: x has 24 bits). */
-BG_LANE bg_real bg_lane_sqrt_cr_(bg_real x) {
+BG_LANE bg_real bg_lane_sqrt_cr_(bg_real x0) {
 #ifdef __CUDA_ARCH__
-  return sqrtf(x);
+  return sqrtf(x0);
 #else
+  /* x = 0: r = 0, whose neighbour above is a denormal, and a denormal
+   * operand costs a microcode assist on x86 (per instruction, so one such
+   * lane slows the whole vector); the tip case of the return map sees x = 0
+   * whenever sigma = 1 exactly, i.e. for most particles at rest. Those
+   * lanes (and denormal x) run on x = 1 and return x itself. */
+  bg_lmask tiny = bg_lane_gt_(FLT_MIN, x0);
+  bg_real x = bg_lane_sel_(tiny, 1.0f, x0);
   bg_real y = bg_lane_rsqrt_(x);
   bg_real r = x * y;
   r = BG_LANE_FMA(0.5f * y, BG_LANE_FMA(-r, r, x), r);
@@ -243,7 +262,7 @@ BG_LANE bg_real bg_lane_sqrt_cr_(bg_real x) {
   uint32_t below = bg_lane_bits_((bg_real)(xd - md * md)) >> 31;
   bg_lmask go_up = (bg_lmask)0 - above;
   bg_lmask go_dn = (bg_lmask)0 - below;
-  return bg_lane_sel_(go_up, up, bg_lane_sel_(go_dn, dn, r));
+  return bg_lane_sel_(tiny, x0, bg_lane_sel_(go_up, up, bg_lane_sel_(go_dn, dn, r)));
 #endif
 }
 
@@ -331,13 +350,15 @@ BG_LANE bg_real bg_lane_dot_cols_(const bg_real b[9], int p, int q) {
  *
  * Angle: the rotation of bg_svd3 step 2, t = tan(theta) the smaller root,
  * written homogeneously, t = sign(h) 2 gamma / (|h| + sqrt(h^2 + 4 gamma^2)),
- * h = beta - alpha (gamma = 0 needs no special case; FLT_MIN keeps 0/0 away
- * when also h = 0). The rotation itself comes from the half-angle tangent
- * tau = tan(theta/2) in rational form, c = (1 - tau^2) / (1 + tau^2),
- * s = 2 tau / (1 + tau^2), which is orthogonal to round-off for *any* tau:
+ * h = beta - alpha (gamma = 0 needs no special case; 4 FLT_MIN keeps 0/0
+ * away when also h = 0), negligible gammas skipped and t clamped to
+ * [-1, 1] (see below). The rotation itself comes from the half-angle
+ * tangent tau = tan(theta/2) in rational form, c = (1 - tau^2) / (1 + tau^2),
+ * s = 2 tau / (1 + tau^2), which is orthogonal to round-off for any tau:
  * approximations in the angle cost convergence speed only, never accuracy.
  * And tau is what the quaternion update needs: the plane rotation G is the
- * axis rotation with quaternion (1, tau e_axis) up to sign and norm.
+ * axis rotation with quaternion (1, tau e_axis) up to sign and norm -- which
+ * stays in range only while |tau| is bounded, hence the clamp on t.
  *
  * acc = 0 (early sweeps): the norms are tracked through the rotations
  * (alpha - t gamma, beta + t gamma), sqrt is a one-step Newton estimate
@@ -353,34 +374,60 @@ BG_LANE void bg_lane_jacobi_(bg_real b[9], bg_real n[3], bg_real qv[4], int p, i
   }
   bg_real gamma = bg_lane_dot_cols_(b, p, q);
   bg_real h = n[q] - n[p];
-  bg_real y = gamma + gamma;
-  bg_real r2 = BG_LANE_FMA(h, h, y * y);
-  /* 1/sqrt(r2): bit-trick estimate and Newton steps. FLT_MIN keeps r2 = 0
-   * (orthogonal columns of equal norm) finite, r2 * ir = 0 there, and
-   * changes nothing for r2 >= 2^-102. */
-  bg_real r2s = r2 + FLT_MIN;
+  /* Pairs already orthogonal to float precision are left alone, as bg_svd3
+   * leaves them: |gamma| <= eps min(n_p, n_q) (<= eps |b_p| |b_q|) zeroes y,
+   * hence t, tau and s, and with c = 1 the update below is the identity
+   * bit for bit. F = I + E with tiny E (MPM's F = (I + dt C) F) has exactly
+   * equal norms, where a negligible gamma has a 45 degree Jacobi angle:
+   * rotating there only adds round-off to U and V. It also keeps the
+   * squares of tiny gammas (denormal arithmetic, slow) out of r2. */
+  bg_lmask rot = bg_lane_gt_(fabsf(gamma), FLT_EPSILON * bg_lane_min_(n[p], n[q]));
+  bg_real y = bg_lane_float_(bg_lane_bits_(gamma + gamma) & rot);
+  bg_real r2 = BG_LANE_FMA(y, y, h * h);
+  /* 1/sqrt(r2): bit-trick estimate and Newton steps, each as
+   * 1.5 ir - (r2/2 ir) ir^2 so that two of its three products overlap.
+   * 4 FLT_MIN keeps r2 = 0 (orthogonal columns of equal norm) away from
+   * 0/0, its half normal, and changes nothing for r2 > 2^-100. */
+  bg_real r2s = r2 + 4.0f * FLT_MIN;
   bg_real ir = bg_lane_float_(0x5f3759dfu - (bg_lane_bits_(r2s) >> 1));
   bg_real hr2 = 0.5f * r2s;
-  ir = ir * BG_LANE_FMA(-hr2, ir * ir, 1.5f);
-  if (acc) ir = ir * BG_LANE_FMA(-hr2, ir * ir, 1.5f);
-  bg_real t = bg_lane_mulsign_(y, h) / (BG_LANE_FMA(r2, ir, fabsf(h)) + FLT_MIN);
+  ir = BG_LANE_FMA(-(hr2 * ir), ir * ir, 1.5f * ir);
+  if (acc) ir = BG_LANE_FMA(-(hr2 * ir), ir * ir, 1.5f * ir);
+  /* |t| <= 1 (the smaller root): the tau polynomial is fitted on t^2 in
+   * [0, 1], and |tau| <= tan(pi/8) bounds the quaternion's norm by
+   * (1 + tan^2(pi/8))^(9/2) ~ 2. r2s * ir is sqrt(r2) (to the Newton
+   * steps' accuracy, so |t| may exceed 1 by 2e-3) only for r2 > 2^-100:
+   * where h^2 + y^2 underflows (tiny columns, or a tiny gamma that is not
+   * negligible against them) the quotient can be anything up to
+   * y / sqrt(4 FLT_MIN). Unclamped (then up to y / FLT_MIN), F = I + E with
+   * |E| ~ 1e-24 and the skip above not yet there gave t ~ 1e3, tau ~ 1e19,
+   * a half turn applied to b but an overflowing quaternion (|q|^2 = inf,
+   * V = I) -- certified, since only b's columns were checked. The clamp is
+   * on the bits (non-negative floats order as their bits): one integer op,
+   * where a float min would put a compare on the sweeps' latency chain. */
+  uint32_t tb = bg_lane_bits_(fabsf(y) / BG_LANE_FMA(r2s, ir, fabsf(h)));
+  tb = (tb < 0x3f800000u) ? tb : 0x3f800000u;
+  bg_real t = bg_lane_float_(tb | ((bg_lane_bits_(y) ^ bg_lane_bits_(h)) & 0x80000000u));
   bg_real t2 = t * t;
+  /* Estrin's scheme: the polynomial in two levels instead of Horner's chain */
+  bg_real t4 = t2 * t2;
   bg_real g;
   if (acc) {
-    g = BG_LANE_FMA(t2, BG_LANE_HT4_4, BG_LANE_HT4_3);
-    g = BG_LANE_FMA(t2, g, BG_LANE_HT4_2);
-    g = BG_LANE_FMA(t2, g, BG_LANE_HT4_1);
-    g = BG_LANE_FMA(t2, g, BG_LANE_HT4_0);
+    bg_real lo = BG_LANE_FMA(t2, BG_LANE_HT4_1, BG_LANE_HT4_0);
+    bg_real hi = BG_LANE_FMA(t4, BG_LANE_HT4_4, BG_LANE_FMA(t2, BG_LANE_HT4_3, BG_LANE_HT4_2));
+    g = BG_LANE_FMA(t4, hi, lo);
   } else {
-    g = BG_LANE_FMA(t2, BG_LANE_HT3_3, BG_LANE_HT3_2);
-    g = BG_LANE_FMA(t2, g, BG_LANE_HT3_1);
-    g = BG_LANE_FMA(t2, g, BG_LANE_HT3_0);
+    bg_real lo = BG_LANE_FMA(t2, BG_LANE_HT3_1, BG_LANE_HT3_0);
+    bg_real hi = BG_LANE_FMA(t2, BG_LANE_HT3_3, BG_LANE_HT3_2);
+    g = BG_LANE_FMA(t4, hi, lo);
   }
   bg_real tau = t * g;
   bg_real tt = tau * tau;
+  /* c = (1 - tau^2) d, s = 2 tau d, d = 1 / (1 + tau^2); d applied last,
+   * so the division overlaps the multiplies */
   bg_real d = 1.0f / (1.0f + tt);
-  bg_real c = (1.0f - tt) * d;
-  bg_real s = (tau + tau) * d;
+  bg_real cu = 1.0f - tt;
+  bg_real su = tau + tau;
   /* the norms after an exact Jacobi rotation: alpha - t gamma, beta + t gamma */
   if (!acc) {
     n[p] = BG_LANE_FMA(-t, gamma, n[p]);
@@ -389,8 +436,8 @@ BG_LANE void bg_lane_jacobi_(bg_real b[9], bg_real n[3], bg_real qv[4], int p, i
   BG_UNROLL
   for (int i = 0; i < 3; ++i) {
     bg_real bp = b[3 * i + p], bq = b[3 * i + q];
-    b[3 * i + p] = BG_LANE_FMA(c, bp, -(s * bq));
-    b[3 * i + q] = BG_LANE_FMA(s, bp, c * bq);
+    b[3 * i + p] = d * BG_LANE_FMA(cu, bp, -(su * bq));
+    b[3 * i + q] = d * BG_LANE_FMA(su, bp, cu * bq);
   }
   /* qv <- qv (x) (1, k e_axis): pair (0,1) is a rotation about z by
    * -theta, (0,2) about y by +theta, (1,2) about x by -theta */
@@ -437,17 +484,54 @@ BG_LANE bg_lane_m3 bg_lane_quat_matrix_(const bg_real qv[4]) {
   return m;
 }
 
+/* The a-posteriori check of a factorisation A ~ U diag(s) V^T (row-major
+ * a, u, v): U^T U ~ I, V^T V ~ I and A V ~ U diag(s) column by column, to
+ * the tolerances above. It looks at nothing but the returned factors, so
+ * whatever goes wrong inside the fast path (an angle out of range, an
+ * overflowing quaternion, a V that disagrees with the rotations applied to
+ * B, a bad rsqrt) shows up here as a clear mask, never as a certified lane.
+ * Scale-free: U and V have unit columns whatever A's size, and the
+ * reconstruction residual is compared with ||A||_F^2 (both within range
+ * for the entries the fast path admits). NaN anywhere clears the mask. */
+BG_LANE bg_lmask bg_lane_svd_certify_(const bg_real a[9], const bg_real u[9], const bg_real s[3],
+                                      const bg_real v[9]) {
+  bg_lmask ok = ~(bg_lmask)0;
+  BG_UNROLL
+  for (int k = 0; k < 6; ++k) {
+    int p = (k < 3) ? k : (k == 5) ? 1 : 0;
+    int q = (k < 3) ? k : (k == 3) ? 1 : 2;
+    bg_real one = (k < 3) ? 1.0f : 0.0f;
+    ok &= bg_lane_le_(fabsf(bg_lane_dot_cols_(u, p, q) - one), BG_BATCH_COS_TOL);
+    ok &= bg_lane_le_(fabsf(bg_lane_dot_cols_(v, p, q) - one), BG_BATCH_COS_TOL);
+  }
+  bg_real d2 = 0.0f, a2 = 0.0f;
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i)
+    BG_UNROLL
+    for (int j = 0; j < 3; ++j) {
+      bg_real av =
+          BG_LANE_FMA(a[3 * i], v[j], BG_LANE_FMA(a[3 * i + 1], v[3 + j], a[3 * i + 2] * v[6 + j]));
+      bg_real d = BG_LANE_FMA(-u[3 * i + j], s[j], av);
+      d2 = BG_LANE_FMA(d, d, d2);
+      a2 = BG_LANE_FMA(a[3 * i + j], a[3 * i + j], a2);
+    }
+  ok &= bg_lane_le_(d2, (BG_BATCH_RECON_TOL * BG_BATCH_RECON_TOL) * a2);
+  return ok;
+}
+
 /* Unsorted fast SVD: u gets the normalised columns of B = A V
  * (det u = sign det a, not fixed up here), s their norms (all >= 0), v the
- * accumulated rotation (det +1), ok the certification (header comment). */
+ * accumulated rotation (det +1), ok the domain tests (entry range, sigma
+ * ratio) and the certificate (bg_lane_svd_certify_). */
 BG_LANE bg_lane_svd bg_lane_svd_core_(bg_lane_m3 a) {
   bg_lane_svd r;
-  bg_real *b = a.e;
+  bg_real b[9];
   bg_real amax = 0.0f;
   bg_lmask ok = ~(bg_lmask)0;
   BG_UNROLL
   for (int k = 0; k < 9; ++k) {
-    bg_real x = fabsf(b[k]);
+    b[k] = a.e[k];
+    bg_real x = fabsf(a.e[k]);
     ok &= bg_lane_le_(x, BG_BATCH_AMAX_HI); /* also rejects NaN */
     amax = bg_lane_max_(x, amax);
   }
@@ -465,14 +549,6 @@ BG_LANE bg_lane_svd bg_lane_svd_core_(bg_lane_m3 a) {
   r.v = bg_lane_quat_matrix_(qv);
   BG_UNROLL
   for (int j = 0; j < 3; ++j) n[j] = bg_lane_dot_cols_(b, j, j);
-  const bg_real tol2 = BG_BATCH_COS_TOL * BG_BATCH_COS_TOL;
-  BG_UNROLL
-  for (int pair = 0; pair < 3; ++pair) {
-    int p = (pair == 2) ? 1 : 0;
-    int q = (pair == 0) ? 1 : 2;
-    bg_real g = bg_lane_dot_cols_(b, p, q);
-    ok &= bg_lane_le_(g * g, tol2 * (n[p] * n[q]));
-  }
   bg_real nmax = bg_lane_max_(bg_lane_max_(n[0], n[1]), n[2]);
   BG_UNROLL
   for (int j = 0; j < 3; ++j) {
@@ -482,7 +558,7 @@ BG_LANE bg_lane_svd bg_lane_svd_core_(bg_lane_m3 a) {
     BG_UNROLL
     for (int i = 0; i < 3; ++i) r.u.e[3 * i + j] = b[3 * i + j] * rs;
   }
-  r.ok = ok;
+  r.ok = ok & bg_lane_svd_certify_(a.e, r.u.e, r.s, r.v.e);
   return r;
 }
 
@@ -507,7 +583,9 @@ BG_LANE void bg_lane_swap_cols_(bg_lmask m, bg_real u[9], bg_real v[9], int p, i
 
 /* The fast SVD in bg_svd3's convention: U, V proper rotations,
  * s0 >= s1 >= |s2|, s2 with the sign of det A. Lanes whose ok is clear must
- * be recomputed by bg_svd3 (bg_svd3_chunk does that). */
+ * be recomputed by bg_svd3 (bg_svd3_chunk does that). The certificate is
+ * the core's: the fix-ups below only permute and negate columns and values
+ * (exactly), which leaves U^T U, V^T V and U S V^T as they were. */
 BG_LANE bg_lane_svd bg_svd3_lane(bg_lane_m3 a) {
   bg_lane_svd r = bg_lane_svd_core_(a);
   bg_real *s = r.s;
@@ -573,6 +651,29 @@ BG_LANE bg_return_lane bg_dp_return_map_lane(bg_vec3 eps, bg_real log_jp, bg_lam
   return o;
 }
 
+/* ------------------------------------------------------ elastic laws */
+
+/* bg_tau_hencky_eps and bg_tau_fixed_corotated (bg_stress.h), the same
+ * expressions evaluated in the same order, hence bit-identical (test_svd
+ * checks it). Restated only because their 3-iteration loops are not
+ * unrolled at -O2, which would keep the whole chunk loop scalar there. */
+BG_LANE bg_vec3 bg_tau_hencky_eps_lane(bg_vec3 e, bg_lame l) {
+  bg_vec3 t;
+  bg_real tr = e.v[0] + e.v[1] + e.v[2];
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) t.v[i] = 2.0f * l.mu * e.v[i] + l.lambda * tr;
+  return t;
+}
+
+BG_LANE bg_vec3 bg_tau_fixed_corotated_lane(bg_vec3 sigma, bg_lame l) {
+  bg_vec3 t;
+  bg_real J = sigma.v[0] * sigma.v[1] * sigma.v[2];
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i)
+    t.v[i] = 2.0f * l.mu * (sigma.v[i] - 1.0f) * sigma.v[i] + l.lambda * (J - 1.0f) * J;
+  return t;
+}
+
 /* ------------------------------------------------------ sand update lane */
 
 /* Material constants of the lane, hoisted out of the chunk loop. */
@@ -627,8 +728,8 @@ BG_LANE bg_sand_lane bg_sand_update_lane(const bg_sand_lane_consts *c, bg_real a
     /* Hencky from the strain itself: log(max(exp(eps), SIGMA_MIN)) */
     et.v[i] = bg_lane_sel_(pl, bg_lane_max_(rl.r.eps.v[i], c->log_sigma_min), eps.v[i]);
   }
-  bg_vec3 th = bg_tau_hencky_eps(et, c->lame);
-  bg_vec3 tf = bg_tau_fixed_corotated(sn, c->lame);
+  bg_vec3 th = bg_tau_hencky_eps_lane(et, c->lame);
+  bg_vec3 tf = bg_tau_fixed_corotated_lane(sn, c->lame);
   bg_vec3 t;
   BG_UNROLL
   for (int i = 0; i < 3; ++i) t.v[i] = bg_lane_sel_(c->fixed_corotated, tf.v[i], th.v[i]);

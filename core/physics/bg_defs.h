@@ -73,6 +73,14 @@ BG_HD bg_mat3 bg_mat3_usvt(bg_mat3 u, bg_vec3 s, bg_mat3 v) {
   return r;
 }
 
+/* floor to int without a libm call (floorf is not inlined on baseline
+ * x86-64): truncate, then step down for negative non-integers. Exact for
+ * |x| < 2^31. */
+BG_HD int bg_floor_int(bg_real x) {
+  int i = (int)x;
+  return i - ((bg_real)i > x);
+}
+
 BG_HD bg_real bg_deg2rad(bg_real deg) { return deg * 0.017453292519943295f; }
 BG_HD bg_real bg_rad2deg(bg_real rad) { return rad * 57.29577951308232f; }
 

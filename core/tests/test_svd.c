@@ -5,8 +5,12 @@
  * bg_svd3 and again (another 100000) for bg_svd3_chunk with the same
  * measures and tolerances; then the batch constitutive update against
  * bg_sand_update, its branch-free return map against bg_dp_return_map (bit
- * for bit), its log/exp/sqrt kernels against libm, and the fallback of
- * every lane the fast path cannot certify.
+ * for bit), its log/exp/sqrt kernels against libm, the fallback of every
+ * lane the fast path cannot certify, the certificate itself against
+ * corrupted factorisations, and both batch drivers on 100000 MPM-like
+ * near-identity states (I + tiny E, exact identity and rotations, single
+ * tiny entries, diag(1, 1, 1 +- ulp)), where the fast path once certified
+ * garbage.
  * Errors are measured in double against the float input, aggregated as a
  * maximum per family, and only the maxima are checked, so the output stays
  * a few dozen lines. Host-only physics: the only backend is "cpu"; any other
@@ -782,6 +786,25 @@ static void return_map_lane(gsl_rng *r) {
   }
 }
 
+/* The lane restatements of the elastic laws against bg_stress.h, bit for bit. */
+static void stress_lane(gsl_rng *r) {
+  long mismatch = 0, n = 0;
+  for (int k = 0; k < 100000; ++k) {
+    bg_lame l = bg_lame_from_e_nu((bg_real)log_uniform(r, 1e4, 1e8), (bg_real)(0.05 + 0.4 * gsl_rng_uniform(r)));
+    bg_vec3 e, sg;
+    for (int i = 0; i < 3; ++i) {
+      e.v[i] = (bg_real)(log_uniform(r, 1e-7, 1.0) * (gsl_rng_uniform(r) < 0.5 ? -1 : 1));
+      sg.v[i] = (bg_real)log_uniform(r, 0.05, 20.0);
+    }
+    bg_vec3 a = bg_tau_hencky_eps_lane(e, l), b = bg_tau_hencky_eps(e, l);
+    bg_vec3 c = bg_tau_fixed_corotated_lane(sg, l), d = bg_tau_fixed_corotated(sg, l);
+    if (!same_bits(&a, &b, sizeof a) || !same_bits(&c, &d, sizeof c)) mismatch++;
+    n++;
+  }
+  bg_check_true(mismatch == 0, "lane elastic laws == bg_tau_hencky_eps / bg_tau_fixed_corotated bit for bit (%ld of %ld differ)",
+                mismatch, n);
+}
+
 enum { SF_NEAR_ID, SF_SAND, SF_WIDE, SF_EXTREME, N_SF };
 static const char *sf_name[N_SF] = {"near-identity", "sand-like", "wide[0.3,3]", "extreme"};
 
@@ -950,6 +973,363 @@ static void sand_batch(gsl_rng *r) {
                 "sand batch: the extreme lanes fall back (%ld of %ld)", n_extreme - fast_extreme, n_extreme);
 }
 
+/* The fast path's certificate (bg_lane_svd_certify_) on its own: it must
+ * accept true factorisations and reject every kind of wrong one, whatever
+ * produced it -- including the shape of the bug it was made for: orthogonal
+ * U and V that do not belong together (U a rotation, V = I, s = 1 for
+ * A ~ I). Factors from bg_svd3 of well-conditioned matrices
+ * R1 diag(3, 2, 1) R2, then corrupted one way each. */
+static void certificate_faults(gsl_rng *r) {
+  enum { N_CERT = 2000, N_FAULT = 7 };
+  static const char *fault_name[N_FAULT] = {
+      "U, V of another matrix (V = I, U a rotation)", "U column scaled by 1+1e-5", "sigma0 scaled by 1+1e-4",
+      "V entry + 1e-5 (not orthogonal)", "V turned by 0.01 rad (orthogonal, wrong)", "U columns 0, 1 swapped",
+      "NaN in U"};
+  long true_ok = 0, accepted[N_FAULT];
+  memset(accepted, 0, sizeof accepted);
+  for (int k = 0; k < N_CERT; ++k) {
+    bg_mat3 a = usv_f(r, 3.0, 2.0, 1.0), u, v;
+    bg_vec3 sg;
+    bg_svd3(&a, &u, &sg, &v);
+    bg_lane_m3 al = lane_of(&a), ul = lane_of(&u), vl = lane_of(&v);
+    true_ok += bg_lane_svd_certify_(al.e, ul.e, sg.v, vl.e) != 0;
+    for (int f = 0; f < N_FAULT; ++f) {
+      bg_lane_m3 a2 = al, u2 = ul, v2 = vl;
+      bg_vec3 s2 = sg;
+      switch (f) {
+      case 0: { /* what the unclamped sweeps returned for F = I + 1e-24 E */
+        bg_mat3 id = bg_mat3_identity(), q = to_f(rand_rot(r));
+        a2 = lane_of(&id);
+        a2.e[1] = -1.2e-24f;
+        a2.e[2] = 1.1e-12f;
+        u2 = lane_of(&q);
+        v2 = lane_of(&id);
+        s2.v[0] = s2.v[1] = s2.v[2] = 1.0f;
+        break;
+      }
+      case 1:
+        for (int i = 0; i < 3; ++i) u2.e[3 * i] *= 1.00001f;
+        break;
+      case 2: s2.v[0] *= 1.0001f; break;
+      case 3: v2.e[gsl_rng_uniform_int(r, 9)] += 1e-5f; break;
+      case 4: { /* V G, G a rotation by 0.01 in the plane of two columns */
+        int p = (int)gsl_rng_uniform_int(r, 3), q = (p + 1) % 3;
+        double c = cos(0.01), sn = sin(0.01);
+        for (int i = 0; i < 3; ++i) {
+          double vp = v2.e[3 * i + p], vq = v2.e[3 * i + q];
+          v2.e[3 * i + p] = (bg_real)(c * vp - sn * vq);
+          v2.e[3 * i + q] = (bg_real)(sn * vp + c * vq);
+        }
+        break;
+      }
+      case 5:
+        for (int i = 0; i < 3; ++i) {
+          bg_real t = u2.e[3 * i];
+          u2.e[3 * i] = u2.e[3 * i + 1];
+          u2.e[3 * i + 1] = t;
+        }
+        break;
+      default: u2.e[gsl_rng_uniform_int(r, 9)] = NAN; break;
+      }
+      accepted[f] += bg_lane_svd_certify_(a2.e, u2.e, s2.v, v2.e) != 0;
+    }
+  }
+  printf("certificate: %ld of %d true factorisations accepted\n", true_ok, N_CERT);
+  bg_check_true(true_ok * 100 >= 99L * N_CERT,
+                "certificate accepts bg_svd3's factors of well-conditioned A (%ld of %d)", true_ok, N_CERT);
+  for (int f = 0; f < N_FAULT; ++f)
+    bg_check_true(accepted[f] == 0, "certificate rejects '%s' (%ld of %d accepted)", fault_name[f], accepted[f],
+                  N_CERT);
+}
+
+/* ============================================ MPM-like near-identity states */
+
+/* F_trial = (I + dt C) F: for almost every particle at almost every step F
+ * is the identity (or a rotation) plus entries of 1e-12 and their products,
+ * 1e-24, with exact zeros, so the column norms are *exactly* equal (1 + 1e-24
+ * is 1): repeated singular values, where the Jacobi angle is 0/0, and
+ * dot products whose squares underflow. The fast path once certified a
+ * garbage U there (reconstruction error O(1), particles launched at m/s).
+ * Families: I + E with |E_ij| log-uniform over 1e-30 .. 1e-2, random signs
+ * and random sparsity; the exact identity; rotations (exact signed
+ * permutations, the exact (0.6, 0.8) axis rotations, rounded random ones);
+ * the identity with one entry (log-uniform 1e-45 .. 1e-2, denormals
+ * included) at each of the nine positions; diag(1, 1, 1 +- k ulp) with the
+ * odd entry anywhere; and rotated states R (I + E). */
+enum { NI_RANDOM, NI_IDENTITY, NI_ROTATION, NI_SINGLE, NI_ULP, NI_ROT_E, N_NI };
+static const char *ni_name[N_NI] = {"I+E", "identity", "rotation", "I+one entry", "diag(1,1,1+-ulp)", "R(I+E)"};
+#define N_NEAR_ID 100000
+
+static double rand_sign(gsl_rng *r) { return gsl_rng_uniform(r) < 0.5 ? -1.0 : 1.0; }
+
+/* E with log-uniform magnitudes over 1e-30 .. 1e-2, random signs, and a
+ * random fraction of exact zeros. */
+static dmat tiny_e(gsl_rng *r) {
+  dmat e;
+  double pzero = gsl_rng_uniform(r);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      e.m[i][j] = gsl_rng_uniform(r) < pzero ? 0.0 : rand_sign(r) * log_uniform(r, 1e-30, 1e-2);
+  return e;
+}
+
+static int near_identity_kind(long idx) {
+  static const int k[16] = {NI_RANDOM, NI_RANDOM, NI_RANDOM, NI_RANDOM, NI_RANDOM, NI_RANDOM, NI_RANDOM,
+                            NI_RANDOM, NI_IDENTITY, NI_ROTATION, NI_SINGLE, NI_SINGLE, NI_ULP,
+                            NI_ROT_E, NI_ROT_E, NI_ROT_E};
+  return k[idx % 16];
+}
+
+static bg_mat3 near_identity(gsl_rng *r, int kind, long idx) {
+  bg_mat3 a = bg_mat3_identity();
+  switch (kind) {
+  case NI_RANDOM: {
+    dmat e = tiny_e(r);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) a.m[i][j] = (bg_real)((i == j) + e.m[i][j]);
+    return a;
+  }
+  case NI_IDENTITY: return a;
+  case NI_ROTATION: {
+    long v = (idx / 16) % 3;
+    if (v == 0) { /* signed permutation, det +1: exact */
+      static const int perm[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {1, 0, 2}, {0, 2, 1}, {2, 1, 0}};
+      int pi = (int)gsl_rng_uniform_int(r, 6), odd = pi >= 3;
+      double sg[3], det = odd ? -1 : 1;
+      for (int k = 0; k < 3; ++k) {
+        sg[k] = rand_sign(r);
+        det *= sg[k];
+      }
+      if (det < 0) sg[2] = -sg[2];
+      a = bg_mat3_zero();
+      for (int k = 0; k < 3; ++k) a.m[k][perm[pi][k]] = (bg_real)sg[k];
+    } else if (v == 1) { /* (0.6, 0.8) about a coordinate axis: exact in float up to rounding of 0.6, 0.8 */
+      int ax = (int)gsl_rng_uniform_int(r, 3), p = (ax + 1) % 3, q = (ax + 2) % 3;
+      double c = 0.6, s = 0.8 * rand_sign(r);
+      if (gsl_rng_uniform(r) < 0.5) {
+        c = 0.8;
+        s = 0.6 * rand_sign(r);
+      }
+      a.m[p][p] = (bg_real)c;
+      a.m[q][q] = (bg_real)c;
+      a.m[p][q] = (bg_real)-s;
+      a.m[q][p] = (bg_real)s;
+    } else {
+      a = to_f(rand_rot(r));
+    }
+    return a;
+  }
+  case NI_SINGLE: {
+    int pos = (int)((idx / 16) % 9);
+    double x = rand_sign(r) * log_uniform(r, 1e-45, 1e-2);
+    a.m[pos / 3][pos % 3] = (bg_real)((pos % 4 == 0) + x);
+    return a;
+  }
+  case NI_ULP: {
+    int pos = (int)gsl_rng_uniform_int(r, 3), k = 1 + (int)gsl_rng_uniform_int(r, 4);
+    a.m[pos][pos] = (bg_real)(gsl_rng_uniform(r) < 0.5 ? 1.0 + k * ldexp(1.0, -23) : 1.0 - k * ldexp(1.0, -24));
+    if (gsl_rng_uniform(r) < 0.25) { /* and a second one */
+      int p2 = (pos + 1 + (int)gsl_rng_uniform_int(r, 2)) % 3;
+      a.m[p2][p2] = (bg_real)(1.0 + rand_sign(r) * ldexp(1.0, -24));
+    }
+    return a;
+  }
+  default: { /* NI_ROT_E */
+    dmat e = tiny_e(r);
+    for (int i = 0; i < 3; ++i) e.m[i][i] += 1.0;
+    return to_f(dmul(rand_rot(r), e));
+  }
+  }
+}
+
+typedef struct {
+  double dF, dtau, dljp, dq;
+  long n, fast, modes_differ, modes_unexplained;
+} ni_sand_stats;
+
+/* Both batch drivers on N_NEAR_ID such states: bg_svd3_chunk with the
+ * measures and tolerances of the other families, plus its sigma against
+ * bg_svd3's; bg_sand_update_chunk against bg_sand_update (F within 1e-5
+ * relative, tau within 1e-5 of K = 2 mu + 3 lambda, modes equal except where
+ * the return map's decision, tr(eps) >= 0 or dgamma <= 0, is within
+ * round-off of its boundary). */
+static void mpm_near_identity(gsl_rng *r) {
+  enum { N_MAT = 2 };
+  static bg_svd_chunk ch;
+  static bg_sand_chunk sc[N_MAT];
+  static bg_mat3 a[BG_BATCH_CHUNK];
+  static int kind[BG_BATCH_CHUNK];
+  static bg_real ljp0[BG_BATCH_CHUNK];
+  fam_stats st[N_NI];
+  ni_sand_stats ss[N_MAT][N_NI];
+  long fast[N_NI], fb_reported = 0, fb_counted = 0, fb_not_svd3 = 0, sand_fb_reported = 0, sand_fb_counted = 0;
+  double sig_vs_svd3[N_NI], worst_recon_certified = 0, worst_ortho_certified = 0;
+  const char *mat_name[N_MAT] = {"default", "fixcorot+hard"};
+  bg_sand mats[N_MAT];
+  bg_sand_lane_consts lc[N_MAT];
+  memset(st, 0, sizeof st);
+  memset(ss, 0, sizeof ss);
+  memset(fast, 0, sizeof fast);
+  memset(sig_vs_svd3, 0, sizeof sig_vs_svd3);
+  for (int mt = 0; mt < N_MAT; ++mt) {
+    bg_sand *m = &mats[mt];
+    memset(m, 0, sizeof *m);
+    m->lame = bg_lame_from_e_nu(3.537e5f, 0.3f);
+    m->rho0 = 2200.0f;
+    m->alpha = bg_dp_alpha(35.0f);
+    m->law = mt == 1 ? BG_LAW_FIXED_COROTATED : BG_LAW_HENCKY;
+    m->plastic = 1;
+    m->hardening = mt == 1;
+    m->h0 = 35.0f;
+    m->h1 = 9.0f;
+    m->h2 = 0.2f;
+    m->h3 = 10.0f;
+    m->volume_correction = mt == 0;
+    lc[mt] = bg_sand_lane_consts_make(m);
+  }
+  for (long base = 0; base < N_NEAR_ID; base += BG_BATCH_CHUNK) {
+    int len = (int)(N_NEAR_ID - base < BG_BATCH_CHUNK ? N_NEAR_ID - base : BG_BATCH_CHUNK);
+    for (int l = 0; l < len; ++l) {
+      kind[l] = near_identity_kind(base + l);
+      a[l] = near_identity(r, kind[l], base + l);
+      /* at rest, log Jp is mostly 0; sometimes a small leftover */
+      ljp0[l] = gsl_rng_uniform(r) < 0.75 ? 0.0f : (bg_real)(rand_sign(r) * log_uniform(r, 1e-9, 1e-2));
+      for (int e = 0; e < 9; ++e) {
+        ch.a[e][l] = a[l].m[e / 3][e % 3];
+        for (int mt = 0; mt < N_MAT; ++mt) sc[mt].F[e][l] = a[l].m[e / 3][e % 3];
+      }
+      for (int mt = 0; mt < N_MAT; ++mt) {
+        sc[mt].log_jp[l] = ljp0[l];
+        sc[mt].q[l] = 0.0f;
+      }
+    }
+    fb_reported += bg_svd3_chunk(&ch, len);
+    for (int mt = 0; mt < N_MAT; ++mt) sand_fb_reported += bg_sand_update_chunk(&mats[mt], &sc[mt], len);
+    for (int l = 0; l < len; ++l) {
+      int k = kind[l];
+      bg_mat3 u, v, us, vs;
+      bg_vec3 s, sgs;
+      chunk_get_usv(&ch, l, &u, &s, &v);
+      fam_stats one;
+      memset(&one, 0, sizeof one);
+      measure_usv(&a[l], &u, &s, &v, 0, NULL, &one);
+      measure_usv(&a[l], &u, &s, &v, 0, NULL, &st[k]);
+      bg_svd3(&a[l], &us, &sgs, &vs);
+      for (int j = 0; j < 3; ++j)
+        upd_max(&sig_vs_svd3[k], fabs((double)s.v[j] - sgs.v[j]) / fmax((double)sgs.v[0], 1e-30));
+      if (bg_svd3_lane(lane_of(&a[l])).ok) {
+        fast[k]++;
+        upd_max(&worst_recon_certified, one.recon);
+        upd_max(&worst_ortho_certified, fmax(one.ortho_u, one.ortho_v));
+      } else {
+        fb_counted++;
+        if (!matches_svd3(&a[l], &u, &s, &v)) fb_not_svd3++;
+      }
+      for (int mt = 0; mt < N_MAT; ++mt) {
+        const bg_sand *m = &mats[mt];
+        ni_sand_stats *x = &ss[mt][k];
+        bg_mat3 Fs = a[l], ts;
+        bg_real ls = ljp0[l], qs = 0.0f;
+        int ms = bg_sand_update(m, &Fs, &ls, &qs, &ts);
+        bg_real t6[6] = {ts.m[0][0], ts.m[1][1], ts.m[2][2], 0.5f * (ts.m[0][1] + ts.m[1][0]),
+                         0.5f * (ts.m[0][2] + ts.m[2][0]), 0.5f * (ts.m[1][2] + ts.m[2][1])};
+        double K = 2.0 * m->lame.mu + 3.0 * m->lame.lambda;
+        double df = 0, nf = 0;
+        for (int e = 0; e < 9; ++e) {
+          double d = (double)sc[mt].F[e][l] - Fs.m[e / 3][e % 3];
+          df += d * d;
+          nf += (double)Fs.m[e / 3][e % 3] * Fs.m[e / 3][e % 3];
+        }
+        upd_max(&x->dF, sqrt(df / nf));
+        for (int c = 0; c < 6; ++c) upd_max(&x->dtau, fabs((double)sc[mt].tau[c][l] - t6[c]) / K);
+        upd_max(&x->dljp, fabs((double)sc[mt].log_jp[l] - ls));
+        upd_max(&x->dq, fabs((double)sc[mt].q[l] - qs));
+        x->n++;
+        bg_sand_lane o = bg_sand_update_lane(&lc[mt], bg_sand_alpha(m, 0.0f), lane_of(&a[l]), ljp0[l], 0.0f);
+        if (o.ok) x->fast++;
+        else sand_fb_counted++;
+        if (sc[mt].mode[l] != ms) {
+          /* the decision the scalar return map took, in double from its
+           * own singular values: tip where tr >= 0, elastic where dgamma <= 0 */
+          double e[3], tr = 0, eh2 = 0;
+          for (int j = 0; j < 3; ++j) {
+            e[j] = log(fmax((double)sgs.v[j], (double)BG_SIGMA_MIN)) + (m->volume_correction ? ljp0[l] / 3.0 : 0.0);
+            tr += e[j];
+          }
+          for (int j = 0; j < 3; ++j) eh2 += (e[j] - tr / 3) * (e[j] - tr / 3);
+          double coef = (3.0 * m->lame.lambda + 2.0 * m->lame.mu) / (2.0 * m->lame.mu) * bg_sand_alpha(m, 0.0f);
+          double dgamma = sqrt(eh2) + coef * tr;
+          x->modes_differ++;
+          if (!(fabs(tr) <= 1e-6 || fabs(dgamma) <= 1e-6)) x->modes_unexplained++;
+        }
+      }
+    }
+  }
+  printf("MPM-like near identity: bg_svd3_chunk (sigma: |sigma - sigma_bg_svd3| / sigma0):\n");
+  printf("%-17s %8s %10s %10s %10s %10s %10s %10s %6s %6s %7s\n", "family", "n", "recon", "orthoU", "orthoV",
+         "|detU-1|", "|detV-1|", "sigma", "order", "sign", "fast%");
+  long n_all = 0, fast_all = 0;
+  for (int k = 0; k < N_NI; ++k) {
+    printf("%-17s %8ld %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %6ld %6ld %7.3f\n", ni_name[k], st[k].n, st[k].recon,
+           st[k].ortho_u, st[k].ortho_v, st[k].det_u, st[k].det_v, sig_vs_svd3[k], st[k].order_bad, st[k].sign_bad,
+           100.0 * (double)fast[k] / (double)st[k].n);
+    n_all += st[k].n;
+    fast_all += fast[k];
+  }
+  printf("MPM-like near identity: bg_sand_update_chunk vs bg_sand_update (K = 2 mu + 3 lambda):\n");
+  printf("%-13s %-17s %6s %8s %10s %10s %10s %10s %6s\n", "material", "family", "n", "fast%", "|dF|/|F|",
+         "|dtau|/K", "|dlogJp|", "|dq|", "modes");
+  long sand_n = 0, sand_fast = 0, modes = 0, unexplained = 0;
+  double dF = 0, dtau = 0, dljp = 0, dq = 0;
+  for (int mt = 0; mt < N_MAT; ++mt)
+    for (int k = 0; k < N_NI; ++k) {
+      ni_sand_stats *x = &ss[mt][k];
+      printf("%-13s %-17s %6ld %8.3f %10.3e %10.3e %10.3e %10.3e %6ld\n", mat_name[mt], ni_name[k], x->n,
+             100.0 * (double)x->fast / (double)x->n, x->dF, x->dtau, x->dljp, x->dq, x->modes_differ);
+      upd_max(&dF, x->dF);
+      upd_max(&dtau, x->dtau);
+      upd_max(&dljp, x->dljp);
+      upd_max(&dq, x->dq);
+      sand_n += x->n;
+      sand_fast += x->fast;
+      modes += x->modes_differ;
+      unexplained += x->modes_unexplained;
+    }
+  for (int k = 0; k < N_NI; ++k) {
+    const char *n = ni_name[k];
+    bg_check_le(st[k].recon, TOL_RECON, "near-identity %s: max ||U S V^T - A||_F / ||A||_F", n);
+    bg_check_le(st[k].ortho_u, TOL_ORTHO, "near-identity %s: max ||U^T U - I||_F", n);
+    bg_check_le(st[k].ortho_v, TOL_ORTHO, "near-identity %s: max ||V^T V - I||_F", n);
+    bg_check_le(st[k].det_u, TOL_DET, "near-identity %s: max |det U - 1|", n);
+    bg_check_le(st[k].det_v, TOL_DET, "near-identity %s: max |det V - 1|", n);
+    bg_check_le(sig_vs_svd3[k], 1e-6, "near-identity %s: max |sigma - sigma_bg_svd3| / sigma0", n);
+    bg_check_true(st[k].order_bad == 0 && st[k].sign_bad == 0,
+                  "near-identity %s: sigma ordered, sign(sigma2) == sign(det A) (%ld, %ld bad)", n, st[k].order_bad,
+                  st[k].sign_bad);
+  }
+  printf("near identity: certified lanes: max recon %.3e, max orthogonality %.3e\n", worst_recon_certified,
+         worst_ortho_certified);
+  bg_check_le(worst_recon_certified, TOL_RECON, "near identity: every certified lane reconstructs A");
+  bg_check_le(worst_ortho_certified, TOL_ORTHO, "near identity: every certified lane has orthogonal U, V");
+  bg_check_true(fb_reported == fb_counted && fb_not_svd3 == 0,
+                "near identity: bg_svd3_chunk reports its %ld fallbacks (%ld), each bg_svd3's result (%ld not)",
+                fb_counted, fb_reported, fb_not_svd3);
+  /* the state of almost every particle: a fallback costs a scalar update */
+  bg_check_true((n_all - fast_all) * 1000 <= n_all, "near identity: bg_svd3_chunk falls back rarely (%ld of %ld)",
+                n_all - fast_all, n_all);
+  bg_check_le(dF, 1e-5, "near identity sand batch: max ||F - F_scalar|| / ||F_scalar||");
+  bg_check_le(dtau, 1e-5, "near identity sand batch: max |tau - tau_scalar| / (2 mu + 3 lambda)");
+  bg_check_le(dljp, 1e-5, "near identity sand batch: max |log Jp - log Jp_scalar|");
+  bg_check_le(dq, 1e-5, "near identity sand batch: max |q - q_scalar|");
+  bg_check_true(unexplained == 0,
+                "near identity sand batch: modes differ only within round-off of tr = 0 or dgamma = 0 (%ld of %ld not)",
+                unexplained, modes);
+  bg_check_true(sand_fb_reported == sand_fb_counted, "near identity sand batch: fallbacks reported (%ld of %ld)",
+                sand_fb_reported, sand_fb_counted);
+  bg_check_true((sand_n - sand_fast) * 1000 <= sand_n, "near identity sand batch: falls back rarely (%ld of %ld)",
+                sand_n - sand_fast, sand_n);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "cpu") != 0) {
     printf("test_svd: backend '%s' not applicable (host-only physics), skipping\n", argv[1]);
@@ -1006,7 +1386,10 @@ int main(int argc, char **argv) {
   batch_svd_bad_lanes();
   lane_kernels(r);
   return_map_lane(r);
+  stress_lane(r);
   sand_batch(r);
+  certificate_faults(r);
+  mpm_near_identity(r);
 
   gsl_rng_free(r);
   return bg_check_summary();

@@ -18,6 +18,7 @@
 #endif
 
 #include "bg_bspline.h"
+#include "bg_constitutive_batch.h"
 #include "bg_internal.h"
 #include "bg_transfer.h"
 
@@ -206,7 +207,7 @@ static inline int64_t particle_block(const cpu_state *s, size_t p) {
   const bg_config *c = s->cfg;
   int64_t b[3];
   for (int d = 0; d < 3; ++d) {
-    int base = (int)floorf((s->x[d][p] - c->origin[d]) * c->inv_dx - 0.5f);
+    int base = bg_floor_int((s->x[d][p] - c->origin[d]) * c->inv_dx - 0.5f);
     b[d] = base >> BG_BLOCK_LOG2;
   }
   return (b[0] * s->nb[1] + b[1]) * s->nb[2] + b[2];
@@ -339,7 +340,13 @@ static void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
   bg_mat3 C = load_mat(s->C, p), tau = load_sym(s->tau, p);
   bg_real m = s->mass[p];
   bg_mat3 A = bg_p2g_affine(m, s->vol0[p], &C, &tau, dt, c->inv_dx);
-  bg_real mv[3] = {m * s->v[0][p], m * s->v[1][p], m * s->v[2][p]};
+  /* per node the particle adds wt * (m, m v + A dpos): written over the
+   * node's four floats at once (lane 0 is mass, its affine part is zero) so
+   * the compiler keeps each node update in one vector */
+  bg_real b4[4] = {m, m * s->v[0][p], m * s->v[1][p], m * s->v[2][p]};
+  bg_real ax[4] = {0, A.m[0][0], A.m[1][0], A.m[2][0]};
+  bg_real ay[4] = {0, A.m[0][1], A.m[1][1], A.m[2][1]};
+  bg_real az[4] = {0, A.m[0][2], A.m[1][2], A.m[2][2]};
   int64_t ny = c->dims[1], nz = c->dims[2];
   bg_real dx = c->dx;
   for (int a = 0; a < 3; ++a) {
@@ -347,14 +354,13 @@ static void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
     for (int b = 0; b < 3; ++b) {
       bg_real dxb = ((bg_real)b - w.fx[1]) * dx;
       bg_real wab = w.w[0][a] * w.w[1][b];
-      int64_t row = ((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2];
+      bg_real vab[4];
+      for (int l = 0; l < 4; ++l) vab[l] = b4[l] + ax[l] * dxa + ay[l] * dxb;
+      bg_real(*g)[4] = s->grid + ((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2];
       for (int k = 0; k < 3; ++k) {
         bg_real dxc = ((bg_real)k - w.fx[2]) * dx;
         bg_real wt = wab * w.w[2][k];
-        bg_real *g = s->grid[row + k];
-        g[0] += wt * m;
-        for (int i = 0; i < 3; ++i)
-          g[1 + i] += wt * (mv[i] + A.m[i][0] * dxa + A.m[i][1] * dxb + A.m[i][2] * dxc);
+        for (int l = 0; l < 4; ++l) g[k][l] += wt * (vab[l] + az[l] * dxc);
       }
     }
   }
@@ -443,62 +449,93 @@ static bg_status cpu_g2p(void *state, bg_real dt) {
     int tid = 0;
 #endif
     double *mine = tally + (size_t)tid * (size_t)(ns + 2);
+    /* particles go through in chunks: the gather is per particle, the
+     * constitutive update (SVD, return map, stress) runs vectorised across
+     * the chunk's lanes (bg_constitutive_batch.h) */
 #pragma omp for schedule(static)
-    for (int64_t pi = 0; pi < n; ++pi) {
-      size_t p = (size_t)pi;
-      if (s->park[p] >= 0) continue;
-      bg_real xg[3];
-      particle_xg(s, p, xg);
-      bg_bspline w = bg_bspline_eval(xg);
-      bg_real v[3] = {0, 0, 0};
-      bg_mat3 B = bg_mat3_zero();
-      for (int a = 0; a < 3; ++a) {
-        bg_real dxa = ((bg_real)a - w.fx[0]) * dx;
-        for (int b = 0; b < 3; ++b) {
-          bg_real dxb = ((bg_real)b - w.fx[1]) * dx;
-          bg_real wab = w.w[0][a] * w.w[1][b];
-          int64_t row = ((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2];
-          for (int k = 0; k < 3; ++k) {
-            bg_real dxc = ((bg_real)k - w.fx[2]) * dx;
-            bg_real wt = wab * w.w[2][k];
-            const bg_real *g = s->grid[row + k];
-            for (int i = 0; i < 3; ++i) {
-              bg_real wv = wt * g[1 + i];
-              v[i] += wv;
-              B.m[i][0] += wv * dxa;
-              B.m[i][1] += wv * dxb;
-              B.m[i][2] += wv * dxc;
+    for (int64_t p0 = 0; p0 < n; p0 += BG_BATCH_CHUNK) {
+      bg_sand_chunk ch;
+      size_t slot[BG_BATCH_CHUNK];
+      int len = 0;
+      int64_t p1 = p0 + BG_BATCH_CHUNK < n ? p0 + BG_BATCH_CHUNK : n;
+      for (int64_t pi = p0; pi < p1; ++pi) {
+        size_t p = (size_t)pi;
+        if (s->park[p] >= 0) continue;
+        bg_real xg[3];
+        particle_xg(s, p, xg);
+        bg_bspline w = bg_bspline_eval(xg);
+        /* lane 0 of each node is its mass: gathered along with the
+         * velocity so a node is one 4-float vector, then ignored */
+        bg_real av[4] = {0, 0, 0, 0}, aa[4] = {0, 0, 0, 0}, ab[4] = {0, 0, 0, 0}, ac[4] = {0, 0, 0, 0};
+        for (int a = 0; a < 3; ++a) {
+          bg_real dxa = ((bg_real)a - w.fx[0]) * dx;
+          for (int b = 0; b < 3; ++b) {
+            bg_real dxb = ((bg_real)b - w.fx[1]) * dx;
+            bg_real wab = w.w[0][a] * w.w[1][b];
+            const bg_real(*g)[4] =
+                (const bg_real(*)[4])s->grid + ((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2];
+            for (int k = 0; k < 3; ++k) {
+              bg_real dxc = ((bg_real)k - w.fx[2]) * dx;
+              bg_real wt = wab * w.w[2][k];
+              for (int l = 0; l < 4; ++l) {
+                bg_real wv = wt * g[k][l];
+                av[l] += wv;
+                aa[l] += wv * dxa;
+                ab[l] += wv * dxb;
+                ac[l] += wv * dxc;
+              }
             }
           }
         }
+        bg_real v[3] = {av[1], av[2], av[3]};
+        bg_mat3 B;
+        for (int i = 0; i < 3; ++i) {
+          B.m[i][0] = aa[1 + i];
+          B.m[i][1] = ab[1 + i];
+          B.m[i][2] = ac[1 + i];
+        }
+        bg_mat3 C;
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) C.m[i][j] = k4 * B.m[i][j];
+        bg_real xp[3];
+        for (int d = 0; d < 3; ++d) {
+          s->v[d][p] = v[d];
+          xp[d] = s->x[d][p] + dt * v[d];
+          s->x[d][p] = xp[d];
+        }
+        store_mat(s->C, p, &C);
+        bg_mat3 F = load_mat(s->F, p);
+        F = bg_f_update(&C, &F, dt);
+        for (int e = 0; e < 9; ++e) ch.F[e][len] = F.m[e / 3][e % 3];
+        ch.log_jp[len] = s->logjp[p];
+        ch.q[len] = s->q[p];
+        slot[len++] = p;
+        int32_t code = park_code(s, xp);
+        if (code >= 0) {
+          s->park[p] = code;
+          mine[code] += (double)s->mass[p];
+          mine[ns + 1] += 1.0;
+        } else {
+          double sp = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
+          if (sp > vmax2) vmax2 = sp;
+        }
       }
-      bg_mat3 C;
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) C.m[i][j] = k4 * B.m[i][j];
-      bg_real xp[3];
-      for (int d = 0; d < 3; ++d) {
-        s->v[d][p] = v[d];
-        xp[d] = s->x[d][p] + dt * v[d];
-        s->x[d][p] = xp[d];
+      bg_sand_update_chunk(&c->sand, &ch, len);
+      /* array by array: one store stream at a time, pointers loaded once */
+      for (int e = 0; e < 9; ++e) {
+        bg_real *dst = s->F[e];
+        for (int l = 0; l < len; ++l) dst[slot[l]] = ch.F[e][l];
       }
-      store_mat(s->C, p, &C);
-      bg_mat3 F = load_mat(s->F, p);
-      F = bg_f_update(&C, &F, dt);
-      bg_real ljp = s->logjp[p], q = s->q[p];
-      bg_mat3 tau;
-      bg_sand_update(&c->sand, &F, &ljp, &q, &tau);
-      store_mat(s->F, p, &F);
-      store_sym(s->tau, p, &tau);
-      s->logjp[p] = ljp;
-      s->q[p] = q;
-      int32_t code = park_code(s, xp);
-      if (code >= 0) {
-        s->park[p] = code;
-        mine[code] += (double)s->mass[p];
-        mine[ns + 1] += 1.0;
-      } else {
-        double sp = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
-        if (sp > vmax2) vmax2 = sp;
+      for (int k = 0; k < 6; ++k) {
+        bg_real *dst = s->tau[k];
+        for (int l = 0; l < len; ++l) dst[slot[l]] = ch.tau[k][l];
+      }
+      {
+        bg_real *lj = s->logjp, *qq = s->q;
+        for (int l = 0; l < len; ++l) {
+          lj[slot[l]] = ch.log_jp[l];
+          qq[slot[l]] = ch.q[l];
+        }
       }
     }
   }

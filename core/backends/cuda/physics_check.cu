@@ -2,6 +2,7 @@
  * and calls the per-particle update from a kernel, so a header that only
  * gcc accepts breaks the CUDA build here rather than in the backend. */
 #include "bg_boundary.h"
+#include "bg_constitutive_batch.h"
 #include "bg_bspline.h"
 #include "bg_plasticity.h"
 #include "bg_transfer.h"
