@@ -30,6 +30,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
 # Adding an experiment is one line here (plus its reports/NAME.md and .gp files).
 RUNS=(
   "probe|probe_constitutive|probe_pq probe_phi_strain probe_hardening"
+  "density|exp_density|density_hist density_height"
+  "repose|exp_repose|repose_convergence repose_profiles repose_floor_mu"
 )
 
 log() { printf 'report: %s\n' "$*" >&2; }
