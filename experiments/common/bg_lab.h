@@ -42,6 +42,8 @@ int bg_lab_threads(const bg_lab *lab);
 unsigned long bg_lab_seed(const bg_lab *lab);
 int bg_lab_quiet(const bg_lab *lab);
 const char *bg_lab_outdir(const bg_lab *lab);
+/* The references directory (claims table, literature/ data). */
+const char *bg_lab_references(const bg_lab *lab);
 
 /* Opens OUT/file for writing a TSV: a '#' comment line and a '#' header of
  * tab-separated column names with units ("axial_strain\tphi_mob_deg").

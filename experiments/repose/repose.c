@@ -8,22 +8,9 @@
  * (h = dx / R0). A floor-friction sweep measures runout; a plane-strain
  * ridge (a slab between slip walls) is compared with the axisymmetric pile.
  *
- * Symmetry: only the quarter x >= 0, y >= 0 is simulated; the x = 0 and y = 0
- * planes are slip domain faces. A slip face zeroes the approaching normal
- * velocity of its solid nodes (x = -0.5 dx, the plane lies midway between
- * node planes), which is what a mirror plane does to the normal velocity; it
- * does not hold a separating normal velocity at zero nor supply the mirror
- * image's stress to the stencil, so the axis is an approximate mirror. The
- * ridge uses the same x = 0 plane (half a ridge).
- *
- * Settling: the run stops when the total kinetic energy, after having peaked,
- * drops below KE_FRAC * M g R0 (M the simulated mass), checked every
- * CHECK_DT_FRAC * sqrt(R0 / g) of simulated time, or at t_max; which one
- * ended each run is written out (settled 1/0).
- *
- * Surface: the deposit is binned on the (x, y) node spacing dx; a column's
- * height is its highest particle plus a quarter dx (half the particle
- * spacing dx/2 of the ppc 8 lattice), so one layer of particles reads dx/2.
+ * The scene, its symmetry (a quarter cylinder between slip mirror planes),
+ * the settling rule, the height field and the runout are bg_column.c's,
+ * shared with the runout experiment; see bg_column.h.
  * Estimators use the mid-flank band 0.2 h_max <= h <= 0.8 h_max, h_max the
  * highest column:
  *   E1 profile: line fit to the radially averaged profile h(r) (annuli dx wide)
@@ -48,6 +35,7 @@
 #include <string.h>
 
 #include "bagnold.h"
+#include "bg_column.h"
 #include "bg_lab.h"
 
 #define N_EST 4
@@ -62,18 +50,6 @@
 #define DEG (180.0 / M_PI)
 
 static const char *est_names[N_EST] = {"profile", "cone", "sectors", "slope"};
-
-typedef struct scene {
-  double R0, aspect, phi, L_over_R0, t_max_s, jitter;
-  int cells;        /* cells per column radius */
-  int ridge;        /* 1: plane-strain half ridge */
-  int ridge_cells;  /* slab thickness in cells */
-  bg_friction floor;
-  double mu;
-  const char *backend;
-  int threads;
-  unsigned long seed;
-} scene;
 
 typedef struct result {
   double dx;
@@ -220,162 +196,37 @@ static conv_fit fit_convergence(const double *h, const double *theta, const doub
 
 /* -------------------------------------------------------------- a scene */
 
-static double kinetic_energy(bg_sim *sim, size_t n, bg_real *v, bg_real *m) {
-  bg_sim_get(sim, BG_FIELD_V, v, 3 * n);
-  bg_sim_get(sim, BG_FIELD_MASS, m, n);
-  double ke = 0;
-  for (size_t p = 0; p < n; ++p)
-    ke += 0.5 * m[p] * ((double)v[3 * p] * v[3 * p] + (double)v[3 * p + 1] * v[3 * p + 1] +
-                        (double)v[3 * p + 2] * v[3 * p + 2]);
-  return ke;
-}
-
-static void fail_sim(const char *what, bg_status s, const char *msg) {
-  fprintf(stderr, "error: %s: %s (%s)\n", what, bg_status_name(s), msg);
-  exit(1);
-}
-
-/* Runs one scene to rest and measures its deposit. */
-static result run_scene(bg_lab *lab, const scene *sc, const char *tag) {
+/* Runs one scene to rest (bg_column.c) and reads the flank angle. */
+static result run_scene(bg_lab *lab, const bg_column_scene *sc, const char *tag) {
   result res;
   memset(&res, 0, sizeof res);
-  const double g = 9.81;
-  double R0 = sc->R0, H0 = sc->aspect * R0, dx = R0 / sc->cells;
-  res.dx = dx;
-  bg_sim_desc desc = bg_sim_desc_default();
-  desc.material = bg_material_sand();
-  desc.material.phi_deg = (bg_real)sc->phi;
-  desc.dx = (bg_real)dx;
-  /* domain faces lie midway between node planes 1 and 2 from each end:
-   * x = 0 and y = 0 are the mirror planes, x = L (and y = L) far walls */
-  int nl = (int)ceil(sc->L_over_R0 * sc->cells);
-  desc.dims[0] = (size_t)nl + 4;
-  desc.dims[1] = sc->ridge ? (size_t)sc->ridge_cells + 4 : (size_t)nl + 4;
-  desc.dims[2] = (size_t)ceil(H0 * 1.15 / dx) + 8;
-  desc.origin[0] = (bg_real)(-1.5 * dx);
-  desc.origin[1] = (bg_real)(-1.5 * dx);
-  desc.origin[2] = (bg_real)(-2.5 * dx); /* floor z = 0 midway between nodes 2 and 3 */
-  double L = nl * dx, Ly = (double)(desc.dims[1] - 4) * dx;
-  desc.walls[BG_FACE_ZLO].friction = BG_FRICTION_OPEN; /* the floor collider does it */
-  bg_collider flr;
-  memset(&flr, 0, sizeof flr);
-  flr.shape = BG_SHAPE_HALFSPACE;
-  flr.normal[2] = 1;
-  flr.friction = sc->floor;
-  flr.mu = (bg_real)sc->mu;
-  desc.colliders = &flr;
-  desc.n_colliders = 1;
-  desc.backend = sc->backend;
-  desc.threads = sc->threads;
-  char err[512];
-  bg_sim *sim = NULL;
-  bg_status s = bg_sim_create(&desc, &sim, err, sizeof err);
-  if (s != BG_OK) fail_sim("bg_sim_create", s, err);
-
-  /* ppc 8: a lattice of spacing dx/2, each point jittered within its cell */
-  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(rng, sc->seed + (unsigned long)sc->cells * 7919ul + (unsigned long)sc->ridge * 104729ul);
-  double sp = 0.5 * dx;
-  int ni = (int)floor(R0 / sp + 1e-9), nk = (int)floor(H0 / sp + 1e-9);
-  int nj = sc->ridge ? (int)floor(Ly / sp + 1e-9) : ni;
-  size_t cap = (size_t)ni * nj * nk, n = 0;
-  bg_real *x = malloc(3 * cap * sizeof *x);
-  for (int i = 0; i < ni; ++i)
-    for (int j = 0; j < nj; ++j)
-      for (int k = 0; k < nk; ++k) {
-        double px = (i + 0.5) * sp, py = (j + 0.5) * sp, pz = (k + 0.5) * sp;
-        if (!sc->ridge && px * px + py * py > R0 * R0) continue;
-        x[3 * n] = (bg_real)(px + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        x[3 * n + 1] = (bg_real)(py + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        x[3 * n + 2] = (bg_real)(pz + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        n++;
-      }
-  gsl_rng_free(rng);
-  s = bg_sim_add_particles(sim, n, x, NULL, 8);
-  if (s != BG_OK) fail_sim("bg_sim_add_particles", s, bg_sim_last_error(sim));
-  res.n_particles = n;
-
-  bg_real *v = malloc(3 * n * sizeof *v), *m = malloc(n * sizeof *m);
-  double M = 0;
-  bg_sim_get(sim, BG_FIELD_MASS, m, n);
-  for (size_t p = 0; p < n; ++p) M += m[p];
-  res.ke_thresh = KE_FRAC * M * g * R0;
-  double tc = sqrt(R0 / g), t = 0, ke_peak = 0, ke = 0;
-  bg_lab_progress(lab, "%s: dx %.3g mm (%d cells per R0), %zu particles, grid %zux%zux%zu, floor %s mu %g",
-                  tag, dx * 1e3, sc->cells, n, desc.dims[0], desc.dims[1], desc.dims[2],
-                  sc->floor == BG_FRICTION_STICK ? "stick" : "coulomb", sc->mu);
-  while (t < sc->t_max_s) {
-    t += CHECK_DT_FRAC * tc;
-    if (t > sc->t_max_s) t = sc->t_max_s;
-    s = bg_sim_advance_to(sim, t);
-    if (s != BG_OK) fail_sim("bg_sim_advance_to", s, bg_sim_last_error(sim));
-    ke = kinetic_energy(sim, n, v, m);
-    if (ke > ke_peak) ke_peak = ke;
-    if (ke_peak > 10 * res.ke_thresh && ke < res.ke_thresh) {
-      res.settled = 1;
-      break;
-    }
-  }
-  bg_stats st;
-  bg_sim_stats(sim, &st);
-  res.steps = st.step;
-  res.t_end = st.time;
-  res.ke_end = ke;
-  bg_lab_add_work(lab, (double)n * (double)st.step);
-
-  /* height field on the (x, y) columns */
-  bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
-  int nx = nl, ny = sc->ridge ? (int)(desc.dims[1] - 4) : nl;
-  double *hf = calloc((size_t)nx * ny, sizeof *hf);
-  for (size_t p = 0; p < n; ++p) {
-    int i = (int)floor(x[3 * p] / dx), j = (int)floor(x[3 * p + 1] / dx);
-    if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
-    double top = x[3 * p + 2] + 0.25 * dx;
-    if (top > hf[(size_t)i * ny + j]) hf[(size_t)i * ny + j] = top;
-  }
-  double hmax = 0;
-  for (int c = 0; c < nx * ny; ++c)
-    if (hf[c] > hmax) hmax = hf[c];
-  res.h_max = hmax;
+  bg_column_result col = bg_column_run(lab, sc, tag);
+  res.dx = col.dx;
+  res.n_particles = col.n_particles;
+  res.steps = col.steps;
+  res.t_end = col.t_end;
+  res.ke_end = col.ke_end;
+  res.ke_thresh = col.ke_thresh;
+  res.settled = col.settled;
+  res.h_max = col.h_max;
+  res.runout = col.runout;
+  res.runout_wall = col.runout_wall;
+  res.nbins = col.nbins;
+  res.rbin = col.rbin; /* ownership moves to res */
+  res.hbin = col.hbin;
+  const double *hf = col.hf;
+  int nx = col.nx, ny = col.ny;
+  double dx = col.dx, hmax = col.h_max;
   double lo = BAND_LO * hmax, hi = BAND_HI * hmax;
-
-  /* profile: radial (pile) or along x (ridge), bins dx wide, mean thickness */
-  int nb = nx;
-  double *hs = calloc((size_t)nb, sizeof *hs), *cnt = calloc((size_t)nb, sizeof *cnt);
-  for (int i = 0; i < nx; ++i)
-    for (int j = 0; j < ny; ++j) {
-      double cx = (i + 0.5) * dx, cy = (j + 0.5) * dx;
-      double r = sc->ridge ? cx : hypot(cx, cy);
-      int b = (int)floor(r / dx);
-      if (b >= nb) continue;
-      hs[b] += hf[(size_t)i * ny + j];
-      cnt[b] += 1;
-    }
-  res.nbins = 0;
-  res.rbin = malloc((size_t)nb * sizeof *res.rbin);
-  res.hbin = malloc((size_t)nb * sizeof *res.hbin);
-  double *bx = malloc((size_t)nb * sizeof *bx), *by = malloc((size_t)nb * sizeof *by);
+  /* E1: line fit to the profile over the band */
+  double *bx = malloc((size_t)(res.nbins > 0 ? res.nbins : 1) * sizeof *bx);
+  double *by = malloc((size_t)(res.nbins > 0 ? res.nbins : 1) * sizeof *by);
   size_t nband = 0;
-  res.runout = 0;
-  for (int b = 0; b < nb; ++b) {
-    if (cnt[b] == 0) continue;
-    double r = (b + 0.5) * dx, h = hs[b] / cnt[b];
-    res.rbin[res.nbins] = r;
-    res.hbin[res.nbins++] = h;
-    /* outermost crossing of the threshold, interpolated between bin centres */
-    if (h >= RUNOUT_H * dx) {
-      res.runout = r;
-      if (b + 1 < nb && cnt[b + 1] > 0) {
-        double hn = hs[b + 1] / cnt[b + 1];
-        if (hn < RUNOUT_H * dx) res.runout = r + dx * (h - RUNOUT_H * dx) / (h - hn);
-      }
+  for (int b = 0; b < res.nbins; ++b)
+    if (res.hbin[b] >= lo && res.hbin[b] <= hi) {
+      bx[nband] = res.rbin[b];
+      by[nband++] = res.hbin[b];
     }
-    if (h >= lo && h <= hi) {
-      bx[nband] = r;
-      by[nband++] = h;
-    }
-  }
-  res.runout_wall = res.runout >= L - 2 * dx; /* the far wall would hold it back */
   res.theta[0] = line_angle(bx, by, nband);
   for (int e = 1; e < N_EST; ++e) res.theta[e] = NAN;
 
@@ -453,15 +304,9 @@ static result run_scene(bg_lab *lab, const scene *sc, const char *tag) {
                   (unsigned long long)res.steps, res.ke_end, res.ke_thresh, res.h_max * 1e3,
                   res.runout * 1e3, res.runout_wall ? " (reaches the far wall)" : "", res.theta[0],
                   res.theta[1], res.theta[2], res.theta[3]);
-  free(hs);
-  free(cnt);
   free(bx);
   free(by);
-  free(hf);
-  free(x);
-  free(v);
-  free(m);
-  bg_sim_destroy(sim);
+  free(col.hf);
   return res;
 }
 
@@ -514,8 +359,23 @@ int main(int argc, char **argv) {
   bg_lab_manifest_str(lab, "material", "Klar 2016 sand (E 3.537e5 Pa, nu 0.3, rho 2200), Hencky, no hardening, volume correction on");
   bg_lab_manifest_str(lab, "symmetry", "quarter cylinder, slip faces at x = 0 and y = 0 as mirror planes");
 
-  scene base = {R0, aspect, phi, domain, t_max, jitter, cells, 0, ridge_cells, BG_FRICTION_COULOMB,
-                mu_floor, bg_lab_backend(lab), bg_lab_threads(lab), bg_lab_seed(lab)};
+  bg_column_scene base = bg_column_scene_default();
+  base.R0 = R0;
+  base.aspect = aspect;
+  base.phi = phi;
+  base.L_over_R0 = domain;
+  base.t_max_s = t_max;
+  base.jitter = jitter;
+  base.cells = cells;
+  base.ridge_cells = ridge_cells;
+  base.floor = BG_FRICTION_COULOMB;
+  base.mu = mu_floor;
+  base.ke_frac = KE_FRAC;
+  base.check_frac = CHECK_DT_FRAC;
+  base.runout_h = RUNOUT_H;
+  base.backend = bg_lab_backend(lab);
+  base.threads = bg_lab_threads(lab);
+  base.seed = bg_lab_seed(lab);
 
   /* 1. refinement */
   result conv[MAX_GRIDS];
@@ -524,7 +384,7 @@ int main(int argc, char **argv) {
                         "flank angle per grid (mid-flank band 0.2-0.8 h_max); sigma = sample sd of the four estimators",
                         "dx_m\tdx_over_R0\tcells_per_R0\ttheta_profile_deg\ttheta_cone_deg\ttheta_sectors_deg\ttheta_slope_deg\ttheta_mean_deg\tsigma_deg\tspread_deg\th_max_m\trunout_m\tparticles\tsteps\tt_end_s\tsettled");
   for (int gi = 0; gi < grids; ++gi) {
-    scene sc = base;
+    bg_column_scene sc = base;
     sc.cells = cells << gi;
     char tag[64];
     snprintf(tag, sizeof tag, "grid %d/%d", gi + 1, grids);
@@ -602,7 +462,7 @@ int main(int argc, char **argv) {
                         "runout (annular mean thickness crosses 1 dx, interpolated) vs floor Coulomb mu, same dx; last row: stick floor (mu column NaN, stick 1)",
                         "mu_floor\tmu_over_tanphi\trunout_m\trunout_over_R0\ttheta_mean_deg\th_max_m\tsettled\treaches_wall\tstick");
   for (int i = 0; i <= n_mu; ++i) {
-    scene sc = base;
+    bg_column_scene sc = base;
     sc.cells = mu_cells;
     char tag[64];
     if (i < n_mu) {
@@ -637,7 +497,7 @@ int main(int argc, char **argv) {
   if (rmu[0].runout_wall) grow_low = NAN;
 
   /* 3. plane-strain ridge at the finest grid's dx */
-  scene sr = base;
+  bg_column_scene sr = base;
   sr.ridge = 1;
   sr.cells = cells << (grids - 1);
   result rr = run_scene(lab, &sr, "ridge");

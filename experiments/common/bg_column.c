@@ -1,0 +1,236 @@
+/* bg_column.c: the released sand column (see bg_column.h). */
+#include "bg_column.h"
+
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bg_column_scene bg_column_scene_default(void) {
+  bg_column_scene sc;
+  memset(&sc, 0, sizeof sc);
+  sc.R0 = 0.1;
+  sc.aspect = 1.0;
+  sc.phi = 35;
+  sc.L_over_R0 = 2.5;
+  sc.t_max_s = 3.0;
+  sc.jitter = 0.5;
+  sc.cells = 8;
+  sc.ridge_cells = 4;
+  sc.floor = BG_FRICTION_COULOMB;
+  sc.mu = 1.0;
+  sc.ke_frac = 1e-4;
+  sc.check_frac = 0.1;
+  sc.runout_h = 1.0;
+  sc.backend = "cpu";
+  sc.seed = 1;
+  return sc;
+}
+
+static double kinetic_energy(bg_sim *sim, size_t n, bg_real *v, const bg_real *m) {
+  bg_sim_get(sim, BG_FIELD_V, v, 3 * n);
+  double ke = 0;
+  for (size_t p = 0; p < n; ++p)
+    ke += 0.5 * m[p] * ((double)v[3 * p] * v[3 * p] + (double)v[3 * p + 1] * v[3 * p + 1] +
+                        (double)v[3 * p + 2] * v[3 * p + 2]);
+  return ke;
+}
+
+static void fail_sim(const char *what, bg_status s, const char *msg) {
+  fprintf(stderr, "error: %s: %s (%s)\n", what, bg_status_name(s), msg);
+  exit(1);
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) {
+    fprintf(stderr, "error: out of memory (%zu bytes)\n", n);
+    exit(1);
+  }
+  return p;
+}
+
+static void *xcalloc(size_t n, size_t s) {
+  void *p = calloc(n ? n : 1, s);
+  if (!p) {
+    fprintf(stderr, "error: out of memory (%zu bytes)\n", n * s);
+    exit(1);
+  }
+  return p;
+}
+
+bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const char *tag) {
+  bg_column_result res;
+  memset(&res, 0, sizeof res);
+  const double g = 9.81;
+  double R0 = sc->R0, H0 = sc->aspect * R0, dx = R0 / sc->cells;
+  res.dx = dx;
+  res.H0 = H0;
+  bg_sim_desc desc = bg_sim_desc_default();
+  desc.material = bg_material_sand();
+  desc.material.phi_deg = (bg_real)sc->phi;
+  desc.dx = (bg_real)dx;
+  /* domain faces lie midway between node planes 1 and 2 from each end:
+   * x = 0 and y = 0 are the mirror planes, x = L (and y = L) far walls */
+  int nl = (int)ceil(sc->L_over_R0 * sc->cells);
+  desc.dims[0] = (size_t)nl + 4;
+  desc.dims[1] = sc->ridge ? (size_t)sc->ridge_cells + 4 : (size_t)nl + 4;
+  desc.dims[2] = (size_t)ceil(H0 * 1.15 / dx) + 8;
+  desc.origin[0] = (bg_real)(-1.5 * dx);
+  desc.origin[1] = (bg_real)(-1.5 * dx);
+  desc.origin[2] = (bg_real)(-2.5 * dx); /* floor z = 0 midway between nodes 2 and 3 */
+  double L = nl * dx, Ly = (double)(desc.dims[1] - 4) * dx;
+  desc.walls[BG_FACE_ZLO].friction = BG_FRICTION_OPEN; /* the floor collider does it */
+  bg_collider flr;
+  memset(&flr, 0, sizeof flr);
+  flr.shape = BG_SHAPE_HALFSPACE;
+  flr.normal[2] = 1;
+  flr.friction = sc->floor;
+  flr.mu = (bg_real)sc->mu;
+  desc.colliders = &flr;
+  desc.n_colliders = 1;
+  desc.backend = sc->backend;
+  desc.threads = sc->threads;
+  char err[512];
+  bg_sim *sim = NULL;
+  bg_status s = bg_sim_create(&desc, &sim, err, sizeof err);
+  if (s != BG_OK) fail_sim("bg_sim_create", s, err);
+
+  /* ppc 8: a lattice of spacing dx/2, each point jittered within its cell */
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, sc->seed + (unsigned long)sc->cells * 7919ul + (unsigned long)sc->ridge * 104729ul);
+  double sp = 0.5 * dx;
+  int ni = (int)floor(R0 / sp + 1e-9), nk = (int)floor(H0 / sp + 1e-9);
+  int nj = sc->ridge ? (int)floor(Ly / sp + 1e-9) : ni;
+  size_t cap = (size_t)ni * nj * nk, n = 0;
+  bg_real *x = xmalloc(3 * cap * sizeof *x);
+  for (int i = 0; i < ni; ++i)
+    for (int j = 0; j < nj; ++j)
+      for (int k = 0; k < nk; ++k) {
+        double px = (i + 0.5) * sp, py = (j + 0.5) * sp, pz = (k + 0.5) * sp;
+        if (!sc->ridge && px * px + py * py > R0 * R0) continue;
+        x[3 * n] = (bg_real)(px + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
+        x[3 * n + 1] = (bg_real)(py + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
+        x[3 * n + 2] = (bg_real)(pz + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
+        n++;
+      }
+  gsl_rng_free(rng);
+  s = bg_sim_add_particles(sim, n, x, NULL, 8);
+  if (s != BG_OK) fail_sim("bg_sim_add_particles", s, bg_sim_last_error(sim));
+  res.n_particles = n;
+
+  bg_real *v = xmalloc(3 * n * sizeof *v), *m = xmalloc(n * sizeof *m);
+  double M = 0;
+  bg_sim_get(sim, BG_FIELD_MASS, m, n);
+  for (size_t p = 0; p < n; ++p) M += m[p];
+  res.ke_thresh = sc->ke_frac * M * g * R0;
+  double tc = sqrt(R0 / g), t = 0, ke = 0;
+  bg_lab_progress(lab, "%s: dx %.3g mm (%d cells per R0), a %.3g, %zu particles, grid %zux%zux%zu, floor %s mu %g",
+                  tag, dx * 1e3, sc->cells, sc->aspect, n, desc.dims[0], desc.dims[1], desc.dims[2],
+                  sc->floor == BG_FRICTION_STICK ? "stick" : "coulomb", sc->mu);
+  while (t < sc->t_max_s) {
+    t += sc->check_frac * tc;
+    if (t > sc->t_max_s) t = sc->t_max_s;
+    s = bg_sim_advance_to(sim, t);
+    if (s != BG_OK) fail_sim("bg_sim_advance_to", s, bg_sim_last_error(sim));
+    ke = kinetic_energy(sim, n, v, m);
+    if (ke > res.ke_peak) res.ke_peak = ke;
+    if (res.ke_peak > 10 * res.ke_thresh && ke < res.ke_thresh) {
+      res.settled = 1;
+      break;
+    }
+  }
+  bg_stats st;
+  bg_sim_stats(sim, &st);
+  res.steps = st.step;
+  res.t_end = st.time;
+  res.ke_end = ke;
+  bg_lab_add_work(lab, (double)n * (double)st.step);
+
+  /* height field on the (x, y) columns */
+  bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
+  int nx = nl, ny = sc->ridge ? (int)(desc.dims[1] - 4) : nl;
+  double *hf = xcalloc((size_t)nx * ny, sizeof *hf);
+  for (size_t p = 0; p < n; ++p) {
+    int i = (int)floor(x[3 * p] / dx), j = (int)floor(x[3 * p + 1] / dx);
+    if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
+    double top = x[3 * p + 2] + 0.25 * dx;
+    if (top > hf[(size_t)i * ny + j]) hf[(size_t)i * ny + j] = top;
+  }
+  {
+    /* the lattice gives every particle the same volume, so the same mass */
+    double *rp = xmalloc(n * sizeof *rp);
+    for (size_t p = 0; p < n; ++p)
+      rp[p] = sc->ridge ? (double)x[3 * p] : hypot((double)x[3 * p], (double)x[3 * p + 1]);
+    gsl_sort(rp, 1, n);
+    res.r99 = n ? gsl_stats_quantile_from_sorted_data(rp, 1, n, 0.99) : NAN;
+    free(rp);
+  }
+  res.nx = nx;
+  res.ny = ny;
+  res.hf = hf;
+  double hmax = 0;
+  for (int c = 0; c < nx * ny; ++c)
+    if (hf[c] > hmax) hmax = hf[c];
+  res.h_max = hmax;
+
+  /* profile: radial (pile) or along x (ridge), bins dx wide, mean thickness */
+  int nb = nx;
+  double *hs = xcalloc((size_t)nb, sizeof *hs), *cnt = xcalloc((size_t)nb, sizeof *cnt);
+  for (int i = 0; i < nx; ++i)
+    for (int j = 0; j < ny; ++j) {
+      double cx = (i + 0.5) * dx, cy = (j + 0.5) * dx;
+      double r = sc->ridge ? cx : hypot(cx, cy);
+      int b = (int)floor(r / dx);
+      if (b >= nb) continue;
+      hs[b] += hf[(size_t)i * ny + j];
+      cnt[b] += 1;
+    }
+  res.nbins = 0;
+  res.rbin = xmalloc((size_t)nb * sizeof *res.rbin);
+  res.hbin = xmalloc((size_t)nb * sizeof *res.hbin);
+  res.runout = 0;
+  double thr = sc->runout_h * dx;
+  for (int b = 0; b < nb; ++b) {
+    if (cnt[b] == 0) continue;
+    double r = (b + 0.5) * dx, h = hs[b] / cnt[b];
+    res.rbin[res.nbins] = r;
+    res.hbin[res.nbins++] = h;
+    /* outermost crossing of the threshold, interpolated between bin centres */
+    if (h >= thr) {
+      res.runout = r;
+      if (b + 1 < nb && cnt[b + 1] > 0) {
+        double hn = hs[b + 1] / cnt[b + 1];
+        if (hn < thr) res.runout = r + dx * (h - thr) / (h - hn);
+      }
+    }
+  }
+  res.h_center = cnt[0] > 0 ? hs[0] / cnt[0] : NAN;
+  res.runout_wall = res.runout >= L - 2 * dx; /* the far wall would hold it back */
+  free(hs);
+  free(cnt);
+  free(x);
+  free(v);
+  free(m);
+  bg_sim_destroy(sim);
+  return res;
+}
+
+void bg_column_result_free(bg_column_result *r) {
+  free(r->hf);
+  free(r->rbin);
+  free(r->hbin);
+  r->hf = r->rbin = r->hbin = NULL;
+}
+
+void bg_column_write_profile(bg_lab *lab, const bg_column_result *r, const bg_column_scene *sc,
+                             const char *file, const char *comment) {
+  FILE *fp = bg_lab_tsv(lab, file, comment, "r_m\th_m\tr_over_R0\th_over_H0");
+  for (int b = 0; b < r->nbins; ++b)
+    fprintf(fp, "%.6g\t%.6g\t%.6g\t%.6g\n", r->rbin[b], r->hbin[b], r->rbin[b] / sc->R0,
+            r->hbin[b] / (sc->aspect * sc->R0));
+  fclose(fp);
+}

@@ -1,0 +1,85 @@
+/* bg_column.h: the released sand column, shared by the repose and runout
+ * experiments. A cylinder of Klar's sand (radius R0, height H0 = a R0) is
+ * released at rest on a floor (Coulomb or stick) and run until it settles;
+ * the deposit is read as a height field on the node columns, a radial
+ * profile, its runout, its central height and the time it came to rest.
+ *
+ * Symmetry: only the quarter x >= 0, y >= 0 is simulated; the x = 0 and
+ * y = 0 planes are slip domain faces. A slip face zeroes the approaching
+ * normal velocity of its solid nodes (the plane lies midway between node
+ * planes), which is what a mirror plane does to the normal velocity; it does
+ * not hold a separating normal velocity at zero nor supply the mirror image's
+ * stress to the stencil, so the axis is an approximate mirror. A ridge
+ * (plane strain) is a slab ridge_cells thick between slip walls, half a ridge
+ * against the x = 0 plane.
+ *
+ * Settling: the run stops when the total kinetic energy, after having peaked
+ * above ten times the threshold, drops below ke_frac * M g R0 (M the
+ * simulated mass), checked every check_frac * sqrt(R0 / g) of simulated
+ * time, or at t_max; which one ended the run is recorded (settled 1/0).
+ *
+ * Surface: a column's height is its highest particle plus a quarter dx (half
+ * the particle spacing dx/2 of the ppc-8 lattice), so one layer of particles
+ * reads dx/2. Radial profile: annuli dx wide, mean column height per annulus.
+ * Runout: the outermost radius where the annular mean thickness crosses
+ * runout_h dx, linearly interpolated between annulus centres. A thin sheet
+ * below that thickness is not counted; r99, the radius holding 99% of the
+ * particles (all of equal mass), is reported beside it to show one. */
+#ifndef BG_COLUMN_H
+#define BG_COLUMN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bagnold.h"
+#include "bg_lab.h"
+
+typedef struct bg_column_scene {
+  double R0, aspect, phi; /* m, H0 / R0, deg */
+  double L_over_R0;       /* quarter-domain extent */
+  double t_max_s;
+  double jitter;          /* lattice jitter, fraction of the particle spacing */
+  int cells;              /* cells per column radius */
+  int ridge;              /* 1: plane-strain half ridge */
+  int ridge_cells;        /* slab thickness in cells */
+  bg_friction floor;
+  double mu;
+  double ke_frac;    /* settle threshold, of M g R0 */
+  double check_frac; /* settle check interval, of sqrt(R0 / g) */
+  double runout_h;   /* runout thickness threshold, in dx */
+  const char *backend;
+  int threads;
+  unsigned long seed;
+} bg_column_scene;
+
+typedef struct bg_column_result {
+  double dx, H0;
+  size_t n_particles;
+  uint64_t steps;
+  double t_end, ke_end, ke_thresh, ke_peak;
+  int settled;
+  double h_max;    /* highest column, m */
+  double h_center; /* mean column height within r < dx of the axis, m */
+  double runout;   /* m */
+  int runout_wall; /* the deposit reaches the far wall: not a free runout */
+  double r99;      /* radius (pile) or x (ridge) inside which 99% of the particles lie, m */
+  int nx, ny;      /* height field columns */
+  double *hf;      /* nx * ny column heights (i * ny + j), m; owned */
+  int nbins;
+  double *rbin, *hbin; /* profile: annulus (or x-bin) centres and mean heights, m; owned */
+} bg_column_result;
+
+/* Defaults for everything but the geometry and the run's identity. */
+bg_column_scene bg_column_scene_default(void);
+
+/* Runs one scene to rest and measures its deposit; exits with a message if
+ * the solver refuses (an experiment cannot go on without the run). */
+bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const char *tag);
+
+void bg_column_result_free(bg_column_result *r);
+
+/* Writes a result's radial profile as TSV (r, h, r/R0, h/H0). */
+void bg_column_write_profile(bg_lab *lab, const bg_column_result *r, const bg_column_scene *sc,
+                             const char *file, const char *comment);
+
+#endif /* BG_COLUMN_H */

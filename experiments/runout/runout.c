@@ -1,0 +1,501 @@
+/* runout.c: the axisymmetric granular column collapse against the laws of
+ * Lube et al. (2004) and Lajeunesse et al. (2004).
+ *
+ * Scene (bg_column.c): a quarter cylinder of Klar's sand, radius R0 and
+ * height H0 = a R0, released at rest on a Coulomb floor, run until its
+ * kinetic energy falls below ke_frac M g R0. Per aspect ratio a the deposit
+ * gives the runout R_inf (the outermost radius where the annular mean
+ * thickness crosses one dx), the central height H_inf (columns within dx of
+ * the axis), the morphology and the time to rest.
+ *
+ * Morphology: Lube's small-a deposits keep an undisturbed summit (a truncated
+ * cone whose top is still at H0); large-a deposits are conical. Here a
+ * deposit is "summit" when H_inf >= H0 - dx (its top layer within one cell
+ * of where it started), else "conical".
+ *
+ * Law: y = (R_inf - R0) / R0 against a, fitted (GSL, nonlinear least
+ * squares, unweighted) with y = c1 a below the break a_b and
+ * y = c1 a_b (a / a_b)^p above it: linear, then a power law, continuous at
+ * a_b, three free parameters. The power-law coefficient c2 = c1 a_b^(1 - p)
+ * follows. Uncertainties: the covariance (J^T J)^-1 scaled by chi^2 / dof
+ * (the scatter of the points about the law is the only error estimate).
+ *
+ * Refinement: at a = conv_aspect the runout on three grids, each halving dx.
+ * Floor friction: at a = mu_aspect the runout for floor mu from mu_lo to
+ * mu_hi. */
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bagnold.h"
+#include "bg_column.h"
+#include "bg_lab.h"
+
+#define MAX_ASPECTS 32
+#define N_CONV 3
+#define N_MU 5
+#define KE_FRAC 1e-4
+#define CHECK_DT_FRAC 0.1
+#define LAWS "literature/column_collapse_laws.tsv"
+#define SEED "seed/seed_results.tsv"
+
+typedef struct law_data {
+  const double *a, *y;
+  size_t n;
+} law_data;
+
+/* the two-regime law and its derivatives in (c1, a_b, p) */
+static double law(double a, double c1, double ab, double p) { return a < ab ? c1 * a : c1 * ab * pow(a / ab, p); }
+
+static int law_f(const gsl_vector *x, void *vd, gsl_vector *f) {
+  const law_data *d = vd;
+  double c1 = gsl_vector_get(x, 0), ab = gsl_vector_get(x, 1), p = gsl_vector_get(x, 2);
+  for (size_t i = 0; i < d->n; ++i) gsl_vector_set(f, i, law(d->a[i], c1, ab, p) - d->y[i]);
+  return GSL_SUCCESS;
+}
+
+static int law_df(const gsl_vector *x, void *vd, gsl_matrix *J) {
+  const law_data *d = vd;
+  double c1 = gsl_vector_get(x, 0), ab = gsl_vector_get(x, 1), p = gsl_vector_get(x, 2);
+  for (size_t i = 0; i < d->n; ++i) {
+    double a = d->a[i];
+    if (a < ab) {
+      gsl_matrix_set(J, i, 0, a);
+      gsl_matrix_set(J, i, 1, 0);
+      gsl_matrix_set(J, i, 2, 0);
+    } else {
+      double r = pow(a / ab, p); /* y = c1 ab^(1-p) a^p */
+      gsl_matrix_set(J, i, 0, ab * r);
+      gsl_matrix_set(J, i, 1, c1 * (1 - p) * r);
+      gsl_matrix_set(J, i, 2, c1 * ab * r * log(a / ab));
+    }
+  }
+  return GSL_SUCCESS;
+}
+
+typedef struct law_fit {
+  double c1, ab, p, c2, s_c1, s_ab, s_p, s_c2, chi2;
+  int dof, status, n_below, n_above;
+} law_fit;
+
+/* One fit from one start; the kink makes the objective piecewise smooth, so
+ * the caller tries several breaks and keeps the lowest chi^2. */
+static law_fit fit_from(const double *a, const double *y, size_t n, double ab0) {
+  law_fit r;
+  memset(&r, 0, sizeof r);
+  r.status = -1;
+  r.chi2 = INFINITY;
+  law_data d = {a, y, n};
+  gsl_multifit_nlinear_fdf fdf = {law_f, law_df, NULL, n, 3, &d, 0, 0, 0};
+  gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
+  gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, 3);
+  /* start: the slope of the points below ab0, p = 0.5 */
+  double sxy = 0, sxx = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] < ab0) {
+      sxy += a[i] * y[i];
+      sxx += a[i] * a[i];
+    }
+  double c10 = sxx > 0 ? sxy / sxx : y[0] / a[0];
+  double x0[3] = {c10, ab0, 0.5};
+  gsl_vector_view xv = gsl_vector_view_array(x0, 3);
+  gsl_multifit_nlinear_init(&xv.vector, &fdf, w);
+  int info;
+  r.status = gsl_multifit_nlinear_driver(500, 1e-12, 1e-12, 1e-12, NULL, NULL, &info, w);
+  gsl_vector *f = gsl_multifit_nlinear_residual(w);
+  gsl_blas_ddot(f, f, &r.chi2);
+  r.c1 = gsl_vector_get(w->x, 0);
+  r.ab = gsl_vector_get(w->x, 1);
+  r.p = gsl_vector_get(w->x, 2);
+  r.dof = (int)n - 3;
+  gsl_matrix *cov = gsl_matrix_alloc(3, 3);
+  gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
+  double s2 = r.dof > 0 ? r.chi2 / r.dof : NAN;
+  r.s_c1 = sqrt(s2 * gsl_matrix_get(cov, 0, 0));
+  r.s_ab = sqrt(s2 * gsl_matrix_get(cov, 1, 1));
+  r.s_p = sqrt(s2 * gsl_matrix_get(cov, 2, 2));
+  /* c2 = c1 ab^(1-p): first-order propagation with the full covariance */
+  r.c2 = r.c1 * pow(r.ab, 1 - r.p);
+  double g[3] = {pow(r.ab, 1 - r.p), r.c1 * (1 - r.p) * pow(r.ab, -r.p), -r.c2 * log(r.ab)};
+  double v = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) v += g[i] * g[j] * gsl_matrix_get(cov, (size_t)i, (size_t)j);
+  r.s_c2 = sqrt(s2 * v);
+  gsl_matrix_free(cov);
+  gsl_multifit_nlinear_free(w);
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] < r.ab) r.n_below++;
+    else r.n_above++;
+  }
+  return r;
+}
+
+/* The fit that is kept: lowest chi^2 over starts between the aspects, with
+ * at least one point on each side of the break (else the law has no second
+ * regime and the break is not measured). */
+static law_fit fit_law(const double *a, const double *y, size_t n) {
+  law_fit best;
+  memset(&best, 0, sizeof best);
+  best.status = -1;
+  best.chi2 = INFINITY;
+  best.c1 = best.ab = best.p = best.c2 = NAN;
+  if (n < 4) return best;
+  for (size_t i = 0; i + 1 < n; ++i) {
+    law_fit r = fit_from(a, y, n, 0.5 * (a[i] + a[i + 1]));
+    if (r.status != GSL_SUCCESS || !isfinite(r.chi2) || r.n_below < 1 || r.n_above < 1) continue;
+    if (r.chi2 < best.chi2) best = r;
+  }
+  return best;
+}
+
+/* parses "0.5,1,2" into v (sorted ascending, distinct), range-checked */
+static int parse_list(const char *s, double *v, int max, double lo, double hi, const char *opt) {
+  int n = 0;
+  const char *p = s;
+  while (*p) {
+    char *end;
+    double x = strtod(p, &end);
+    if (end == p || !isfinite(x) || x < lo || x > hi) {
+      fprintf(stderr, "error: --%s: '%s' is not a comma-separated list of numbers in [%g, %g]\n", opt, s, lo, hi);
+      exit(2);
+    }
+    if (n == max) {
+      fprintf(stderr, "error: --%s: at most %d values\n", opt, max);
+      exit(2);
+    }
+    if (n > 0 && x <= v[n - 1]) {
+      fprintf(stderr, "error: --%s: values must increase (%g after %g)\n", opt, x, v[n - 1]);
+      exit(2);
+    }
+    v[n++] = x;
+    p = end;
+    if (*p == ',') p++;
+    else if (*p) {
+      fprintf(stderr, "error: --%s: unexpected '%c' in '%s'\n", opt, *p, s);
+      exit(2);
+    }
+  }
+  return n;
+}
+
+/* A row of a references table: the literature laws
+ * (literature/column_collapse_laws.tsv: source, c1, a_break, c2, p, nan where
+ * a source gives none) or the seed's results (seed/seed_results.tsv:
+ * quantity, value, lo, hi, ...; value lands in c1). */
+typedef struct lit_law {
+  double c1, ab, c2, p;
+  int found;
+} lit_law;
+
+static lit_law read_law(bg_lab *lab, const char *file, const char *source) {
+  lit_law l = {NAN, NAN, NAN, NAN, 0};
+  char path[1100], line[512];
+  snprintf(path, sizeof path, "%s/%s", bg_lab_references(lab), file);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "error: cannot read %s\n", path);
+    exit(1);
+  }
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#') continue;
+    char name[64];
+    char c1[32], ab[32], c2[32], p[32];
+    if (sscanf(line, "%63[^\t]\t%31[^\t]\t%31[^\t]\t%31[^\t]\t%31[^\t\n]", name, c1, ab, c2, p) != 5) continue;
+    if (strcmp(name, source) != 0) continue;
+    l.c1 = strtod(c1, NULL);
+    l.ab = strtod(ab, NULL);
+    l.c2 = strtod(c2, NULL);
+    l.p = strtod(p, NULL);
+    l.found = 1;
+  }
+  fclose(f);
+  if (!l.found) {
+    fprintf(stderr, "error: %s has no row '%s'\n", path, source);
+    exit(1);
+  }
+  return l;
+}
+
+static double lit_value(const lit_law *l, double a) { return a < l->ab ? l->c1 * a : l->c2 * pow(a, l->p); }
+
+/* L / R0 that leaves room for Lube's runout with a margin of half again */
+static double domain_for(const lit_law *lube_law, double a) {
+  double lube = lit_value(lube_law, a);
+  double L = 1.0 + 1.5 * lube + 0.5;
+  return L < 2.5 ? 2.5 : L;
+}
+
+typedef struct run_row {
+  double a, runout, y, h_center, t_rest, r99;
+  int summit, settled, wall;
+  size_t particles;
+  uint64_t steps;
+} run_row;
+
+static run_row row_of(const bg_column_result *r, const bg_column_scene *sc) {
+  run_row w;
+  w.a = sc->aspect;
+  w.runout = r->runout;
+  w.r99 = r->r99;
+  w.y = (r->runout - sc->R0) / sc->R0;
+  w.h_center = r->h_center;
+  w.t_rest = r->t_end;
+  w.summit = r->h_center >= r->H0 - r->dx;
+  w.settled = r->settled;
+  w.wall = r->runout_wall;
+  w.particles = r->n_particles;
+  w.steps = r->steps;
+  return w;
+}
+
+static void write_row(FILE *f, const run_row *w, double R0, double dx, double mu, int cells) {
+  double H0 = w->a * R0;
+  fprintf(f, "%.4g\t%.4g\t%d\t%.5g\t%.6g\t%.5f\t%.6g\t%.5f\t%s\t%.4f\t%.4f\t%d\t%d\t%zu\t%llu\t%.6g\n", w->a,
+          mu, cells, dx, w->runout, w->y, w->h_center, w->h_center / H0, w->summit ? "summit" : "conical",
+          w->t_rest, w->t_rest / sqrt(H0 / 9.81), w->settled, w->wall, w->particles,
+          (unsigned long long)w->steps, w->r99);
+}
+
+#define ROW_COLUMNS                                                                                       \
+  "aspect\tmu_floor\tcells_per_R0\tdx_m\trunout_m\trunout_norm\th_center_m\th_center_over_H0\tmorphology\t" \
+  "t_rest_s\tt_rest_over_sqrt_H0_g\tsettled\treaches_wall\tparticles\tsteps\tr99_m"
+
+int main(int argc, char **argv) {
+  double phi = 33, mu_floor = 0.6, R0 = 0.05, t_max = 0, jitter = 0.5, conv_aspect = 0.5, mu_aspect = 2.0;
+  double mu_lo = 0.3, mu_hi = 1.0;
+  int cells = 0, conv_cells = 0;
+  const char *aspects_s = NULL;
+  bg_lab_param params[] = {
+      {"phi", BG_PARAM_DOUBLE, &phi, 20, 45, "fed friction angle, deg", 0},
+      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0.05, 5, "floor Coulomb coefficient of the aspect sweep", 0},
+      {"radius", BG_PARAM_DOUBLE, &R0, 0.01, 0.5, "column radius R0, m", 0},
+      {"cells", BG_PARAM_INT, &cells, 4, 256, "cells per R0 of the aspect and floor sweeps", 0},
+      {"aspects", BG_PARAM_STRING, &aspects_s, 0, 0,
+       "aspect ratios a = H0/R0, comma-separated, increasing, in [0.25, 12]", 0},
+      {"conv-cells", BG_PARAM_INT, &conv_cells, 4, 256, "cells per R0 of the coarsest refinement grid", 0},
+      {"conv-aspect", BG_PARAM_DOUBLE, &conv_aspect, 0.25, 12, "aspect ratio of the refinement runs", 0},
+      {"mu-aspect", BG_PARAM_DOUBLE, &mu_aspect, 0.25, 12, "aspect ratio of the floor-friction sweep", 0},
+      {"mu-lo", BG_PARAM_DOUBLE, &mu_lo, 0.05, 5, "lowest floor mu of the sweep", 0},
+      {"mu-hi", BG_PARAM_DOUBLE, &mu_hi, 0.05, 5, "highest floor mu of the sweep", 0},
+      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 30, "maximum simulated time per run, s", 0},
+      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0},
+  };
+  int np = (int)(sizeof params / sizeof params[0]);
+  bg_lab *lab = bg_lab_init("exp_runout",
+                            "Axisymmetric column collapse: runout vs aspect ratio against Lube 2004 and "
+                            "Lajeunesse 2004, a two-regime GSL fit, refinement and floor friction.",
+                            argc, argv, params, np);
+  int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
+  if (!params[3].set) cells = paper ? 30 : 8;
+  if (!params[4].set) aspects_s = paper ? "0.5,0.75,1,1.5,2,3,4,6,8,10" : "0.5,1,1.5,2,3,4";
+  if (!params[5].set) conv_cells = paper ? 8 : 6;
+  if (!params[10].set) t_max = 6.0;
+  if (!(mu_lo < mu_hi)) {
+    fprintf(stderr, "error: --mu-lo %g must be below --mu-hi %g\n", mu_lo, mu_hi);
+    return 2;
+  }
+  if (conv_cells * 4 > 1024) {
+    fprintf(stderr, "error: --conv-cells %d: the finest grid (x4) must stay at or below 1024 cells per R0\n",
+            conv_cells);
+    return 2;
+  }
+  double aspects[MAX_ASPECTS];
+  int na = parse_list(aspects_s, aspects, MAX_ASPECTS, 0.25, 12, "aspects");
+  if (na < 4) {
+    fprintf(stderr, "error: --aspects: at least 4 values are needed for a three-parameter fit (got %d)\n", na);
+    return 2;
+  }
+  gsl_set_error_handler_off();
+  bg_lab_manifest_num(lab, "phi_deg", phi);
+  bg_lab_manifest_num(lab, "mu_floor", mu_floor);
+  bg_lab_manifest_num(lab, "radius_m", R0);
+  bg_lab_manifest_num(lab, "cells_per_R0", cells);
+  bg_lab_manifest_str(lab, "aspects", aspects_s);
+  bg_lab_manifest_num(lab, "conv_cells_coarse", conv_cells);
+  bg_lab_manifest_num(lab, "conv_aspect", conv_aspect);
+  bg_lab_manifest_num(lab, "mu_aspect", mu_aspect);
+  bg_lab_manifest_num(lab, "mu_lo", mu_lo);
+  bg_lab_manifest_num(lab, "mu_hi", mu_hi);
+  bg_lab_manifest_num(lab, "t_max_s", t_max);
+  bg_lab_manifest_num(lab, "jitter", jitter);
+  bg_lab_manifest_num(lab, "ppc", 8);
+  bg_lab_manifest_num(lab, "ke_threshold_over_MgR0", KE_FRAC);
+  bg_lab_manifest_num(lab, "runout_threshold_over_dx", 1.0);
+  bg_lab_manifest_str(lab, "material", "Klar 2016 sand (E 3.537e5 Pa, nu 0.3, rho 2200), Hencky, no hardening, volume correction on");
+  bg_lab_manifest_str(lab, "symmetry", "quarter cylinder, slip faces at x = 0 and y = 0 as mirror planes");
+
+  bg_column_scene base = bg_column_scene_default();
+  base.R0 = R0;
+  base.phi = phi;
+  base.t_max_s = t_max;
+  base.jitter = jitter;
+  base.cells = cells;
+  base.floor = BG_FRICTION_COULOMB;
+  base.mu = mu_floor;
+  base.ke_frac = KE_FRAC;
+  base.check_frac = CHECK_DT_FRAC;
+  base.runout_h = 1.0;
+  base.backend = bg_lab_backend(lab);
+  base.threads = bg_lab_threads(lab);
+  base.seed = bg_lab_seed(lab);
+  double dx = R0 / cells;
+  lit_law lube = read_law(lab, LAWS, "lube2004");
+
+  /* 1. the aspect sweep */
+  run_row rows[MAX_ASPECTS];
+  FILE *fs = bg_lab_tsv(lab, "sweep.tsv",
+                        "one run per aspect ratio a = H0/R0; runout_norm = (R_inf - R0)/R0; morphology summit when "
+                        "H_inf >= H0 - dx; t_rest: kinetic energy below 1e-4 M g R0",
+                        ROW_COLUMNS);
+  int n_bad = 0;
+  for (int i = 0; i < na; ++i) {
+    bg_column_scene sc = base;
+    sc.aspect = aspects[i];
+    sc.L_over_R0 = domain_for(&lube, aspects[i]);
+    char tag[64];
+    snprintf(tag, sizeof tag, "a %.3g (%d/%d)", aspects[i], i + 1, na);
+    bg_column_result r = bg_column_run(lab, &sc, tag);
+    rows[i] = row_of(&r, &sc);
+    bg_lab_progress(lab, "%s: %s at t = %.3f s; runout %.1f mm, (R-R0)/R0 %.3f, H_inf/H0 %.3f (%s)%s", tag,
+                    r.settled ? "settled" : "NOT settled", r.t_end, r.runout * 1e3, rows[i].y,
+                    rows[i].h_center / r.H0, rows[i].summit ? "summit" : "conical",
+                    r.runout_wall ? ", REACHES THE WALL" : "");
+    write_row(fs, &rows[i], R0, dx, mu_floor, cells);
+    fflush(fs);
+    char fn[64], cm[160];
+    snprintf(fn, sizeof fn, "profile_a%02d.tsv", i);
+    snprintf(cm, sizeof cm, "final radially averaged profile, a = %g, dx = %.4g m, R0 %.3g m", aspects[i], dx, R0);
+    bg_column_write_profile(lab, &r, &sc, fn, cm);
+    if (!r.settled || r.runout_wall) n_bad++;
+    bg_column_result_free(&r);
+  }
+  fclose(fs);
+
+  /* 2. the law */
+  double av[MAX_ASPECTS], yv[MAX_ASPECTS];
+  for (int i = 0; i < na; ++i) {
+    av[i] = rows[i].a;
+    yv[i] = rows[i].y;
+  }
+  law_fit lf = fit_law(av, yv, (size_t)na);
+  if (n_bad) {
+    bg_lab_progress(lab, "%d run(s) did not settle or reached the wall: the fit is not a free-deposit fit", n_bad);
+    lf.c1 = lf.ab = lf.p = lf.c2 = NAN;
+  }
+  FILE *ff = bg_lab_tsv(lab, "fit.tsv",
+                        "GSL fit (R_inf-R0)/R0 = c1 a for a < a_b, c1 a_b (a/a_b)^p above (c2 = c1 a_b^(1-p)); "
+                        "1-sigma from (J^T J)^-1 chi2/dof",
+                        "c1\tsigma_c1\ta_break\tsigma_a_break\tp\tsigma_p\tc2\tsigma_c2\tchi2\tdof\tn_below\tn_above\tgsl_status\tlube_a_break\tlajeunesse_a_break");
+  fprintf(ff, "%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.4g\t%d\t%d\t%d\t%d\t%g\t%g\n", lf.c1, lf.s_c1,
+          lf.ab, lf.s_ab, lf.p, lf.s_p, lf.c2, lf.s_c2, lf.chi2, lf.dof, lf.n_below, lf.n_above, lf.status, lube.ab,
+          read_law(lab, LAWS, "lajeunesse2004").ab);
+  fclose(ff);
+  /* the seed's fitted law, in the literature table's seed rows */
+  lit_law seed = {NAN, NAN, NAN, NAN, 1};
+  seed.c1 = read_law(lab, SEED, "runout_small_a_slope").c1;
+  seed.ab = read_law(lab, SEED, "runout_break").c1;
+  seed.c2 = read_law(lab, SEED, "runout_large_a_coeff").c1;
+  seed.p = read_law(lab, SEED, "runout_large_a_exponent").c1;
+  FILE *fcurve = bg_lab_tsv(lab, "fit_curve.tsv",
+                            "the fitted law, Lube 2004 and the seed's fit (references/literature/column_collapse_laws.tsv, references/seed/seed_results.tsv), for the figure",
+                            "aspect\tfit\tlube2004\tseed");
+  for (int i = 0; i <= 200; ++i) {
+    double a = 0.3 * pow(12.0 / 0.3, i / 200.0);
+    fprintf(fcurve, "%.5g\t%.5g\t%.5g\t%.5g\n", a, law(a, lf.c1, lf.ab, lf.p), lit_value(&lube, a), lit_value(&seed, a));
+  }
+  fclose(fcurve);
+  bg_lab_progress(lab, "fit: c1 %.3f +- %.3f, a_b %.2f +- %.2f, p %.3f +- %.3f, c2 %.3f +- %.3f (chi2 %.3g, dof %d)",
+                  lf.c1, lf.s_c1, lf.ab, lf.s_ab, lf.p, lf.s_p, lf.c2, lf.s_c2, lf.chi2, lf.dof);
+
+  /* 3. refinement at conv_aspect */
+  FILE *fc = bg_lab_tsv(lab, "convergence.tsv", "runout on three grids each halving dx, same aspect ratio",
+                        ROW_COLUMNS);
+  run_row conv[N_CONV];
+  for (int gi = 0; gi < N_CONV; ++gi) {
+    bg_column_scene sc = base;
+    sc.aspect = conv_aspect;
+    sc.cells = conv_cells << gi;
+    sc.L_over_R0 = domain_for(&lube, conv_aspect);
+    char tag[64];
+    snprintf(tag, sizeof tag, "refinement %d/%d", gi + 1, N_CONV);
+    bg_column_result r = bg_column_run(lab, &sc, tag);
+    conv[gi] = row_of(&r, &sc);
+    bg_lab_progress(lab, "%s: runout %.2f mm, (R-R0)/R0 %.4f", tag, r.runout * 1e3, conv[gi].y);
+    write_row(fc, &conv[gi], R0, r.dx, mu_floor, sc.cells);
+    fflush(fc);
+    char fn[64], cm[160];
+    snprintf(fn, sizeof fn, "profile_conv%d.tsv", gi);
+    snprintf(cm, sizeof cm, "final profile, a = %g, dx = %.4g m (%d cells per R0)", conv_aspect, r.dx, sc.cells);
+    bg_column_write_profile(lab, &r, &sc, fn, cm);
+    bg_column_result_free(&r);
+  }
+  fclose(fc);
+  /* change of R_inf between the two finest grids, relative to the finest */
+  double conv_change = fabs(conv[N_CONV - 1].runout - conv[N_CONV - 2].runout) / conv[N_CONV - 1].runout;
+  double conv_change_coarse = fabs(conv[1].runout - conv[0].runout) / conv[1].runout;
+  for (int gi = 0; gi < N_CONV; ++gi)
+    if (!conv[gi].settled || conv[gi].wall) conv_change = NAN;
+
+  /* 4. floor friction at mu_aspect */
+  FILE *fm = bg_lab_tsv(lab, "floor_mu.tsv", "runout vs floor Coulomb mu at one aspect ratio and dx", ROW_COLUMNS);
+  run_row rmu[N_MU];
+  for (int i = 0; i < N_MU; ++i) {
+    bg_column_scene sc = base;
+    sc.aspect = mu_aspect;
+    sc.mu = mu_lo + (mu_hi - mu_lo) * i / (N_MU - 1);
+    sc.L_over_R0 = domain_for(&lube, mu_aspect);
+    char tag[64];
+    snprintf(tag, sizeof tag, "floor mu %.3g", sc.mu);
+    bg_column_result r = bg_column_run(lab, &sc, tag);
+    rmu[i] = row_of(&r, &sc);
+    bg_lab_progress(lab, "%s: runout %.2f mm, r99 %.2f mm", tag, r.runout * 1e3, r.r99 * 1e3);
+    write_row(fm, &rmu[i], R0, dx, sc.mu, cells);
+    fflush(fm);
+    bg_column_result_free(&r);
+  }
+  fclose(fm);
+  double mu_effect = (rmu[0].runout - rmu[N_MU - 1].runout) / rmu[N_MU - 1].runout;
+  double mu_effect_r99 = (rmu[0].r99 - rmu[N_MU - 1].r99) / rmu[N_MU - 1].r99;
+  for (int i = 0; i < N_MU; ++i)
+    if (!rmu[i].settled || rmu[i].wall) mu_effect = NAN;
+
+  int n_summit_small = 0, n_small = 0, n_conical_large = 0, n_large = 0;
+  for (int i = 0; i < na; ++i) {
+    if (rows[i].a < lube.ab) {
+      n_small++;
+      n_summit_small += rows[i].summit;
+    } else {
+      n_large++;
+      n_conical_large += !rows[i].summit;
+    }
+  }
+  FILE *fsum = bg_lab_tsv(lab, "summary.tsv", "one row per quantity", "quantity\tvalue\tunit");
+  fprintf(fsum, "c1_small_a_slope\t%.5f\t1\n", lf.c1);
+  fprintf(fsum, "a_break\t%.5f\t1\n", lf.ab);
+  fprintf(fsum, "p_large_a_exponent\t%.5f\t1\n", lf.p);
+  fprintf(fsum, "c2_large_a_coefficient\t%.5f\t1\n", lf.c2);
+  fprintf(fsum, "conv_rel_change_finest_pair\t%.5f\t1\n", conv_change);
+  fprintf(fsum, "conv_rel_change_coarsest_pair\t%.5f\t1\n", conv_change_coarse);
+  fprintf(fsum, "floor_mu_rel_runout_change\t%.5f\t1\n", mu_effect);
+  fprintf(fsum, "floor_mu_rel_r99_change\t%.5f\t1\n", mu_effect_r99);
+  fprintf(fsum, "summit_deposits_below_lube_break\t%d of %d\t1\n", n_summit_small, n_small);
+  fprintf(fsum, "conical_deposits_above_lube_break\t%d of %d\t1\n", n_conical_large, n_large);
+  fclose(fsum);
+  bg_lab_manifest_num(lab, "fit_c1", lf.c1);
+  bg_lab_manifest_num(lab, "fit_a_break", lf.ab);
+  bg_lab_manifest_num(lab, "fit_p", lf.p);
+  bg_lab_manifest_num(lab, "fit_c2", lf.c2);
+
+  bg_lab_claim(lab, "runout.break", lf.ab);
+  bg_lab_claim(lab, "runout.small_a_slope", lf.c1);
+  bg_lab_claim(lab, "runout.large_a_exponent", lf.p);
+  bg_lab_claim(lab, "runout.converged_dx", conv_change);
+  bg_lab_claim(lab, "runout.floor_mu", mu_effect);
+  return bg_lab_finish(lab);
+}
