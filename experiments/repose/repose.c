@@ -538,6 +538,8 @@ int main(int argc, char **argv) {
   bg_lab_claim(lab, "repose.estimators_agree", spread);
   bg_lab_claim(lab, "repose.monotone", (double)non_monotone);
   bg_lab_claim(lab, "repose.limit", limit_gap);
+  /* a bracket contains phi easily when it is wide: its width is claimed too */
+  bg_lab_claim(lab, "repose.limit_width", 2 * cf.s_theta);
   bg_lab_claim(lab, "repose.floor_mu", mu_change);
   bg_lab_claim(lab, "repose.floor_mu_low_grows", grow_low);
   bg_lab_claim(lab, "repose.ridge_vs_pile", ridge_gap);
