@@ -601,6 +601,74 @@ for e in "${selected[@]}"; do
   fi
 done
 
+# --- assemble: recorded runs ---------------------------------------------------------
+# Runs made elsewhere or at a scale this machine cannot repeat (paper scale on
+# a lent GPU, a long CPU run) are committed as they came out, TSV and
+# manifest, under reports/results/SET/NAME/ (NAME a registry entry). They are
+# shown after this report's own runs, figures redrawn from their TSV by the
+# same scripts, claims as they were judged then; they are never re-judged and
+# never counted in this report's summary.
+results="$root/reports/results"
+recorded=()
+if [[ -d "$results" ]]; then
+  while IFS= read -r d; do recorded+=("$d"); done < <(find "$results" -mindepth 2 -maxdepth 2 -type d | sort)
+fi
+if ((${#recorded[@]})); then
+  printf '## Recorded runs\n\n' >>"$md"
+  printf '<h2 id="recorded">Recorded runs</h2>\n' >>"$html"
+  intro='Runs committed under reports/results/SET/NAME/ as they came out (at a scale or on hardware this report did not use). Their claims are shown as judged when they ran; figures are redrawn from their TSV.'
+  printf '%s\n\n' "$intro" >>"$md"
+  printf '<p>%s</p>\n' "$(h "$intro")" >>"$html"
+  for d in "${recorded[@]}"; do
+    name="$(basename "$d")"
+    set_name="$(basename "$(dirname "$d")")"
+    figs=""
+    for e in "${RUNS[@]}"; do
+      IFS='|' read -r n _ f <<<"$e"
+      if [[ "$n" == "$name" ]]; then figs="$f"; fi
+    done
+    man="$d/manifest.json"
+    if [[ "$set_name" != "${prev_set:-}" ]]; then
+      prev_set="$set_name"
+      printf '### %s\n\n' "$set_name" >>"$md"
+      printf '<h3 id="recorded-%s">%s</h3>\n' "$(h "$set_name")" "$(h "$set_name")" >>"$html"
+      if [[ -f "$results/$set_name/README.md" ]]; then
+        { cat "$results/$set_name/README.md"; printf '\n'; } >>"$md"
+        md_to_html "$results/$set_name/README.md" >>"$html"
+      fi
+    fi
+    printf '#### %s / %s\n\n' "$set_name" "$name" >>"$md"
+    printf '<h4 id="recorded-%s-%s">%s / %s</h4>\n' "$(h "$set_name")" "$(h "$name")" "$(h "$set_name")" "$(h "$name")" >>"$html"
+    if [[ -f "$d/README.md" ]]; then
+      { cat "$d/README.md"; printf '\n'; } >>"$md"
+      md_to_html "$d/README.md" >>"$html"
+    fi
+    if [[ -f "$man" ]]; then
+      line="scale $(mget "$man" scale), backend $(mget "$man" backend), device $(mget "$man" device), host $(mget "$man" host), commit $(mget "$man" commit), wall $(mget "$man" wall_s) s, $(fmt_rate "$(mget "$man" particle_steps_per_s)"), finished $(mget "$man" date); command: $(mget "$man" command)"
+      printf '%s\n\n' "$line" >>"$md"
+      printf '<p class="muted">%s</p>\n' "$(h "$line")" >>"$html"
+    fi
+    for fig in $figs; do
+      key="$set_name-$fig"
+      if gnuplot -e "in='$(gq "$d")'; out='$(gq "$out/figures/$key")'" "$root/reports/$fig.gp" \
+        >>"$out/figures/recorded.log" 2>&1 && [[ -s "$out/figures/$key.png" ]]; then
+        cap="$(caption_of "$fig")"
+        printf '![%s](figures/%s.png)\n\n*%s* (`figures/%s.png`)\n\n' "$key" "$key" "$cap" "$key" >>"$md"
+        { printf '<figure><img alt="%s" src="data:image/png;base64,' "$(h "$key")"
+          base64 -w0 "$out/figures/$key.png"
+          printf '"><figcaption><strong>%s.</strong> %s</figcaption></figure>\n' "$(h "$key")" "$(h "$cap")"; } >>"$html"
+      else
+        printf '**Figure %s could not be drawn from the recorded TSV** (figures/recorded.log).\n\n' "$fig" >>"$md"
+        printf '<p class="summary bad">Figure %s could not be drawn from the recorded TSV (figures/recorded.log).</p>\n' "$(h "$fig")" >>"$html"
+      fi
+    done
+    if [[ -s "$d/claims.tsv" ]]; then
+      { claims_table md "$d/claims.tsv"; printf '\n'; } >>"$md"
+      claims_table html "$d/claims.tsv" >>"$html"
+    fi
+  done
+fi
+
 printf '<p class="muted">Written by scripts/report.sh; every claim of every run is in claims.tsv next to this page.</p>\n</main>\n</body>\n</html>\n' >>"$html"
 
 # --- verdict ------------------------------------------------------------------------
