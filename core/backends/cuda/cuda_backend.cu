@@ -301,20 +301,27 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
      * [0, B) and base - origin + {0,1,2} in [0, B+2) = the tile */
     const bool in = TILED && (c.w.base[0] >> LB) == bx && (c.w.base[1] >> LB) == by &&
                     (c.w.base[2] >> LB) == bz;
+    /* fully unrolled, or the stencil arrays go to local memory (ptxas -v) */
+#pragma unroll
     for (int a = 0; a < 3; ++a) {
       const float dxa = ((float)a - c.w.fx[0]) * dx;
+#pragma unroll
       for (int b = 0; b < 3; ++b) {
         const float dxb = ((float)b - c.w.fx[1]) * dx;
         const float wab = c.w.w[0][a] * c.w.w[1][b];
         float vab[4];
+#pragma unroll
         for (int l = 0; l < 4; ++l) vab[l] = c.b4[l] + c.ax[l] * dxa + c.ay[l] * dxb;
+#pragma unroll
         for (int k = 0; k < 3; ++k) {
           const float dxc = ((float)k - c.w.fx[2]) * dx;
           const float wt = wab * c.w.w[2][k];
           float val[4];
+#pragma unroll
           for (int l = 0; l < 4; ++l) val[l] = wt * (vab[l] + c.az[l] * dxc);
           if (in) {
             const int t = (((c.w.base[0] - o0 + a) * T + (c.w.base[1] - o1 + b)) * T + (c.w.base[2] - o2 + k));
+#pragma unroll
             for (int l = 0; l < 4; ++l) atomicAdd(&tile[4 * t + l], val[l]);
           } else {
             atomic_add4(grid + node_index(G, c.w.base[0] + a, c.w.base[1] + b, c.w.base[2] + k), val[0], val[1],
