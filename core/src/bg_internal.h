@@ -50,6 +50,23 @@ typedef struct bg_backend_stats {
   double max_speed;
 } bg_backend_stats;
 
+/* Where a particle at xp must be parked after a step: -1 stays active,
+ * k < n_sinks in sink k, n_sinks outside the grid's interior (where its
+ * stencil would leave the grid) or not finite. One rule for every backend. */
+BG_HD int32_t bg_park_code(const bg_config *c, const bg_sink *sinks, const bg_real xp[3]) {
+  for (int d = 0; d < 3; ++d) {
+    bg_real xg = (xp[d] - c->origin[d]) * c->inv_dx;
+    if (!(xg >= 0.5f && xg < (bg_real)c->dims[d] - 1.5f)) return c->n_sinks;
+  }
+  for (int k = 0; k < c->n_sinks; ++k) {
+    const bg_sink *b = &sinks[k];
+    if (xp[0] >= b->lo[0] && xp[0] <= b->hi[0] && xp[1] >= b->lo[1] && xp[1] <= b->hi[1] &&
+        xp[2] >= b->lo[2] && xp[2] <= b->hi[2])
+      return k;
+  }
+  return -1;
+}
+
 typedef enum bg_stage { BG_STAGE_SORT = 0, BG_STAGE_P2G, BG_STAGE_GRID, BG_STAGE_G2P, BG_STAGE_COUNT } bg_stage;
 
 /* A backend: a table of functions, chosen by name at run time. Every slot is

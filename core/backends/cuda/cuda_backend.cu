@@ -90,9 +90,12 @@ typedef struct dgeom {
   int lb; /* log2 of the block edge */
 } dgeom;
 
-/* What G2P needs besides particles and grid. */
+/* What G2P needs besides particles and grid: the material, and the
+ * configuration by value for bg_park_code (its pointers are host pointers
+ * and are never followed on the device; sinks is the device copy). */
 typedef struct dmat {
   bg_sand sand;
+  bg_config cfg;
   const bg_sink *sinks;
   int n_sinks;
 } dmat;
@@ -344,17 +347,16 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
   }
 }
 
-/* Node update: momentum to velocity, plus gravity; empty nodes untouched. */
+/* Node update (bg_node_update): momentum to velocity, plus gravity. */
 __global__ void k_grid_update(float4 *grid, int64_t nn, float g0, float g1, float g2) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i >= nn) return;
   float4 q = grid[i];
   if (q.x > 0.0f) {
-    float inv = 1.0f / q.x;
-    q.y = q.y * inv + g0;
-    q.z = q.z * inv + g1;
-    q.w = q.w * inv + g2;
-    grid[i] = q;
+    float g[4] = {q.x, q.y, q.z, q.w};
+    const float gdt[3] = {g0, g1, g2};
+    bg_node_update(g, gdt);
+    grid[i] = make_float4(g[0], g[1], g[2], g[3]);
   }
 }
 
@@ -371,22 +373,6 @@ __global__ void k_boundary(float4 *grid, const bg_bnode *bn, int64_t nbn, const 
     q.w = v[2];
     grid[b.node] = q;
   }
-}
-
-/* Parking code as on the CPU: -1 active, k < n_sinks in sink k, n_sinks out
- * of the grid's interior (or not finite). */
-__device__ __forceinline__ int32_t park_code(const dgeom &G, const dmat &M, const float xp[3]) {
-  for (int d = 0; d < 3; ++d) {
-    float xg = (xp[d] - G.origin[d]) * G.inv_dx;
-    if (!(xg >= 0.5f && xg < (float)G.dims[d] - 1.5f)) return M.n_sinks;
-  }
-  for (int k = 0; k < M.n_sinks; ++k) {
-    const bg_sink *b = &M.sinks[k];
-    if (xp[0] >= b->lo[0] && xp[0] <= b->hi[0] && xp[1] >= b->lo[1] && xp[1] <= b->hi[1] && xp[2] >= b->lo[2] &&
-        xp[2] <= b->hi[2])
-      return k;
-  }
-  return -1;
 }
 
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
@@ -450,7 +436,7 @@ __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
     P.f[PT + 5][p] = 0.5f * (tau.m[1][2] + tau.m[2][1]);
     P.f[PLJ][p] = lj;
     P.f[PQ][p] = q;
-    const int32_t code = park_code(G, M, xp);
+    const int32_t code = bg_park_code(&M.cfg, M.sinks, xp);
     if (code >= 0) {
       P.park[p] = code;
       atomicAdd(&tally[1 + code], 1ull);
@@ -1003,6 +989,7 @@ static bg_status cuda_g2p(void *state, bg_real dt) {
   CU(cudaMemsetAsync(s->d_tally, 0, sizeof(unsigned long long), s->st));
   if (s->n) {
     dmat M;
+    M.cfg = *s->cfg;
     M.sand = s->cfg->sand;
     M.sinks = s->sinks;
     M.n_sinks = s->cfg->n_sinks;
