@@ -238,19 +238,31 @@ static void result_free(result *r) {
  * smaller than the motion), velocities against the velocity. */
 typedef struct diff {
   double ex, ev;
+  double worst;      /* largest single-particle position difference, in dx (diagnostic) */
+  size_t worst_at;
 } diff;
 
 static diff compare(const scene *sc, const result *a, const result *b) {
   double dx2 = 0, disp2 = 0, dv2 = 0, v2 = 0;
-  for (size_t i = 0; i < 3 * sc->n; ++i) {
-    double e = (double)a->x[i] - b->x[i], u = (double)b->x[i] - sc->x[i];
-    double f = (double)a->v[i] - b->v[i];
-    dx2 += e * e;
-    disp2 += u * u;
-    dv2 += f * f;
-    v2 += (double)b->v[i] * b->v[i];
-  }
   diff d;
+  memset(&d, 0, sizeof d);
+  for (size_t p = 0; p < sc->n; ++p) {
+    double ep = 0;
+    for (size_t i = 3 * p; i < 3 * p + 3; ++i) {
+      double e = (double)a->x[i] - b->x[i], u = (double)b->x[i] - sc->x[i];
+      double f = (double)a->v[i] - b->v[i];
+      dx2 += e * e;
+      ep += e * e;
+      disp2 += u * u;
+      dv2 += f * f;
+      v2 += (double)b->v[i] * b->v[i];
+    }
+    ep = sqrt(ep) / sc->d.dx;
+    if (!(ep <= d.worst)) {
+      d.worst = ep;
+      d.worst_at = p;
+    }
+  }
   d.ex = disp2 > 0 ? sqrt(dx2 / disp2) : sqrt(dx2);
   d.ev = v2 > 0 ? sqrt(dv2 / v2) : sqrt(dv2);
   return d;
@@ -337,6 +349,9 @@ static void check_variant(const scene *sc, const result *cpu, double tol, const 
     return;
   }
   diff e = compare(sc, &g, cpu);
+  /* a single particle far off while the norms agree points at one branch
+   * flip of the return map (round-off at a yield surface), not at a defect */
+  printf("  %s, %s: worst particle %zu off by %.3g dx\n", sc->name, va->label, e.worst_at, e.worst);
   bg_check_le(e.ex, tol, "%s, %s: positions vs cpu, |dx| / |displacement|", sc->name, va->label);
   bg_check_le(e.ev, tol, "%s, %s: velocities vs cpu, |dv| / |v|", sc->name, va->label);
   /* dt = cfl dx / (c_p + |v|max): a relative speed error e moves dt by less than e */
@@ -362,8 +377,8 @@ static void parity(scene *sc, const variant *vars, size_t n_vars, int drift_vari
   diff dp = compare(sc, &perm, &cpu);
   double d_perm = dp.ex > dp.ev ? dp.ex : dp.ev;
   double tol = tolerance(sc, d_perm);
-  printf("  %s: cpu vs cpu (shuffled order): positions %.3g, velocities %.3g -> tolerance %.3g\n", sc->name,
-         dp.ex, dp.ev, tol);
+  printf("  %s: cpu vs cpu (shuffled order): positions %.3g, velocities %.3g (worst particle %.3g dx) -> "
+         "tolerance %.3g\n", sc->name, dp.ex, dp.ev, dp.worst, tol);
   printf("  %s: parked on cpu %zu (sink %zu, out %zu), shuffled %zu\n", sc->name, cpu.st.n_parked,
          cpu.st.n_parked_sink, cpu.st.n_parked_out, perm.st.n_parked);
   if (sc->d.n_sinks) bg_check_true(cpu.st.n_parked_sink > 0, "%s: the scene parks particles in its sink", sc->name);
