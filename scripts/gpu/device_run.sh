@@ -89,9 +89,12 @@ phase_test() {
 phase_sanitize() {
   command -v compute-sanitizer >/dev/null || { note "SKIP  sanitize: no compute-sanitizer"; return 0; }
   local cs=(compute-sanitizer --error-exitcode 99 --print-limit 20)
+  # fall: every tile variant and the drifted path; silo: colliders, sinks, parking tallies
   run memcheck_api "${cs[@]}" --tool memcheck "$build/bin/test_api" cuda
   run memcheck_parity_fall "${cs[@]}" --tool memcheck "$build/bin/test_parity" cuda fall
-  run memcheck_conservation "${cs[@]}" --tool memcheck "$build/bin/test_conservation" cuda
+  run memcheck_parity_silo "${cs[@]}" --tool memcheck "$build/bin/test_parity" cuda silo
+  # reads of device memory nobody wrote (grid clear, tallies, sort buffers)
+  run initcheck_parity_fall "${cs[@]}" --tool initcheck "$build/bin/test_parity" cuda fall
   # the shared tile: zeroing, accumulation and flush separated by barriers
   run racecheck_parity_fall "${cs[@]}" --tool racecheck "$build/bin/test_parity" cuda fall
   run synccheck_parity_fall "${cs[@]}" --tool synccheck "$build/bin/test_parity" cuda fall
