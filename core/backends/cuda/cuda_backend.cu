@@ -189,10 +189,10 @@ __device__ __forceinline__ int64_t node_index(const dgeom &G, int i, int j, int 
 
 /* Block key of a particle: the block holding its lowest stencil node, as on
  * the CPU (there with B = 4 for the coloured scatter). */
-__device__ __forceinline__ uint32_t block_key(const dgeom &G, const float *const *x, int64_t p) {
+__device__ __forceinline__ uint32_t block_key(const dgeom &G, const dparts &P, int64_t p) {
   int64_t b[3];
   for (int d = 0; d < 3; ++d) {
-    int base = bg_floor_int((x[d][p] - G.origin[d]) * G.inv_dx - 0.5f);
+    int base = bg_floor_int((P.f[PX + d][p] - G.origin[d]) * G.inv_dx - 0.5f);
     b[d] = base >> G.lb;
   }
   return (uint32_t)((b[0] * G.nb[1] + b[1]) * G.nb[2] + b[2]);
@@ -224,7 +224,7 @@ __global__ void k_init(dparts P, int64_t off, int64_t cnt, const float *x, const
 __global__ void k_keys(dparts P, int64_t n, dgeom G, uint32_t *keys, int64_t *vals) {
   int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (p >= n) return;
-  keys[p] = P.park[p] < 0 ? block_key(G, P.f + PX, p) : (uint32_t)G.n_blocks;
+  keys[p] = P.park[p] < 0 ? block_key(G, P, p) : (uint32_t)G.n_blocks;
   vals[p] = p;
 }
 
