@@ -152,6 +152,12 @@ void bg_sim_destroy(bg_sim *sim);
 
 /* Message of the last failed call on this handle ("" after success). */
 const char *bg_sim_last_error(const bg_sim *sim);
+/* 1 when the backend ("cpu", "cuda", "auto") can run on this machine; else
+ * 0 and, when why is not NULL, the reason (no CUDA in this build, no
+ * device). bg_sim_create on an unavailable "cuda" fails with BG_ERR_DEVICE
+ * (BG_ERR_BACKEND when the build has no CUDA at all); "auto" falls back to
+ * "cpu". Tests skip (exit 77) on 0. */
+int bg_backend_available(const char *name, char *why, size_t why_len);
 /* Name of the backend in use ("cpu", "cuda"). */
 const char *bg_sim_backend(const bg_sim *sim);
 
@@ -220,7 +226,8 @@ bg_status bg_sim_grid_mass(bg_sim *sim, bg_real *out, size_t cap);
 bg_status bg_sim_grid_velocity(bg_sim *sim, bg_real *out, size_t cap);
 
 /* Cumulative wall time per stage since creation, ms: sort, P2G, grid
- * update, G2P (4 values). Benchmarks read this; tests never assert on it. */
+ * update, G2P (4 values); on "cuda" device time from CUDA events around
+ * each stage. Benchmarks read this; tests never assert on it. */
 bg_status bg_sim_stage_times(bg_sim *sim, double ms[4]);
 
 /* Material wave speed sqrt((lambda + 2 mu) / rho0), m/s. */

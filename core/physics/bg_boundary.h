@@ -25,6 +25,18 @@ typedef struct bg_wallc {
   bg_real v[3]; /* wall velocity */
 } bg_wallc;
 
+/* The node update of MLS-MPM: g holds mass then momentum; a node with mass
+ * gets velocity = momentum / mass plus gravity dt (gdt). Empty nodes keep
+ * what they hold (zeros). */
+BG_HD void bg_node_update(bg_real g[4], const bg_real gdt[3]) {
+  if (g[0] > 0.0f) {
+    bg_real inv = 1.0f / g[0];
+    g[1] = g[1] * inv + gdt[0];
+    g[2] = g[2] * inv + gdt[1];
+    g[3] = g[3] * inv + gdt[2];
+  }
+}
+
 /* Velocity of a solid node after contact. Only an approaching relative
  * velocity (v_n < 0) is touched: sand may separate freely from a wall. The
  * tangential part shrinks by mu |v_n| and stops, never reverses. */

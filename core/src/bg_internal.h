@@ -11,6 +11,10 @@
 #include "bg_boundary.h"
 #include "bg_plasticity.h"
 
+#ifdef __cplusplus
+extern "C" { /* the CUDA backend is compiled as C++ */
+#endif
+
 /* Faces act on this many node layers: a particle's stencil reaches one node
  * past its nearest, so two layers stop it before it can leave the grid. */
 #define BG_FACE_LAYERS 2
@@ -46,6 +50,23 @@ typedef struct bg_backend_stats {
   double max_speed;
 } bg_backend_stats;
 
+/* Where a particle at xp must be parked after a step: -1 stays active,
+ * k < n_sinks in sink k, n_sinks outside the grid's interior (where its
+ * stencil would leave the grid) or not finite. One rule for every backend. */
+BG_HD int32_t bg_park_code(const bg_config *c, const bg_sink *sinks, const bg_real xp[3]) {
+  for (int d = 0; d < 3; ++d) {
+    bg_real xg = (xp[d] - c->origin[d]) * c->inv_dx;
+    if (!(xg >= 0.5f && xg < (bg_real)c->dims[d] - 1.5f)) return c->n_sinks;
+  }
+  for (int k = 0; k < c->n_sinks; ++k) {
+    const bg_sink *b = &sinks[k];
+    if (xp[0] >= b->lo[0] && xp[0] <= b->hi[0] && xp[1] >= b->lo[1] && xp[1] <= b->hi[1] &&
+        xp[2] >= b->lo[2] && xp[2] <= b->hi[2])
+      return k;
+  }
+  return -1;
+}
+
 typedef enum bg_stage { BG_STAGE_SORT = 0, BG_STAGE_P2G, BG_STAGE_GRID, BG_STAGE_G2P, BG_STAGE_COUNT } bg_stage;
 
 /* A backend: a table of functions, chosen by name at run time. Every slot is
@@ -56,6 +77,8 @@ typedef struct bg_backend_ops {
   /* 1 when usable on this machine (a CUDA build without a device says 0);
    * why says why not. */
   int (*available)(char *why, size_t why_len);
+  /* err is the simulation's message buffer and outlives the state: a
+   * backend may keep it and describe later failures there. */
   bg_status (*create)(const bg_config *cfg, void **state, char *err, size_t err_len);
   void (*destroy)(void *state);
   /* Appends particles; vol has n entries. Positions already validated. */
@@ -73,6 +96,10 @@ typedef struct bg_backend_ops {
   /* Node mass (which 0) or velocity (which 1) after the last grid update. */
   bg_status (*grid)(void *state, int which, bg_real *out);
   size_t (*count)(void *state);
+  /* Optional (NULL: the front end's wall clock per stage). Cumulative ms per
+   * stage measured by the backend itself; an asynchronous device backend
+   * needs this, as the host returns from a stage before it ran. */
+  bg_status (*stage_times)(void *state, double ms[BG_STAGE_COUNT]);
 } bg_backend_ops;
 
 extern const bg_backend_ops bg_backend_cpu;
@@ -104,5 +131,9 @@ bg_status bg_fail(bg_sim *sim, bg_status s, const char *fmt, ...);
 /* Builds the solid-node list for time t (analytic colliders translate with
  * their velocity). */
 bg_status bg_boundary_build(bg_sim *sim, double t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* BG_INTERNAL_H */

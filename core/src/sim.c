@@ -300,8 +300,9 @@ static bg_status pick_backend(bg_sim *sim, const char *name, const bg_backend_op
   }
   for (size_t i = 0; i < N_BACKENDS; ++i)
     if (strcmp(name, backends[i]->name) == 0) {
+      /* compiled in but no device to run it: the device's error, not the name's */
       if (!backends[i]->available(why, sizeof why))
-        return bg_fail(sim, BG_ERR_BACKEND, "backend \"%s\" is not available here: %s", name, why);
+        return bg_fail(sim, BG_ERR_DEVICE, "backend \"%s\" is not available here: %s", name, why);
       *out = backends[i];
       return BG_OK;
     }
@@ -309,6 +310,21 @@ static bg_status pick_backend(bg_sim *sim, const char *name, const bg_backend_op
     return bg_fail(sim, BG_ERR_BACKEND, "backend \"cuda\": this build has no CUDA (configure with "
                                         "BAGNOLD_CUDA=ON where nvcc exists)");
   return bg_fail(sim, BG_ERR_BACKEND, "backend \"%s\" is unknown; accepted: cpu, cuda, auto", name);
+}
+
+int bg_backend_available(const char *name, char *why, size_t why_len) {
+  char buf[256] = "";
+  if (why && why_len) why[0] = 0;
+  if (!name || strcmp(name, "auto") == 0) return 1; /* the cpu backend always is */
+  for (size_t i = 0; i < N_BACKENDS; ++i)
+    if (strcmp(name, backends[i]->name) == 0) {
+      int ok = backends[i]->available(buf, sizeof buf);
+      if (!ok && why && why_len) snprintf(why, why_len, "%s", buf);
+      return ok;
+    }
+  if (why && why_len)
+    snprintf(why, why_len, "%s", strcmp(name, "cuda") == 0 ? "this build has no CUDA backend" : "unknown backend");
+  return 0;
 }
 
 /* --------------------------------------------------------------- lifecycle */
@@ -663,6 +679,7 @@ bg_status bg_sim_grid_velocity(bg_sim *sim, bg_real *out, size_t cap) {
 bg_status bg_sim_stage_times(bg_sim *sim, double ms[4]) {
   if (!sim) return BG_ERR_NULL;
   CHECK(ms != NULL, BG_ERR_NULL, "ms is NULL");
+  if (sim->ops->stage_times) return sim->ops->stage_times(sim->state, ms);
   for (int i = 0; i < BG_STAGE_COUNT; ++i) ms[i] = sim->stage_ms[i];
   return BG_OK;
 }

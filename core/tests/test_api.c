@@ -442,6 +442,35 @@ static void test_particles(bg_sim *sim) {
 
 /* ----------------------------------------------------------------- statuses */
 
+/* Backend availability: cpu always, unknown names never, and an unavailable
+ * "cuda" is refused at creation with the device's reason. */
+static void test_backends(void) {
+  char why[256];
+  bg_check_true(bg_backend_available("cpu", why, sizeof why) == 1, "bg_backend_available(\"cpu\") is 1");
+  bg_check_true(bg_backend_available("auto", why, sizeof why) == 1, "bg_backend_available(\"auto\") is 1");
+  bg_check_true(bg_backend_available(NULL, NULL, 0) == 1, "bg_backend_available(NULL) means auto: 1");
+  why[0] = 0;
+  bg_check_true(bg_backend_available("banana", why, sizeof why) == 0 && why[0],
+                "bg_backend_available(\"banana\") is 0 with a reason (\"%s\")", why);
+  why[0] = 0;
+  if (!bg_backend_available("cuda", why, sizeof why)) {
+    bg_check_true(why[0] != 0, "cuda unavailable, with a reason (\"%s\")", why);
+    bg_sim_desc d = small_desc();
+    d.backend = "cuda";
+    bg_sim *sim = NULL;
+    char err[512] = "";
+    bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
+    /* BG_ERR_BACKEND: this build has no CUDA; BG_ERR_DEVICE: it has, the machine has no device */
+    bg_check_true((s == BG_ERR_BACKEND || s == BG_ERR_DEVICE) && sim == NULL && strstr(err, "cuda"),
+                  "create on unavailable \"cuda\": %s, \"%s\"", bg_status_name(s), err);
+    d.backend = "auto";
+    s = bg_sim_create(&d, &sim, err, sizeof err);
+    bg_check_true(s == BG_OK && sim && strcmp(bg_sim_backend(sim), "cpu") == 0,
+                  "\"auto\" without a device runs on cpu (got %s)", sim ? bg_sim_backend(sim) : "none");
+    bg_sim_destroy(sim);
+  }
+}
+
 static void test_statuses(void) {
 #define ENTRY_(name, msg) {name, #name, msg},
   static const struct {
@@ -474,7 +503,7 @@ int main(int argc, char **argv) {
   bg_sim *sim = NULL;
   char err[512] = "";
   bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
-  if (s == BG_ERR_BACKEND) {
+  if (s != BG_OK && !bg_backend_available(g_backend, err, sizeof err)) {
     printf("SKIP: backend \"%s\" unavailable: %s\n", g_backend, err);
     return BG_CHECK_SKIP;
   }
@@ -490,6 +519,7 @@ int main(int argc, char **argv) {
   bg_sim_destroy(sim);
   bg_sim_destroy(NULL); /* must be harmless, like free(NULL) */
   test_statuses();
+  test_backends();
   bg_check_true(bg_sim_last_error(NULL) != NULL, "bg_sim_last_error(NULL) is a string");
   return bg_check_summary();
 }

@@ -490,8 +490,20 @@ static void test_threads(void) {
          "|dx| %.3g m = %.3g dx\n",
          memcmp(a, b, 3 * n1 * sizeof *a) == 0 ? "identical" : "DIFFERENT", ndiff, 3 * n1, dmax,
          dmax / dx);
-  bg_check_true(memcmp(a, b, 3 * n1 * sizeof *a) == 0,
-                "threads: two runs with threads = 2 give bitwise identical positions");
+  if (strcmp(g_backend, "cpu") == 0) {
+    bg_check_true(memcmp(a, b, 3 * n1 * sizeof *a) == 0,
+                  "threads: two runs with threads = 2 give bitwise identical positions");
+  } else {
+    /* A device backend sums P2G with float atomics in whatever order the
+     * hardware serves them, so repeat runs agree to round-off, not bitwise:
+     * the same bound as 1 vs 2 threads below holds for them. */
+    double dab = 0;
+    for (size_t i = 0; i < 3 * n1; ++i) {
+      double e = fabs((double)a[i] - b[i]);
+      if (!(e <= dab)) dab = e;
+    }
+    bg_check_le(dab / dx, 1e-5, "threads: two runs on \"%s\" agree to round-off (max |diff| / dx)", g_backend);
+  }
   /* The coloured scatter makes P2G independent of the thread count and the
    * rest of the step is per node or per particle, so 0 is expected; allow
    * round-off of a reordered sum: 30 steps of ~1e-7 relative velocity
@@ -683,7 +695,7 @@ int main(int argc, char **argv) {
   bg_sim *probe = NULL;
   char err[512];
   bg_status s = bg_sim_create(&d, &probe, err, sizeof err);
-  if (s == BG_ERR_BACKEND) {
+  if (s != BG_OK && !bg_backend_available(g_backend, err, sizeof err)) {
     printf("SKIP: backend \"%s\" unavailable: %s\n", g_backend, err);
     return BG_CHECK_SKIP;
   }

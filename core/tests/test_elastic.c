@@ -415,7 +415,7 @@ int main(int argc, char **argv) {
   bg_sim *probe = NULL;
   char err[512];
   bg_status s = bg_sim_create(&d, &probe, err, sizeof err);
-  if (s == BG_ERR_BACKEND) {
+  if (s != BG_OK && !bg_backend_available(g_backend, err, sizeof err)) {
     printf("SKIP: backend \"%s\" unavailable: %s\n", g_backend, err);
     return BG_CHECK_SKIP;
   }

@@ -391,17 +391,9 @@ static bg_status cpu_grid_update(void *state, bg_real dt) {
   const bg_config *c = s->cfg;
   int nt = nthreads(s);
   int64_t nn = c->n_nodes;
-  bg_real g0 = c->gravity[0] * dt, g1 = c->gravity[1] * dt, g2 = c->gravity[2] * dt;
+  const bg_real gdt[3] = {c->gravity[0] * dt, c->gravity[1] * dt, c->gravity[2] * dt};
 #pragma omp parallel for schedule(static) num_threads(nt)
-  for (int64_t i = 0; i < nn; ++i) {
-    bg_real *g = s->grid[i];
-    if (g[0] > 0) {
-      bg_real inv = 1.0f / g[0];
-      g[1] = g[1] * inv + g0;
-      g[2] = g[2] * inv + g1;
-      g[3] = g[3] * inv + g2;
-    }
-  }
+  for (int64_t i = 0; i < nn; ++i) bg_node_update(s->grid[i], gdt);
   int64_t nb = (int64_t)s->n_bn;
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t k = 0; k < nb; ++k) {
@@ -410,23 +402,6 @@ static bg_status cpu_grid_update(void *state, bg_real dt) {
     if (g[0] > 0) bg_bnode_apply(b, c->walls, c->n_walls - BG_FACE_COUNT, g + 1);
   }
   return BG_OK;
-}
-
-/* Where a particle must be parked: -1 stays active, k < n_sinks in sink k,
- * n_sinks outside the grid's interior (or not finite). */
-static inline int32_t park_code(const cpu_state *s, const bg_real xp[3]) {
-  const bg_config *c = s->cfg;
-  for (int d = 0; d < 3; ++d) {
-    bg_real xg = (xp[d] - c->origin[d]) * c->inv_dx;
-    if (!(xg >= 0.5f && xg < (bg_real)c->dims[d] - 1.5f)) return c->n_sinks;
-  }
-  for (int k = 0; k < c->n_sinks; ++k) {
-    const bg_sink *b = &c->sinks[k];
-    if (xp[0] >= b->lo[0] && xp[0] <= b->hi[0] && xp[1] >= b->lo[1] && xp[1] <= b->hi[1] &&
-        xp[2] >= b->lo[2] && xp[2] <= b->hi[2])
-      return k;
-  }
-  return -1;
 }
 
 static bg_status cpu_g2p(void *state, bg_real dt) {
@@ -510,7 +485,7 @@ static bg_status cpu_g2p(void *state, bg_real dt) {
         ch.log_jp[len] = s->logjp[p];
         ch.q[len] = s->q[p];
         slot[len++] = p;
-        int32_t code = park_code(s, xp);
+        int32_t code = bg_park_code(c, c->sinks, xp);
         if (code >= 0) {
           s->park[p] = code;
           mine[code] += (double)s->mass[p];
@@ -630,4 +605,5 @@ static size_t cpu_count(void *state) { return ((cpu_state *)state)->n; }
 const bg_backend_ops bg_backend_cpu = {
     "cpu",     cpu_available, cpu_create,      cpu_destroy, cpu_add,  cpu_set_boundary, cpu_sort,
     cpu_p2g,   cpu_grid_update, cpu_g2p,       cpu_get,     cpu_stats, cpu_grid,        cpu_count,
+    NULL, /* stage_times: the front end's wall clock is exact for a synchronous backend */
 };

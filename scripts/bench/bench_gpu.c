@@ -1,0 +1,375 @@
+/* bench_gpu.c: throughput benchmark of bagnold's CUDA backend. A benchmark,
+ * never a test: it measures and reports, it asserts nothing about time.
+ *
+ * Scene (as bench_cpu): a dense block of Klar sand on a regular lattice
+ * (ppc = k^3, k per axis at cell offsets (i + 0.5) / k), dx = 1 cm, resting
+ * 4 cells above the floor (the -z face, Coulomb mu 0.5; the other faces
+ * slip). The block is C x C cells laterally, C the smallest side with
+ * C^3 ppc >= N, filled layer by layer until exactly N particles are placed;
+ * the grid is the block plus 4 cells on each lateral side and 1.6 C + 8
+ * cells tall.
+ *
+ * Particle counts: 1 M, 2 M, 4 M, ... doubling while the estimated device
+ * footprint (state, sort buffers, grid) fits in 85% of the free memory, or
+ * the list given with --particles. For each count and repetition: a fresh
+ * simulation, warm-up steps untimed, then timed steps (wall clock around
+ * bg_sim_run, which includes the one host wait per step for the dt) and the
+ * per-stage device times from CUDA events (bg_sim_stage_times).
+ *
+ * Effective bandwidth: bytes moved per step counted by hand (below), over
+ * the device time of P2G + grid + G2P (the sort, every K steps, is reported
+ * on its own), set against the device-to-device copy bandwidth measured in
+ * the same run before and after the sweep.
+ *
+ * Output: a table on stdout, progress on stderr, with --out DIR the TSV
+ * DIR/bench_gpu.tsv (one row per count and repetition, with commit and
+ * device). Exit 77 when there is no CUDA device (or no CUDA backend). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bagnold.h"
+#include "bench_gpu_device.h"
+#include "bg_version.h"
+
+#define MAX_COUNTS 32
+#define MARGIN_CELLS 4
+#define FLOOR_CELLS 4
+#define FLOOR_MU 0.5f
+#define DX 0.01f
+#define N_STAGES 4
+/* Device bytes per particle: 34 floats of state, a 64-bit id, a park code,
+ * and the sort's key and permutation double buffers. */
+#define DEVICE_BYTES_PER_PARTICLE (34 * 4 + 8 + 4 + 2 * (4 + 8))
+/* Bytes moved per particle-step, by hand. P2G reads x, v, C, tau, mass,
+ * volume (23 floats) and the park code; G2P reads x, F, log Jp, q (14
+ * floats) and the park code, and writes x, v, C, F, tau, log Jp, q (32
+ * floats). The 27-node gathers and scatters hit L2 and the shared tile and
+ * are not counted. */
+#define BYTES_PER_PARTICLE_STEP ((23 + 14 + 32) * 4 + 2 * 4)
+/* Per node and step: clear (16 B written), node update (16 B read and 16 B
+ * written). */
+#define BYTES_PER_NODE_STEP 48
+#define COPY_BYTES ((size_t)1 << 30)
+
+static const char *const stage_names[N_STAGES] = {"sort", "p2g", "grid", "g2p"};
+
+typedef struct options {
+  uint64_t counts[MAX_COUNTS];
+  int n_counts;
+  uint64_t max_particles;
+  int ppc, steps, warmup, reps, sort_interval;
+  const char *out;
+  const char *tag;
+} options;
+
+static void die(int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("bench_gpu: error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(code);
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: bench_gpu [options]\n"
+          "\n"
+          "Throughput of the CUDA backend (particle-steps per second) on a dense block of\n"
+          "sand, from 1 M particles doubling up to what the device holds.\n"
+          "\n"
+          "options:\n"
+          "  --particles LIST   comma-separated counts (suffix M = 2^20), default: 1M, 2M, ...\n"
+          "  --max-particles N  stop the doubling at N (default: device memory decides)\n"
+          "  --ppc K            particles per cell: 1, 8, 27 or 64 (default 8)\n"
+          "  --steps S          timed steps per repetition, in [1, 100000] (default 50)\n"
+          "  --warmup W         untimed steps first, in [0, 100000] (default 10)\n"
+          "  --reps R           repetitions per count, in [1, 100] (default 3)\n"
+          "  --sort-interval K  re-sort every K steps, >= 1 (default 32)\n"
+          "  --tag TEXT         free text for the TSV's tag column (e.g. the knobs swept)\n"
+          "  --out DIR          write DIR/bench_gpu.tsv (appends; header when new)\n"
+          "  --help             this text\n"
+          "\n"
+          "environment (the backend's knobs, recorded in the TSV):\n"
+          "  BAGNOLD_CUDA_BLOCK 2|4|8, BAGNOLD_CUDA_P2G_THREADS 32..1024, BAGNOLD_CUDA_P2G tiled|global\n"
+          "  BAGNOLD_COMMIT     overrides the commit recorded at build time\n"
+          "\n"
+          "exit status: 0 done, 2 bad usage, 3 a run failed, 77 no CUDA device.\n");
+}
+
+static long long parse_int(const char *s, long long lo, long long hi, const char *what) {
+  char *end = NULL;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end || v < lo || v > hi) die(2, "%s must be an integer in [%lld, %lld] (got '%s')", what, lo, hi, s);
+  return v;
+}
+
+static uint64_t parse_count(const char *s) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s) die(2, "--particles: '%s' is not a count", s);
+  if (*end == 'M' || *end == 'm') {
+    v <<= 20;
+    end++;
+  }
+  if (*end || v < 1 || v > (1ull << 34)) die(2, "--particles: '%s' must be in [1, 2^34]", s);
+  return v;
+}
+
+static void parse(int argc, char **argv, options *o) {
+  memset(o, 0, sizeof *o);
+  o->ppc = 8;
+  o->steps = 50;
+  o->warmup = 10;
+  o->reps = 3;
+  o->sort_interval = 32;
+  o->tag = "";
+  enum { O_PART = 1, O_MAX, O_PPC, O_STEPS, O_WARM, O_REPS, O_SORT, O_TAG, O_OUT, O_HELP };
+  static const struct option lo[] = {{"particles", required_argument, NULL, O_PART},
+                                     {"max-particles", required_argument, NULL, O_MAX},
+                                     {"ppc", required_argument, NULL, O_PPC},
+                                     {"steps", required_argument, NULL, O_STEPS},
+                                     {"warmup", required_argument, NULL, O_WARM},
+                                     {"reps", required_argument, NULL, O_REPS},
+                                     {"sort-interval", required_argument, NULL, O_SORT},
+                                     {"tag", required_argument, NULL, O_TAG},
+                                     {"out", required_argument, NULL, O_OUT},
+                                     {"help", no_argument, NULL, O_HELP},
+                                     {NULL, 0, NULL, 0}};
+  int c;
+  while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+    switch (c) {
+      case O_PART: {
+        char *copy = strdup(optarg), *save = NULL;
+        if (!copy) die(1, "out of memory");
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+          if (o->n_counts == MAX_COUNTS) die(2, "--particles: at most %d counts", MAX_COUNTS);
+          o->counts[o->n_counts++] = parse_count(t);
+        }
+        free(copy);
+        if (!o->n_counts) die(2, "--particles: empty list");
+        break;
+      }
+      case O_MAX: o->max_particles = parse_count(optarg); break;
+      case O_PPC:
+        o->ppc = (int)parse_int(optarg, 1, 64, "--ppc");
+        if (o->ppc != 1 && o->ppc != 8 && o->ppc != 27 && o->ppc != 64) die(2, "--ppc must be 1, 8, 27 or 64");
+        break;
+      case O_STEPS: o->steps = (int)parse_int(optarg, 1, 100000, "--steps"); break;
+      case O_WARM: o->warmup = (int)parse_int(optarg, 0, 100000, "--warmup"); break;
+      case O_REPS: o->reps = (int)parse_int(optarg, 1, 100, "--reps"); break;
+      case O_SORT: o->sort_interval = (int)parse_int(optarg, 1, 1 << 30, "--sort-interval"); break;
+      case O_TAG: o->tag = optarg; break;
+      case O_OUT: o->out = optarg; break;
+      case O_HELP: usage(stdout); exit(0);
+      default: usage(stderr); exit(2);
+    }
+  }
+  if (optind < argc) die(2, "unexpected argument '%s' (see --help)", argv[optind]);
+}
+
+/* ------------------------------------------------------------------ scene */
+
+typedef struct scene {
+  uint64_t n, side;
+  int k;
+  size_t dims[3];
+  bg_real *x;
+} scene;
+
+static int scene_make(scene *s, uint64_t n, int ppc) {
+  memset(s, 0, sizeof *s);
+  s->k = (int)lround(cbrt((double)ppc));
+  s->n = n;
+  uint64_t side = 1;
+  while (side * side * side * (uint64_t)ppc < n) side++;
+  s->side = side;
+  s->dims[0] = s->dims[1] = (size_t)side + 2 * MARGIN_CELLS + 1;
+  s->dims[2] = (size_t)ceil(1.6 * (double)side) + 2 * FLOOR_CELLS + 1;
+  s->x = malloc(3 * (size_t)n * sizeof *s->x);
+  if (!s->x) return 0;
+  const uint64_t per_row = side * (uint64_t)s->k, per_layer = per_row * per_row;
+  const double h = DX / s->k;
+  for (uint64_t p = 0; p < n; ++p) {
+    uint64_t layer = p / per_layer, r = p % per_layer, i = r / per_row, j = r % per_row;
+    s->x[3 * p] = (bg_real)(MARGIN_CELLS * DX + (i + 0.5) * h);
+    s->x[3 * p + 1] = (bg_real)(MARGIN_CELLS * DX + (j + 0.5) * h);
+    s->x[3 * p + 2] = (bg_real)(FLOOR_CELLS * DX + (layer + 0.5) * h);
+  }
+  return 1;
+}
+
+static double device_bytes(const scene *s) {
+  return (double)s->n * DEVICE_BYTES_PER_PARTICLE + 16.0 * s->dims[0] * s->dims[1] * s->dims[2];
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+typedef struct result {
+  double wall_s, ms[N_STAGES];
+  int ok;
+} result;
+
+static result run_once(const scene *sc, const options *o) {
+  result r;
+  memset(&r, 0, sizeof r);
+  bg_sim_desc d = bg_sim_desc_default();
+  d.backend = "cuda";
+  for (int a = 0; a < 3; ++a) d.dims[a] = sc->dims[a];
+  d.dx = DX;
+  d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
+  d.walls[BG_FACE_ZLO].mu = FLOOR_MU;
+  d.sort_interval = o->sort_interval;
+  bg_sim *sim = NULL;
+  char err[512];
+  bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
+  if (s != BG_OK) {
+    fprintf(stderr, "bench_gpu: create (%llu particles): %s: %s\n", (unsigned long long)sc->n, bg_status_name(s), err);
+    return r;
+  }
+  s = bg_sim_add_particles(sim, (size_t)sc->n, sc->x, NULL, (bg_real)o->ppc);
+  if (s == BG_OK) s = bg_sim_run(sim, (uint64_t)o->warmup);
+  double ms0[N_STAGES], ms1[N_STAGES];
+  if (s == BG_OK) s = bg_sim_stage_times(sim, ms0);
+  double t0 = now_s();
+  if (s == BG_OK) s = bg_sim_run(sim, (uint64_t)o->steps);
+  /* the last step's tally wait: stage times are complete after it */
+  if (s == BG_OK) s = bg_sim_stage_times(sim, ms1);
+  r.wall_s = now_s() - t0;
+  if (s != BG_OK) {
+    fprintf(stderr, "bench_gpu: %llu particles: %s: %s\n", (unsigned long long)sc->n, bg_status_name(s),
+            bg_sim_last_error(sim));
+  } else {
+    for (int k = 0; k < N_STAGES; ++k) r.ms[k] = (ms1[k] - ms0[k]) / o->steps;
+    r.ok = 1;
+  }
+  bg_sim_destroy(sim);
+  return r;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  options o;
+  parse(argc, argv, &o);
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  char why[256], dev[256];
+  double free_b = 0, total_b = 0;
+  if (!bg_backend_available("cuda", why, sizeof why) ||
+      !bench_gpu_device_info(dev, sizeof dev, &free_b, &total_b, why, sizeof why)) {
+    fprintf(stderr, "bench_gpu: no CUDA device to benchmark: %s\n", why);
+    return 77;
+  }
+  const char *commit = getenv("BAGNOLD_COMMIT");
+  if (!commit || !*commit) commit = BAGNOLD_GIT_COMMIT;
+  const char *blk = getenv("BAGNOLD_CUDA_BLOCK"), *thr = getenv("BAGNOLD_CUDA_P2G_THREADS"),
+             *mode = getenv("BAGNOLD_CUDA_P2G");
+  blk = blk && *blk ? blk : "4";
+  thr = thr && *thr ? thr : "32";
+  mode = mode && *mode ? mode : "tiled";
+  if (!o.n_counts) {
+    uint64_t cap = o.max_particles ? o.max_particles : (1ull << 34);
+    for (uint64_t n = 1ull << 20; n <= cap && o.n_counts < MAX_COUNTS; n <<= 1) {
+      scene probe;
+      memset(&probe, 0, sizeof probe);
+      uint64_t side = 1;
+      while (side * side * side * (uint64_t)o.ppc < n) side++;
+      probe.n = n;
+      probe.dims[0] = probe.dims[1] = side + 2 * MARGIN_CELLS + 1;
+      probe.dims[2] = (size_t)ceil(1.6 * side) + 2 * FLOOR_CELLS + 1;
+      if (device_bytes(&probe) > 0.85 * free_b) break;
+      o.counts[o.n_counts++] = n;
+    }
+  }
+  double copy0 = bench_gpu_copy_bandwidth(COPY_BYTES, 10);
+  printf("bagnold bench_gpu: commit %s, device %s, copy bandwidth %.0f GB/s\n", commit, dev, copy0 / 1e9);
+  printf("knobs: block %s, p2g threads %s, p2g %s, sort every %d; ppc %d, %d warm-up + %d timed steps, %d reps\n",
+         blk, thr, mode, o.sort_interval, o.ppc, o.warmup, o.steps, o.reps);
+  FILE *tsv = NULL;
+  if (o.out) {
+    mkdir(o.out, 0777);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bench_gpu.tsv", o.out);
+    struct stat st;
+    int fresh = stat(path, &st) != 0 || st.st_size == 0;
+    tsv = fopen(path, "a");
+    if (!tsv) die(1, "cannot open %s: %s", path, strerror(errno));
+    if (fresh)
+      fprintf(tsv, "# commit\tdevice\ttag\tparticles\tppc\tnodes\tblock\tp2g_threads\tp2g_mode\tsort_interval\trep\t"
+                   "steps\twall_s\tparticle_steps_per_s\tms_sort\tms_p2g\tms_grid\tms_g2p\tbytes_per_step\t"
+                   "effective_GBps\tcopy_GBps\tfraction_of_copy\n");
+  }
+  printf("%12s %10s %14s %9s %9s %9s %9s %10s %7s\n", "particles", "nodes", "Mpsteps/s", "sort ms", "p2g ms",
+         "grid ms", "g2p ms", "eff GB/s", "of copy");
+  int failed = 0;
+  for (int c = 0; c < o.n_counts; ++c) {
+    scene sc;
+    if (!scene_make(&sc, o.counts[c], o.ppc)) {
+      fprintf(stderr, "bench_gpu: no host memory for %llu particles; stopping\n", (unsigned long long)o.counts[c]);
+      break;
+    }
+    double nodes = (double)sc.dims[0] * sc.dims[1] * sc.dims[2];
+    double bytes = (double)sc.n * BYTES_PER_PARTICLE_STEP + nodes * BYTES_PER_NODE_STEP;
+    double rate[100];
+    result rr[100];
+    int nr = 0;
+    for (int rep = 0; rep < o.reps; ++rep) {
+      fprintf(stderr, "bench_gpu: %llu particles, rep %d/%d\n", (unsigned long long)sc.n, rep + 1, o.reps);
+      result r = run_once(&sc, &o);
+      if (!r.ok) {
+        failed = 1;
+        break;
+      }
+      double ps = (double)sc.n * o.steps / r.wall_s;
+      double dev_ms = r.ms[1] + r.ms[2] + r.ms[3];
+      double eff = dev_ms > 0 ? bytes / (dev_ms * 1e-3) : 0;
+      if (tsv)
+        fprintf(tsv, "%s\t%s\t%s\t%llu\t%d\t%.0f\t%s\t%s\t%s\t%d\t%d\t%d\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.4f\n",
+                commit, dev, o.tag, (unsigned long long)sc.n, o.ppc, nodes, blk, thr, mode, o.sort_interval, rep,
+                o.steps, r.wall_s, ps, r.ms[0], r.ms[1], r.ms[2], r.ms[3], bytes, eff / 1e9, copy0 / 1e9,
+                copy0 > 0 ? eff / copy0 : 0);
+      rate[nr] = ps;
+      rr[nr++] = r;
+    }
+    free(sc.x);
+    if (nr == 0) break;
+    /* the median repetition by rate */
+    double sorted[100];
+    memcpy(sorted, rate, nr * sizeof *rate);
+    qsort(sorted, nr, sizeof *sorted, cmp_double);
+    double med = sorted[nr / 2];
+    int m = 0;
+    for (int k = 0; k < nr; ++k)
+      if (rate[k] == med) m = k;
+    double dev_ms = rr[m].ms[1] + rr[m].ms[2] + rr[m].ms[3], eff = bytes / (dev_ms * 1e-3);
+    printf("%12llu %10.0f %14.1f %9.3f %9.3f %9.3f %9.3f %10.0f %6.1f%%   (min %.1f, max %.1f)\n",
+           (unsigned long long)sc.n, nodes, med / 1e6, rr[m].ms[0], rr[m].ms[1], rr[m].ms[2], rr[m].ms[3],
+           eff / 1e9, copy0 > 0 ? 100 * eff / copy0 : 0, sorted[0] / 1e6, sorted[nr - 1] / 1e6);
+    if (failed) break;
+  }
+  double copy1 = bench_gpu_copy_bandwidth(COPY_BYTES, 10);
+  printf("copy bandwidth after the sweep %.0f GB/s (before %.0f); stages: %s %s %s %s (ms per step)\n", copy1 / 1e9,
+         copy0 / 1e9, stage_names[0], stage_names[1], stage_names[2], stage_names[3]);
+  if (tsv && fclose(tsv) != 0) die(1, "writing the TSV failed");
+  return failed ? 3 : 0;
+}
