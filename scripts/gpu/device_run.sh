@@ -12,6 +12,9 @@
 #   BAGNOLD_GPU_BUILD_DIR  build tree (default <repo>/build-gpu, wiped by 'build')
 #   BAGNOLD_CUDA_ARCHS     architectures to build (default 90)
 #   PHASE_TIMEOUT_S        limit per long command in seconds (default 300)
+#   BUDGET_S               total seconds for the whole run (default 570, under a
+#                          10-minute device call): commands that would start past it
+#                          are skipped and listed in the summary, never cut silently
 # Exit status: 0 if every phase that ran passed, 1 otherwise, 2 bad usage.
 set -uo pipefail
 # the toolkit's tools (nvcc, compute-sanitizer) where a plain install puts them
@@ -26,6 +29,7 @@ out="$(cd "$out" && pwd -P)"
 build="${BAGNOLD_GPU_BUILD_DIR:-$root/build-gpu}"
 archs="${BAGNOLD_CUDA_ARCHS:-90}"
 limit="${PHASE_TIMEOUT_S:-300}"
+budget="${BUDGET_S:-570}"
 phases=("$@")
 ((${#phases[@]})) || phases=(info build test sanitize bench sweep)
 summary="$out/summary.txt"
@@ -37,13 +41,18 @@ note() { printf '%s\n' "$*" | tee -a "$summary"; }
 run() {
   local name="$1"
   shift
-  local t0=$SECONDS rc
-  timeout "$limit" "$@" >"$out/$name.log" 2>&1
+  local t0=$SECONDS rc left=$((budget - SECONDS)) lim="$limit"
+  if ((left < 15)); then
+    note "SKIP  $name (the ${budget} s budget is spent; run this phase again in another call)"
+    return 0
+  fi
+  ((left < lim)) && lim=$left
+  timeout "$lim" "$@" >"$out/$name.log" 2>&1
   rc=$?
   if ((rc == 0)); then
     note "PASS  $name ($((SECONDS - t0)) s)"
   else
-    note "FAIL  $name (exit $rc$( ((rc == 124)) && echo ", timed out after $limit s"), $((SECONDS - t0)) s): see $name.log"
+    note "FAIL  $name (exit $rc$( ((rc == 124)) && echo ", timed out after $lim s"), $((SECONDS - t0)) s): see $name.log"
     status=1
   fi
   return $rc
