@@ -182,6 +182,42 @@ def metrics(x):
 CHECK_KEYS = ("com_x", "com_y", "com_z", "h99", "spread")
 
 
+def md_to_html(lines):
+    """The markdown written above (paragraphs and pipe tables with `code` and
+    **bold**) as an HTML fragment for scripts/report.sh's page."""
+    import html
+    import re
+
+    def inline(t):
+        t = html.escape(t)
+        t = re.sub(r"`([^`]*)`", r"<code>\1</code>", t)
+        return re.sub(r"\*\*([^*]*)\*\*", r"<strong>\1</strong>", t)
+
+    out, table = [], []
+
+    def flush():
+        if not table:
+            return
+        head, body = table[0], table[2:]
+        cells = lambda r: [c.strip() for c in r.strip().strip("|").split("|")]
+        out.append("<table><thead><tr>" + "".join(f"<th>{inline(c)}</th>" for c in cells(head)) +
+                   "</tr></thead><tbody>")
+        for r in body:
+            out.append("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in cells(r)) + "</tr>")
+        out.append("</tbody></table>")
+        table.clear()
+
+    for line in lines:
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        flush()
+        if line.strip():
+            out.append(f"<p>{inline(line)}</p>")
+    flush()
+    return "\n".join(out) + "\n"
+
+
 # ---------------------------------------------------------------------- main
 
 def stats(v):
@@ -209,6 +245,9 @@ def main():
     ap.add_argument("--solvers", default="",
                     help="comma list of bagnold, bagnold-1t, taichi-dense, taichi-bls, warp (default: all "
                          "that apply to the device)")
+    ap.add_argument("--warm-cache", action="store_true",
+                    help="let Taichi and Warp use their on-disk kernel caches (default: bypassed, so the "
+                         "reported compile time is a cold compile)")
     ap.add_argument("--bagnold", default="", help="bench_scene executable (default BUILD/bin/bench_scene)")
     ap.add_argument("--out", default="", help="output directory (default BUILD/bench/compare)")
     a = ap.parse_args()
@@ -244,14 +283,15 @@ def main():
     sc = S.Scene(n, a.ppc)
     py = sys.executable
     common = ["--particles", str(n), "--ppc", str(a.ppc)]
+    peer = common + (["--warm-cache"] if a.warm_cache else [])
     argv_of = {
         "bagnold": [bench_scene] + common + ["--threads", str(threads), "--backend", "cuda" if gpu else "cpu"],
         "bagnold-1t": [bench_scene] + common + ["--threads", "1", "--backend", "cpu"],
-        "taichi-dense": [py, "mpm_taichi.py"] + common + ["--device", a.device, "--threads", str(threads),
+        "taichi-dense": [py, "mpm_taichi.py"] + peer + ["--device", a.device, "--threads", str(threads),
                                                          "--variant", "dense"],
-        "taichi-bls": [py, "mpm_taichi.py"] + common + ["--device", a.device, "--threads", str(threads),
+        "taichi-bls": [py, "mpm_taichi.py"] + peer + ["--device", a.device, "--threads", str(threads),
                                                        "--variant", "bls"],
-        "warp": [py, "mpm_warp.py"] + common + ["--device", a.device],
+        "warp": [py, "mpm_warp.py"] + peer + ["--device", a.device],
     }
     dev_word = "cuda" if gpu else "cpu"
     label_of = {
@@ -408,7 +448,8 @@ def main():
                   f"{sc.grid_text()} nodes, Klar sand (E 3.537e5 Pa, nu 0.3, rho0 2200, phi 35 deg, no hardening, "
                   f"volume correction), floor Coulomb mu 0.5, other faces slip, 2 node layers, cfl 0.3"),
         ("protocol", f"device {a.device}, {threads} threads, {a.reps} interleaved reps (order rotated), "
-                     f"fresh state per block, {a.warmup} warm-up + {a.steps} timed steps"),
+                     f"fresh state per block, {a.warmup} warm-up + {a.steps} timed steps; peers' kernel caches "
+                     f"{'used' if a.warm_cache else 'bypassed (cold compile)'}"),
         ("cross_check", f"positions after t = {a.check_time} s simulated; tolerance {a.tolerance:g} x block side = "
                         f"{tol * 1e3:.3f} mm on com_x, com_y, com_z, h99 (99th-percentile height), spread (RMS "
                         f"horizontal distance from the centre of mass); reference bagnold"),
@@ -462,7 +503,7 @@ def main():
             if s not in summ:
                 continue
             mn, md, mx = summ[s]
-            rt = "" if s == ref else f"bagnold/this {ratio[s][0]:.2f}x" if s in ratio else ""
+            rt = f"bagnold/this {ratio[s][0]:.2f}x" if s in ratio and not s.startswith("bagnold") else ""
             colour = 0xC0504D if s.startswith("bagnold") else 0x4A78B0
             f.write(f'{i}\t"{label_of[s]}"\t{md / 1e6:.6g}\t{mn / 1e6:.6g}\t{mx / 1e6:.6g}\t"{rt}"\t{colour}\n')
     gp = os.path.join(HERE, "compare.gp")
@@ -527,6 +568,8 @@ def main():
               f"`crosscheck.tsv`, `compare.png`{'' if chart_ok else ' (not drawn)'}, `logs/`.")
     with open(os.path.join(out, "compare.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+    with open(os.path.join(out, "compare.html"), "w") as f:
+        f.write(md_to_html(md))
     for s in chk:
         try:
             os.remove(os.path.join(out, f"x_{s}.f32"))

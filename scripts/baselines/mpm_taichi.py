@@ -33,14 +33,17 @@ BLOCK = 4
 PROFILE = False
 
 
-def build(sc, arch, threads, variant):
+def build(sc, arch, threads, variant, cache=False):
     import taichi as ti
 
     t0 = time.perf_counter()
     if arch == "cpu":
-        ti.init(arch=ti.cpu, cpu_max_num_threads=threads, default_fp=ti.f32, log_level=ti.WARN, kernel_profiler=PROFILE)
+        ti.init(arch=ti.cpu, cpu_max_num_threads=threads, default_fp=ti.f32, log_level=ti.WARN,
+                kernel_profiler=PROFILE, offline_cache=cache)
     else:
-        ti.init(arch=ti.cuda, default_fp=ti.f32, log_level=ti.WARN)
+        # sparse SNodes allocate from a pool taken at init; the default (1 GB) is short of 4M particles
+        ti.init(arch=ti.cuda, default_fp=ti.f32, log_level=ti.WARN, offline_cache=cache,
+                device_memory_fraction=0.5)
     init_s = time.perf_counter() - t0
 
     f32 = ti.f32
@@ -319,13 +322,13 @@ def main(argv):
     sc = S.Scene(a.particles, a.ppc)
     arch = "cpu" if a.device == "cpu" else "cuda"
     try:
-        solver, init_s, ver = build(sc, arch, a.threads, variant)
+        solver, init_s, ver = build(sc, arch, a.threads, variant, a.warm_cache)
     except Exception as e:
         print(f"error taichi arch={arch}: {type(e).__name__}: {e}".replace("\n", " "), file=S.protocol_out(), flush=True)
         return 1
     ver = ".".join(str(c) for c in ver) if isinstance(ver, tuple) else str(ver)
     S.serve(solver, "taichi", ver, f"variant={variant} arch={arch} threads={a.threads} "
-            f"init_s={init_s:.6g} particles={sc.n} grid={sc.grid_text()}")
+            f"init_s={init_s:.6g} kernel_cache={'on' if a.warm_cache else 'off'} particles={sc.n} grid={sc.grid_text()}")
     return 0
 
 

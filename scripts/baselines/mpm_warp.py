@@ -25,11 +25,13 @@ import numpy as np
 import scene as S
 
 
-def build(sc, device):
+def build(sc, device, cache_dir=None):
     import warp as wp
 
     t0 = time.perf_counter()
     wp.config.quiet = True
+    if cache_dir:
+        wp.config.kernel_cache_dir = cache_dir
     wp.init()
     init_s = time.perf_counter() - t0
     dev = "cpu" if device == "cpu" else "cuda:0"
@@ -273,12 +275,20 @@ def main(argv):
     S.protocol_out()  # before the framework is imported: its notices go to stderr
     a = S.worker_args(argv, "mpm_warp.py")
     sc = S.Scene(a.particles, a.ppc)
+    import atexit
+    import shutil
+    import tempfile
+    cache_dir = None
+    if not a.warm_cache:  # a fresh kernel cache: the first launch compiles, every run
+        cache_dir = tempfile.mkdtemp(prefix="bagnold-warp-cache-")
+        atexit.register(shutil.rmtree, cache_dir, True)
     try:
-        solver, init_s, ver, dev = build(sc, a.device)
+        solver, init_s, ver, dev = build(sc, a.device, cache_dir)
     except Exception as e:
         print(f"error warp device={a.device}: {type(e).__name__}: {e}".replace("\n", " "), file=S.protocol_out(), flush=True)
         return 1
     S.serve(solver, "warp", ver, f"variant=atomics device={dev} threads=1 init_s={init_s:.6g} "
+            f"kernel_cache={'on' if a.warm_cache else 'off'} "
             f"particles={sc.n} grid={sc.grid_text()}")
     return 0
 

@@ -174,6 +174,9 @@ def worker_args(argv, prog):
     ap.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (Taichi; Warp's CPU is serial)")
     ap.add_argument("--variant", default="", help="solver variant (Taichi: dense or bls)")
+    ap.add_argument("--warm-cache", action="store_true",
+                    help="use the framework's on-disk kernel cache (default: bypass it, so the first step's "
+                         "time is a cold compile every run)")
     a = ap.parse_args(argv)
     if a.particles < 1:
         ap.error(f"--particles must be >= 1 (got {a.particles})")
