@@ -294,11 +294,12 @@ def main():
         "warp": [py, "mpm_warp.py"] + peer + ["--device", a.device],
     }
     dev_word = "cuda" if gpu else "cpu"
+    tw = f"{threads} thread{'s' if threads != 1 else ''}"
     label_of = {
-        "bagnold": f"bagnold ({dev_word}{'' if gpu else f', {threads} threads'})",
+        "bagnold": f"bagnold ({dev_word}{'' if gpu else f', {tw}'})",
         "bagnold-1t": "bagnold (cpu, 1 thread)",
-        "taichi-dense": f"Taichi dense ({'cuda' if gpu else f'cpu, {threads} threads'})",
-        "taichi-bls": f"Taichi pid+BLS ({'cuda' if gpu else f'cpu, {threads} threads'})",
+        "taichi-dense": f"Taichi dense ({'cuda' if gpu else f'cpu, {tw}'})",
+        "taichi-bls": f"Taichi pid+BLS ({'cuda' if gpu else f'cpu, {tw}'})",
         "warp": f"Warp ({'cuda' if gpu else 'cpu, 1 thread: serial CPU launches'})",
     }
     if not os.path.isfile(bench_scene):
