@@ -72,13 +72,14 @@ class Worker:
         line = self._line(600)
         self.startup_s = time.perf_counter() - t0
         if line is None:
-            self.error = f"no answer within 600 s (log: {logpath})"
+            time.sleep(0.2)
+            rc = self.p.poll()
+            self.error = (f"exited with status {rc} before it was ready (log: {logpath})" if rc is not None
+                          else f"no answer within 600 s (log: {logpath})")
         elif line.startswith("ready"):
             self.info = parse_kv(line)
         else:
             self.error = line[6:] if line.startswith("error ") else f"unexpected '{line}'"
-            if not self.error:
-                self.error = f"exited before it was ready (log: {logpath})"
 
     def _pump(self):
         for line in self.p.stdout:
