@@ -258,7 +258,8 @@ def main():
                          "height and the spread (default 0.02 dx = 0.2 mm; see TOLERANCE in compare.py)")
     ap.add_argument("--solvers", default="",
                     help="comma list of bagnold, bagnold-1t, taichi-dense, taichi-bls, warp (default: all "
-                         "that apply to the device)")
+                         "that apply to the device) and bagnold-passive (bagnold with OMP_WAIT_POLICY=passive: "
+                         "sleeping instead of spinning at barriers, which a busy machine rewards)")
     ap.add_argument("--warm-cache", action="store_true",
                     help="let Taichi and Warp use their on-disk kernel caches (default: bypassed, so the "
                          "reported compile time is a cold compile)")
@@ -289,7 +290,7 @@ def main():
         ["taichi-dense", "taichi-bls", "warp"]
     solvers = [s.strip() for s in a.solvers.split(",") if s.strip()] if a.solvers else all_solvers
     for s in solvers:
-        if s not in ("bagnold", "bagnold-1t", "taichi-dense", "taichi-bls", "warp"):
+        if s not in ("bagnold", "bagnold-passive", "bagnold-1t", "taichi-dense", "taichi-bls", "warp"):
             ap.error(f"--solvers: unknown solver '{s}'")
     if "bagnold" not in solvers:
         ap.error("--solvers must include bagnold (the ratios are bagnold/peer)")
@@ -301,6 +302,7 @@ def main():
     argv_of = {
         "bagnold": [bench_scene] + common + ["--threads", str(threads), "--backend", "cuda" if gpu else "cpu"],
         "bagnold-1t": [bench_scene] + common + ["--threads", "1", "--backend", "cpu"],
+        "bagnold-passive": [bench_scene] + common + ["--threads", str(threads), "--backend", "cpu"],
         "taichi-dense": [py, "mpm_taichi.py"] + peer + ["--device", a.device, "--threads", str(threads),
                                                          "--variant", "dense"],
         "taichi-bls": [py, "mpm_taichi.py"] + peer + ["--device", a.device, "--threads", str(threads),
@@ -312,6 +314,7 @@ def main():
     label_of = {
         "bagnold": f"bagnold ({dev_word}{'' if gpu else f', {tw}'})",
         "bagnold-1t": "bagnold (cpu, 1 thread)",
+        "bagnold-passive": f"bagnold (cpu, {tw}, OMP_WAIT_POLICY=passive)",
         "taichi-dense": f"Taichi dense ({'cuda' if gpu else f'cpu, {tw}'})",
         "taichi-bls": f"Taichi pid+BLS ({'cuda' if gpu else f'cpu, {tw}'})",
         "warp": f"Warp ({'cuda' if gpu else 'cpu, 1 thread: serial CPU launches'})",
@@ -341,7 +344,8 @@ def main():
     workers = {}
     for s in solvers:
         log(f"starting {label_of[s]}")
-        w = Worker(s, label_of[s], argv_of[s], os.path.join(out, "logs", f"{s}.log"))
+        env = dict(os.environ, OMP_WAIT_POLICY="passive") if s == "bagnold-passive" else None
+        w = Worker(s, label_of[s], argv_of[s], os.path.join(out, "logs", f"{s}.log"), env)
         if w.error:
             log(f"{label_of[s]}: unavailable: {w.error}")
         workers[s] = w
