@@ -528,7 +528,9 @@ def main():
             colour = 0xC0504D if s.startswith("bagnold") else 0x4A78B0
             f.write(f'{i}\t"{label_of[s]}"\t{md / 1e6:.6g}\t{mn / 1e6:.6g}\t{mx / 1e6:.6g}\t"{rt}"\t{colour}\n')
     gp = os.path.join(HERE, "compare.gp")
-    title = (f"{n} particles, {a.device} ({cpu if not gpu else gname}), commit {commit}").replace("'", "''")
+    omp = " ".join(f"{k}={os.environ[k]}" for k in sorted(os.environ) if k.startswith("OMP_") and os.environ[k])
+    title = (f"{n} particles, {a.device} ({cpu if not gpu else gname}), commit {commit}"
+             f"{', ' + omp if omp else ''}").replace("'", "''")
     png = os.path.join(out, "compare.png")
     chart_ok = False
     if shutil.which("gnuplot"):
@@ -546,7 +548,7 @@ def main():
               f"grid {sc.grid_text()} nodes), device {a.device}, {date}, commit `{commit}`, {host} "
               f"({cpu}, {nproc} CPUs{', GPU ' + gname if gname else ''}); {ver_text}. "
               f"{a.reps} interleaved repetitions of {a.warmup} warm-up + {a.steps} timed steps; load average at "
-              f"start {la[0]:.2f}.")
+              f"start {la[0]:.2f}." + (f" Environment: `{omp}`." if omp else ""))
     if la[0] == la[0] and la[0] > 0.5 * nproc:
         md.append("")
         md.append(f"**Shared machine**: load average {la[0]:.1f} on {nproc} CPUs when the run started, so other "
@@ -572,6 +574,16 @@ def main():
         md.append("")
         md.append(f"Single thread against single thread (Warp's CPU device runs a launch serially): bagnold 1 "
                   f"thread ÷ Warp = {ratio_1t:.2f}× (medians).")
+    bl = [s for s in solvers if s.startswith("bagnold") and s in summ]
+    peers = [s for s in solvers if not s.startswith("bagnold") and s in summ]
+    if len(bl) > 1 and peers:
+        md.append("")
+        md.append("Every bagnold line against every peer (ratio of the medians):")
+        md.append("")
+        md.append("| | " + " | ".join(label_of[p] for p in peers) + " |")
+        md.append("|---|" + "---:|" * len(peers))
+        for b in bl:
+            md.append(f"| {label_of[b]} | " + " | ".join(f"{summ[b][1] / summ[p][1]:.2f}×" for p in peers) + " |")
     md.append("")
     if chk:
         md.append(f"Cross-check after t = {a.check_time} s simulated (reference bagnold; tolerance "
