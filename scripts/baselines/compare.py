@@ -465,7 +465,7 @@ def main():
         ("solver_versions", ver_text), ("python", platform.python_version()),
         ("environment", " ".join(f"{k}={os.environ[k]}" for k in sorted(os.environ)
                                  if k.startswith(("OMP_", "GOMP_", "TI_", "WARP_"))) or "no OMP_/GOMP_/TI_/WARP_ variables"),
-        ("scene", f"{n} particles, ppc {a.ppc}, sand block {sc.side}^3 cells, dx {float(S.DX)} m, grid "
+        ("scene", f"{n} particles, ppc {a.ppc}, sand block {sc.side}^3 cells, dx {float(S.DX):.4g} m, grid "
                   f"{sc.grid_text()} nodes, Klar sand (E 3.537e5 Pa, nu 0.3, rho0 2200, phi 35 deg, no hardening, "
                   f"volume correction), floor Coulomb mu 0.5, other faces slip, 2 node layers, cfl 0.3"),
         ("protocol", f"device {a.device}, {threads} threads, {a.reps} interleaved reps (order rotated), "
