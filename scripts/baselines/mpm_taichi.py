@@ -30,7 +30,7 @@ import numpy as np
 import scene as S
 
 BLOCK = 4
-PROFILE = False
+PROFILE = False  # True: Taichi's kernel profiler (ti.profiler.print_kernel_profiler_info) for by-hand study
 
 
 def build(sc, arch, threads, variant, cache=False):
