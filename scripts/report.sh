@@ -669,6 +669,25 @@ if ((${#recorded[@]})); then
   done
 fi
 
+# --- the latest head-to-head benchmark (scripts/lab bench compare), if any ----------
+# Not re-run here (it takes minutes and needs Taichi and Warp): its last output is shown as it is.
+cmp="$build/bench/compare"
+if [[ -s "$cmp/compare.md" && -s "$cmp/compare.html" ]]; then
+  when="$(date -u -r "$cmp/compare.md" +%Y-%m-%dT%H:%M:%SZ)"
+  { printf '## Head-to-head: bagnold, Taichi, Warp\n\n'
+    printf '_The latest `scripts/lab bench compare` output (%s, from `%s`); the report does not re-run it._\n\n' "$when" "$cmp"
+    cat "$cmp/compare.md"; printf '\n'; } >>"$md"
+  { printf '<h2 id="bench-compare">Head-to-head: bagnold, Taichi, Warp</h2>\n'
+    printf '<p class="muted">The latest <code>scripts/lab bench compare</code> output (%s, from %s); the report does not re-run it.</p>\n' "$(h "$when")" "$(h "$cmp")"
+    cat "$cmp/compare.html"; } >>"$html"
+  if [[ -s "$cmp/compare.png" ]]; then
+    cp -- "$cmp/compare.png" "$out/figures/bench_compare.png"
+    printf '![bench_compare](figures/bench_compare.png)\n\n' >>"$md"
+    { printf '<figure><img alt="bench_compare" src="data:image/png;base64,'; base64 -w0 "$cmp/compare.png"
+      printf '"><figcaption>Median particle-steps/s per solver, bars min..max over the interleaved repetitions.</figcaption></figure>\n'; } >>"$html"
+  fi
+fi
+
 printf '<p class="muted">Written by scripts/report.sh; every claim of every run is in claims.tsv next to this page.</p>\n</main>\n</body>\n</html>\n' >>"$html"
 
 # --- verdict ------------------------------------------------------------------------

@@ -1,0 +1,25 @@
+# compare.gp: throughput of bagnold, Taichi and Warp on the head-to-head scene
+# (median particle-steps/s, bars min..max over the interleaved repetitions).
+# bagnold's bars red, the peers' blue. Called by compare.py with in='chart.dat' out='compare.png' ttl='...'.
+if (!exists("in")) in = 'chart.dat'
+if (!exists("out")) out = 'compare.png'
+if (!exists("ttl")) ttl = ''
+set terminal pngcairo size 1100,620 font "DejaVu Sans,11"
+set output out
+set title "Head-to-head MLS-MPM sand: ".ttl noenhanced
+set ylabel "M particle-steps/s (median; bar: min..max)"
+set style fill solid 0.75 border -1
+set boxwidth 0.6
+set xtics rotate by -25 left noenhanced
+set bmargin 9
+set rmargin 16
+set grid ytics
+set yrange [0:*]
+set offsets 0.5, 0.5, 0, 0
+set key off
+stats in using 5 nooutput
+set yrange [0:STATS_max * 1.18]
+plot in using 1:3:7:xtic(2) with boxes lc rgb variable, \
+     '' using 1:3:4:5 with yerrorbars lc rgb "black" pt 0, \
+     '' using 1:($5 + STATS_max * 0.03):6 with labels noenhanced, \
+     '' using 1:($3 / 2):(sprintf("%.2f", $3)) with labels tc rgb "white" noenhanced
