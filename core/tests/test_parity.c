@@ -178,6 +178,7 @@ static void scene_free(scene *s) {
 
 typedef struct result {
   bg_real *x, *v;
+  bg_real *active; /* BG_FIELD_ACTIVE: 1 active, 0 parked */
   bg_stats st;
   int ok;
 } result;
@@ -198,10 +199,11 @@ static result run(const scene *sc, const char *backend, int sort_interval, const
     return r;
   }
   size_t n = sc->n;
-  bg_real *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v);
+  bg_real *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v), *act = malloc(n * sizeof *act);
   r.x = malloc(3 * n * sizeof *r.x);
   r.v = malloc(3 * n * sizeof *r.v);
-  if (!x || !v || !r.x || !r.v) abort();
+  r.active = malloc(n * sizeof *r.active);
+  if (!x || !v || !act || !r.x || !r.v || !r.active) abort();
   for (size_t p = 0; p < n; ++p) {
     size_t q = order ? order[p] : p;
     memcpy(x + 3 * p, sc->x + 3 * q, 3 * sizeof *x);
@@ -211,6 +213,7 @@ static result run(const scene *sc, const char *backend, int sort_interval, const
   if (s == BG_OK) s = bg_sim_run(sim, (uint64_t)sc->steps);
   if (s == BG_OK) s = bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
   if (s == BG_OK) s = bg_sim_get(sim, BG_FIELD_V, v, 3 * n);
+  if (s == BG_OK) s = bg_sim_get(sim, BG_FIELD_ACTIVE, act, n);
   if (s == BG_OK) s = bg_sim_stats(sim, &r.st);
   if (s != BG_OK) {
     printf("  %s on %s: %s: %s\n", sc->name, backend, bg_status_name(s), bg_sim_last_error(sim));
@@ -219,11 +222,13 @@ static result run(const scene *sc, const char *backend, int sort_interval, const
       size_t q = order ? order[p] : p;
       memcpy(r.x + 3 * q, x + 3 * p, 3 * sizeof *x);
       memcpy(r.v + 3 * q, v + 3 * p, 3 * sizeof *v);
+      r.active[q] = act[p];
     }
     r.ok = 1;
   }
   free(x);
   free(v);
+  free(act);
   bg_sim_destroy(sim);
   return r;
 }
@@ -231,28 +236,54 @@ static result run(const scene *sc, const char *backend, int sort_interval, const
 static void result_free(result *r) {
   free(r->x);
   free(r->v);
+  free(r->active);
 }
 
 /* Norm-relative differences: positions against the displacement from the
  * start (positions against the origin would hide an error 10^4 times
- * smaller than the motion), velocities against the velocity. */
+ * smaller than the motion), velocities against the velocity.
+ *
+ * Parking is a threshold: a particle that ends a step within round-off of a
+ * sink face parks in one run and, a step later, in the other (the silo's
+ * particle 6355 parks 7 float ulps, 5e-8 m, inside its sink face on the
+ * CPU). Its frozen state then differs by one step of motion, |v| dt (0.0165
+ * dx there), which alone weighs 1.9e-4 in the silo's velocity norm, 16
+ * times the rest of the scene's round-off. Such particles are counted as
+ * parking flips and left out of the norms: parked in one run only, or in
+ * both but further apart than half a step's motion (a same-step pair sits
+ * ~1e-7 m apart, a step apart |v| dt ~ 1e-4 m, so the split needs no
+ * tuning). Their number is checked against the shuffled CPU's, like the
+ * parked count. */
 typedef struct diff {
   double ex, ev;
   double worst;      /* largest single-particle position difference, in dx (diagnostic) */
   size_t worst_at;
+  size_t flips;      /* parking flips, left out of ex and ev */
+  size_t flip_at;    /* the first of them (diagnostic) */
 } diff;
 
 static diff compare(const scene *sc, const result *a, const result *b) {
   double dx2 = 0, disp2 = 0, dv2 = 0, v2 = 0;
   diff d;
   memset(&d, 0, sizeof d);
+  /* the step of the reference run: dt barely changes over these runs */
+  const double dt = b->st.step ? b->st.time / (double)b->st.step : 0;
   for (size_t p = 0; p < sc->n; ++p) {
-    double ep = 0;
+    double ep = 0, vb2 = 0;
+    for (size_t i = 3 * p; i < 3 * p + 3; ++i) {
+      double e = (double)a->x[i] - b->x[i];
+      ep += e * e;
+      vb2 += (double)b->v[i] * b->v[i];
+    }
+    int pa = a->active[p] == 0, pb = b->active[p] == 0;
+    if (pa != pb || (pa && pb && sqrt(ep) > 0.5 * sqrt(vb2) * dt)) {
+      if (d.flips++ == 0) d.flip_at = p;
+      continue;
+    }
     for (size_t i = 3 * p; i < 3 * p + 3; ++i) {
       double e = (double)a->x[i] - b->x[i], u = (double)b->x[i] - sc->x[i];
       double f = (double)a->v[i] - b->v[i];
       dx2 += e * e;
-      ep += e * e;
       disp2 += u * u;
       dv2 += f * f;
       v2 += (double)b->v[i] * b->v[i];
@@ -296,10 +327,24 @@ static diff compare(const scene *sc, const result *a, const result *b) {
  * seeded random direction per coordinate: d_ulp is the scene's response to a
  * rounding perturbation of every particle at once. (Measured on the CPU,
  * silo: d_ulp and d_perm are of the same size, velocities 1.25e-5 and
- * 1.2e-5.) tol = max(4 max(d_perm, d_ulp), floor). A real defect (a wrong
- * tile offset, a lost contribution, a missed drifted particle) errs by
- * O(1e-2) of the motion or more, and the per-scene mass, time and parking
- * checks stay exact or tight. */
+ * 1.2e-5.) tol = max(4 max(d_perm, d_ulp), floor).
+ *
+ * The factor 4 is measured, not assumed: the silo was run on CPU builds
+ * that change the rounding of every operation of every step, out of this
+ * process (a throwaway driver with this file's scene and norms, parking
+ * flips left out as in compare()). Against the CPU: built with
+ * -ffp-contract=fast -mfma, velocities 3.0e-5 (2.5 d_perm); with the scalar
+ * bg_sand_update in place of the batch, as the GPU runs it, 3.9e-5 (3.2
+ * d_perm). Every perturbation the public API allows lands on d_perm itself
+ * (1.1e-5 to 1.25e-5: velocities or cfl or gravity moved by one ulp), so
+ * none of them would be a better in-process reference than the two used.
+ * Unbiased round-off of any kind saturates near d_perm; a bias does not:
+ * before bg_svd3's cosines were made unbiased, its volume drift of 1.9e-7
+ * per step (bg_svd.h, bg_svd_cos_of_tan_) put the scalar path, and the GPU
+ * with it, at 6.5e-4 in velocity (54 d_perm), the same on the CPU as on the
+ * H200. A real defect (a wrong tile offset, a lost contribution, a missed
+ * drifted particle) errs by O(1e-2) of the motion or more, and the
+ * per-scene mass, time and parking checks stay exact or tight. */
 static double tolerance(const scene *sc, double d_perm, double d_ulp) {
   const double eps = 5.96e-8, floor = sqrt(216.0) * eps * sc->steps;
   double d = d_perm > d_ulp ? d_perm : d_ulp;
@@ -354,7 +399,8 @@ typedef struct variant {
   int sort_interval;
 } variant;
 
-static void check_variant(const scene *sc, const result *cpu, double tol, const variant *va, int want_drift) {
+static void check_variant(const scene *sc, const result *cpu, double tol, size_t flip_allow, const variant *va,
+                          int want_drift) {
   if (va->block) setenv("BAGNOLD_CUDA_BLOCK", va->block, 1);
   else unsetenv("BAGNOLD_CUDA_BLOCK");
   if (va->mode) setenv("BAGNOLD_CUDA_P2G", va->mode, 1);
@@ -367,9 +413,13 @@ static void check_variant(const scene *sc, const result *cpu, double tol, const 
     return;
   }
   diff e = compare(sc, &g, cpu);
-  /* a single particle far off while the norms agree points at one branch
-   * flip of the return map (round-off at a yield surface), not at a defect */
-  printf("  %s, %s: worst particle %zu off by %.3g dx\n", sc->name, va->label, e.worst_at, e.worst);
+  /* a single particle far off while the norms agree points at a threshold
+   * crossed one step apart (a return-map branch, a sink face; parking ones
+   * are counted as flips and checked below), not at a defect */
+  printf("  %s, %s: worst particle %zu off by %.3g dx; %zu parking flips (first: %zu)\n", sc->name, va->label,
+         e.worst_at, e.worst, e.flips, e.flips ? e.flip_at : 0);
+  bg_check_le((double)e.flips, (double)flip_allow,
+              "%s, %s: parking flips vs cpu within 4 x the cpu references' + 4", sc->name, va->label);
   bg_check_le(e.ex, tol, "%s, %s: positions vs cpu, |dx| / |displacement|", sc->name, va->label);
   bg_check_le(e.ev, tol, "%s, %s: velocities vs cpu, |dv| / |v|", sc->name, va->label);
   /* dt = cfl dx / (c_p + |v|max): a relative speed error e moves dt by less than e */
@@ -395,6 +445,7 @@ static void parity(scene *sc, const variant *vars, size_t n_vars, int drift_vari
   diff dp = compare(sc, &perm, &cpu);
   double d_perm = dp.ex > dp.ev ? dp.ex : dp.ev;
   double d_ulp = 0;
+  size_t flips_ref = dp.flips;
   {
     scene nudged = *sc;
     nudged.x = malloc(3 * sc->n * sizeof *nudged.x);
@@ -405,18 +456,20 @@ static void parity(scene *sc, const variant *vars, size_t n_vars, int drift_vari
     if (bg_check_true(u.ok, "%s: cpu run from ulp-nudged positions", sc->name)) {
       diff du = compare(sc, &u, &cpu);
       d_ulp = du.ex > du.ev ? du.ex : du.ev;
-      printf("  %s: cpu vs cpu (positions nudged 1 ulp): positions %.3g, velocities %.3g (worst particle %.3g dx)\n",
-             sc->name, du.ex, du.ev, du.worst);
+      printf("  %s: cpu vs cpu (positions nudged 1 ulp): positions %.3g, velocities %.3g (worst particle %.3g dx, "
+             "%zu parking flips)\n", sc->name, du.ex, du.ev, du.worst, du.flips);
+      flips_ref = du.flips > flips_ref ? du.flips : flips_ref;
     }
     result_free(&u);
   }
   double tol = tolerance(sc, d_perm, d_ulp);
-  printf("  %s: cpu vs cpu (shuffled order): positions %.3g, velocities %.3g (worst particle %.3g dx) -> "
-         "tolerance %.3g\n", sc->name, dp.ex, dp.ev, dp.worst, tol);
+  printf("  %s: cpu vs cpu (shuffled order): positions %.3g, velocities %.3g (worst particle %.3g dx, "
+         "%zu parking flips) -> tolerance %.3g\n", sc->name, dp.ex, dp.ev, dp.worst, dp.flips, tol);
   printf("  %s: parked on cpu %zu (sink %zu, out %zu), shuffled %zu\n", sc->name, cpu.st.n_parked,
          cpu.st.n_parked_sink, cpu.st.n_parked_out, perm.st.n_parked);
   if (sc->d.n_sinks) bg_check_true(cpu.st.n_parked_sink > 0, "%s: the scene parks particles in its sink", sc->name);
-  for (size_t k = 0; k < n_vars; ++k) check_variant(sc, &cpu, tol, &vars[k], (int)k == drift_variant);
+  for (size_t k = 0; k < n_vars; ++k)
+    check_variant(sc, &cpu, tol, 4 * flips_ref + 4, &vars[k], (int)k == drift_variant);
   {
     /* parking counts: a particle within round-off of a sink face may park
      * a step earlier or later; the shuffled CPU run shows how many do */
