@@ -32,6 +32,7 @@ RUNS=(
   "probe|probe_constitutive|probe_pq probe_phi_strain probe_hardening"
   "density|exp_density|density_hist density_height"
   "repose|exp_repose|repose_convergence repose_profiles repose_floor_mu"
+  "silo|exp_silo|silo_rate silo_beverloo silo_exit"
 )
 
 log() { printf 'report: %s\n' "$*" >&2; }

@@ -1,0 +1,43 @@
+# silo_beverloo.gp: discharge rate against the aperture the grid resolves
+# (counted from the free floor nodes), on log axes, with the two GSL fits
+# W = C rho_b sqrt(g) (D - k dx)^n, exponent fixed to the geometry's law
+# (3/2 slot, 5/2 round) and free, and the geometric power law W ~ D^n.
+#
+#   gnuplot -e "in='RUN_DIR'; out='PREFIX'" reports/silo_beverloo.gp
+#
+# Reads RUN_DIR/rates.tsv (D_geo col 2, W col 4, sigma_W col 5),
+# fit_curves.tsv (D col 1, fixed col 2, free col 3, geometric col 4) and
+# fits.tsv (rows fixed_exponent, free_exponent, geometric: C col 2, k col 4,
+# n col 6, sigma n col 7, the law's exponent col 11).
+
+here = ""
+do for [i = strlen(ARG0):1:-1] { if (here eq "" && ARG0[i:i] eq "/") { here = ARG0[1:i] } }
+load here."common.gp"
+
+ff = in."/fits.tsv"
+stats ff every ::0::0 using 2 nooutput; Ca = STATS_min
+stats ff every ::0::0 using 4 nooutput; ka = STATS_min
+stats ff every ::0::0 using 11 nooutput; nlaw = STATS_min
+stats ff every ::1::1 using 6 nooutput; nb = STATS_min
+stats ff every ::1::1 using 7 nooutput; snb = STATS_min
+stats ff every ::1::1 using 4 nooutput; kb = STATS_min
+stats ff every ::2::2 using 6 nooutput; ng = STATS_min
+stats in."/rates.tsv" using ($2 * 1e3):4 nooutput; dlo = STATS_min_x; dhi = STATS_max_x; wlo = STATS_min_y; whi = STATS_max_y
+
+set logscale xy
+set xrange [dlo / 1.25:dhi * 1.2]
+set yrange [wlo / 1.6:whi * 1.6]
+set xlabel "aperture resolved on the grid  D  [mm]"
+set ylabel "discharge rate  W  [kg/s, or kg/(m s) per unit slot width]"
+set key top left
+set title sprintf("Beverloo scaling  W = C ρ_b √g (D − k dx)^n,  law n = %g\n{/*0.85 fixed n: C = %.3f, k = %.2f;  free n: n = %.2f ± %.2f, k = %.2f;  geometric W ∝ D^{%.2f}}", nlaw, Ca, ka, nb, snb, kb, ng)
+
+do for [fmt in "png svg"] {
+  eval term_cmd(fmt)
+  set output out.".".fmt
+  plot in."/fit_curves.tsv" using ($1 * 1e3):2 with lines lw 2.5 lc rgb series_color(2) title sprintf("fit, n fixed at %g", nlaw), \
+       in."/fit_curves.tsv" using ($1 * 1e3):3 with lines lw 2 dt 2 lc rgb series_color(6) title "fit, n free", \
+       in."/fit_curves.tsv" using ($1 * 1e3):4 with lines lw 1.5 dt 3 lc rgb "#6a6a6a" title "geometric  A D^n", \
+       in."/rates.tsv" using ($2 * 1e3):4:5 with yerrorbars pt 7 ps 1.5 lw 1.5 lc rgb "#000000" title "measured (parked-mass fit)"
+  unset output
+}
