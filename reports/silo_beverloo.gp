@@ -8,12 +8,16 @@
 # Reads RUN_DIR/rates.tsv (D_geo col 2, W col 4, sigma_W col 5),
 # fit_curves.tsv (D col 1, fixed col 2, free col 3, geometric col 4) and
 # fits.tsv (rows fixed_exponent, free_exponent, geometric: C col 2, k col 4,
-# n col 6, sigma n col 7, the law's exponent col 11).
+# n col 6, sigma n col 7, the law's exponent col 11), summary.tsv (geometry).
 
 here = ""
 do for [i = strlen(ARG0):1:-1] { if (here eq "" && ARG0[i:i] eq "/") { here = ARG0[1:i] } }
 load here."common.gp"
 
+# slot (W per unit width) or round (W per silo), from summary.tsv's geometry row
+stats in."/summary.tsv" using (strcol(1) eq "geometry" ? (strcol(2) eq "slot" ? 1 : 0) : NaN) nooutput
+slot = STATS_max > 0.5
+wunit = slot ? "kg/(m s), per unit slot width" : "kg/s"
 ff = in."/fits.tsv"
 stats ff every ::0::0 using 2 nooutput; Ca = STATS_min
 stats ff every ::0::0 using 4 nooutput; ka = STATS_min
@@ -25,10 +29,13 @@ stats ff every ::2::2 using 6 nooutput; ng = STATS_min
 stats in."/rates.tsv" using ($2 * 1e3):4 nooutput; dlo = STATS_min_x; dhi = STATS_max_x; wlo = STATS_min_y; whi = STATS_max_y
 
 set logscale xy
+# log axes spanning less than a decade: label 1-2-3-5-7 in every decade
+set xtics () ; set ytics ()
+do for [e = -6:6] { do for [m in "1 1.5 2 3 4 5 7"] { v = real(m) * 10.0**e; set xtics add (sprintf("%g", v) v); set ytics add (sprintf("%g", v) v) } }
 set xrange [dlo / 1.25:dhi * 1.2]
 set yrange [wlo / 1.6:whi * 1.6]
 set xlabel "aperture resolved on the grid  D  [mm]"
-set ylabel "discharge rate  W  [kg/s, or kg/(m s) per unit slot width]"
+set ylabel sprintf("discharge rate  W  [%s]", wunit)
 set key top left
 set title sprintf("Beverloo scaling  W = C ρ_b √g (D − k dx)^n,  law n = %g\n{/*0.85 fixed n: C = %.3f, k = %.2f;  free n: n = %.2f ± %.2f, k = %.2f;  geometric W ∝ D^{%.2f}}", nlaw, Ca, ka, nb, snb, kb, ng)
 

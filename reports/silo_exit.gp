@@ -4,6 +4,8 @@
 # with the density from counting mass in the band (dashed), against the
 # position over the resolved aperture D (x from the centre for the slot, r
 # from the axis for the round orifice). The closure integrates the product.
+# Beyond |x| = D/2 the band holds sand resting on the floor, a fraction of a
+# cell into its top layer: it barely moves, so it adds nothing to the flux.
 #
 #   gnuplot -e "in='RUN_DIR'; out='PREFIX'" reports/silo_exit.gp
 #
@@ -33,8 +35,11 @@ do for [fmt in "png svg"] {
   set arrow 2 from 0.5, graph 0 to 0.5, graph 1 nohead dt 3 lc rgb "#6a6a6a"
   plot for [i = 0:nrun - 1] ef(i) using 2:4 with linespoints pt 7 ps 0.7 lw 2 lc rgb series_color(i + 1) title sprintf("D = %s mm", word(dlist, i + 1))
   set ylabel "local density  [kg/m^3]"
-  set yrange [0:*]
-  plot for [i = 0:nrun - 1] ef(i) using 2:5 with linespoints pt 7 ps 0.7 lw 2 lc rgb series_color(i + 1) title sprintf("ρ_0/(det F·J_p), D = %s mm", word(dlist, i + 1)), \
+  set yrange [0:3000]
+  set key top center horizontal maxcols 4
+  plot for [i = 0:nrun - 1] ef(i) using 2:5 with linespoints pt 7 ps 0.7 lw 2 lc rgb series_color(i + 1) title sprintf("D = %s mm", word(dlist, i + 1)), \
+       1/0 with linespoints pt 7 ps 0.7 lw 2 lc rgb "#222222" title "particle state ρ_0/(det F·J_p)", \
+       1/0 with lines lw 1.2 dt 2 lc rgb "#222222" title "counted mass / band volume", \
        for [i = 0:nrun - 1] ef(i) using 2:6 with lines lw 1.2 dt 2 lc rgb series_color(i + 1) notitle
   unset multiplot
   unset output

@@ -8,7 +8,7 @@
 #   gnuplot -e "in='RUN_DIR'; out='PREFIX'" reports/silo_rate.gp
 #
 # Reads RUN_DIR/rates.tsv (its last row is the rate run: W col 4, window
-# cols 14-15, flatness col 12), RUN_DIR/series_D<last>.tsv (t col 1, W_sink
+# cols 14-15, flatness col 12), summary.tsv (geometry row), RUN_DIR/series_D<last>.tsv (t col 1, W_sink
 # col 4, W_plane col 5, fill/L col 7, in_window col 10) and
 # RUN_DIR/rate_sub.tsv (t_mid col 1, W_k col 2).
 
@@ -16,6 +16,10 @@ here = ""
 do for [i = strlen(ARG0):1:-1] { if (here eq "" && ARG0[i:i] eq "/") { here = ARG0[1:i] } }
 load here."common.gp"
 
+# slot (W per unit width) or round (W per silo), from summary.tsv's geometry row
+stats in."/summary.tsv" using (strcol(1) eq "geometry" ? (strcol(2) eq "slot" ? 1 : 0) : NaN) nooutput
+slot = STATS_max > 0.5
+wunit = slot ? "kg/(m s), per unit slot width" : "kg/s"
 r = in."/rates.tsv"
 stats r using 4 nooutput; nrun = STATS_records; W = STATS_max
 stats r every ::(nrun - 1)::(nrun - 1) using 4 nooutput; W = STATS_min
@@ -27,7 +31,7 @@ f = in.sprintf("/series_D%d.tsv", nrun - 1)
 stats f using 7 nooutput; fmax = STATS_max
 
 set xlabel "time since the orifice opened  t  [s]"
-set ylabel "discharge rate  W  [rates.tsv unit: kg/s, or kg/(m s) per unit slot width]"
+set ylabel sprintf("discharge rate  W  [%s]", wunit)
 set y2label "fill height over silo width  h / L"
 set y2tics nomirror
 set ytics nomirror
@@ -37,7 +41,7 @@ set key bottom left
 set object 1 rect from t0, W * 0.95 to t1, W * 1.05 fc rgb "#b8e0d2" fs solid 0.5 noborder behind
 set arrow 1 from graph 0, second 1.2 to graph 1, second 1.2 nohead dt 3 lw 1.5 lc rgb "#6a6a6a"
 set label 1 "h = 1.2 L" at graph 0.99, second 1.27 right tc rgb "#6a6a6a"
-set title sprintf("Discharge rate while the silo empties (D = %.0f mm)\n{/*0.85 steady window %.2f–%.2f s: W = %.4g, max sub-window deviation %.1f%% (claim: ≤ 5%%)}", Dmm, t0, t1, W, 100 * flat)
+set title sprintf("Discharge rate while the %s silo empties (D = %.0f mm)\n{/*0.85 steady window %.2f–%.2f s: W = %.4g %s, max sub-window deviation %.1f%% (claim: ≤ 5%%)}", slot ? "slot" : "round", Dmm, t0, t1, W, wunit, 100 * flat)
 
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)
