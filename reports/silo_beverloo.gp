@@ -8,7 +8,8 @@
 # Reads RUN_DIR/rates.tsv (D_geo col 2, W col 4, sigma_W col 5),
 # fit_curves.tsv (D col 1, fixed col 2, free col 3, geometric col 4) and
 # fits.tsv (rows fixed_exponent, free_exponent, geometric: C col 2, k col 4,
-# n col 6, sigma n col 7, the law's exponent col 11), summary.tsv (geometry).
+# n col 6, sigma n col 7, the law's exponent col 11, dx col 12), summary.tsv
+# (geometry) and, for a round silo, C from references/literature/beverloo.tsv.
 
 here = ""
 do for [i = strlen(ARG0):1:-1] { if (here eq "" && ARG0[i:i] eq "/") { here = ARG0[1:i] } }
@@ -26,6 +27,14 @@ stats ff every ::1::1 using 6 nooutput; nb = STATS_min
 stats ff every ::1::1 using 7 nooutput; snb = STATS_min
 stats ff every ::1::1 using 4 nooutput; kb = STATS_min
 stats ff every ::2::2 using 6 nooutput; ng = STATS_min
+stats ff every ::0::0 using 12 nooutput; dx = STATS_min
+stats in."/rates.tsv" using 10 nooutput; rhob = STATS_mean
+# round silos: Beverloo's usual C (references/literature/beverloo.tsv) with the
+# fitted k, as the reference line; the slot law has no tabulated C here
+lit = here."../references/literature/beverloo.tsv"
+Clit = NaN
+if (!slot) { stats lit using (strcol(1) eq "C" ? $2 : NaN) nooutput; Clit = STATS_min }
+wlit(D) = (!slot && D / 1e3 > ka * dx) ? Clit * rhob * sqrt(9.81) * (D / 1e3 - ka * dx)**nlaw : NaN
 stats in."/rates.tsv" using ($2 * 1e3):4 nooutput; dlo = STATS_min_x; dhi = STATS_max_x; wlo = STATS_min_y; whi = STATS_max_y
 
 set logscale xy
@@ -45,6 +54,7 @@ do for [fmt in "png svg"] {
   plot in."/fit_curves.tsv" using ($1 * 1e3):2 with lines lw 2.5 lc rgb series_color(2) title sprintf("fit, n fixed at %g", nlaw), \
        in."/fit_curves.tsv" using ($1 * 1e3):3 with lines lw 2 dt 2 lc rgb series_color(6) title "fit, n free", \
        in."/fit_curves.tsv" using ($1 * 1e3):4 with lines lw 1.5 dt 3 lc rgb "#6a6a6a" title "geometric  A D^n", \
+       (slot ? NaN : wlit(x)) with lines lw 2 dt (8, 5) lc rgb "#b00020" title (slot ? "" : sprintf("Beverloo C = %g (literature), fitted k", Clit)), \
        in."/rates.tsv" using ($2 * 1e3):4:5 with yerrorbars pt 7 ps 1.5 lw 1.5 lc rgb "#000000" title "measured (parked-mass fit)"
   unset output
 }
