@@ -36,7 +36,7 @@ do for [fmt in "png svg"] {
   plot for [i = 0:nrun - 1] ef(i) using 2:4 with linespoints pt 7 ps 0.7 lw 2 lc rgb series_color(i + 1) title sprintf("D = %s mm", word(dlist, i + 1))
   set ylabel "local density  [kg/m^3]"
   set yrange [0:3000]
-  set key top center horizontal maxcols 4
+  set key bottom center horizontal maxcols 4
   plot for [i = 0:nrun - 1] ef(i) using 2:5 with linespoints pt 7 ps 0.7 lw 2 lc rgb series_color(i + 1) title sprintf("D = %s mm", word(dlist, i + 1)), \
        1/0 with linespoints pt 7 ps 0.7 lw 2 lc rgb "#222222" title "particle state ρ_0/(det F·J_p)", \
        1/0 with lines lw 1.2 dt 2 lc rgb "#222222" title "counted mass / band volume", \
