@@ -607,10 +607,10 @@ int main(int argc, char **argv) {
          jitter = 0.5;
   int silo_cells = 0, floor_cells = 2, gap_cells = 3, slab_cells = 1;
   bg_lab_param params[] = {
-      {"geometry", BG_PARAM_STRING, &geometry, 0, 0, "slot (planar, W ~ D^3/2) or round (W ~ D^5/2)", 0},
-      {"dx", BG_PARAM_DOUBLE, &dx, 1e-4, 0.1, "grid spacing, m", 0},
-      {"silo-cells", BG_PARAM_INT, &silo_cells, 8, 512, "silo width (slot) or diameter (round) L, cells", 0},
-      {"apertures", BG_PARAM_STRING, &apertures, 0, 0, "orifice sizes D, cells, comma-separated, increasing", 0},
+      {"geometry", BG_PARAM_STRING, &geometry, 0, 0, "slot (planar, W ~ D^3/2) or round (W ~ D^5/2); by scale: quick slot, paper round", 0},
+      {"dx", BG_PARAM_DOUBLE, &dx, 1e-4, 0.1, "grid spacing, m (by scale: quick 0.01, paper 0.005)", 0},
+      {"silo-cells", BG_PARAM_INT, &silo_cells, 8, 512, "silo width (slot) or diameter (round) L, cells (by scale: quick 20, paper 40)", 0},
+      {"apertures", BG_PARAM_STRING, &apertures, 0, 0, "orifice sizes D, cells, comma-separated, increasing (by scale: quick 4,5,6,7, paper 6,8,10,12,14,16)", 0},
       {"h-over-r", BG_PARAM_DOUBLE, &hr, 5, 20, "fill height over silo half-width H / R (Janssen: >= 5)", 0},
       {"mu-wall", BG_PARAM_DOUBLE, &mu_wall, 0, 2, "silo wall Coulomb coefficient", 0},
       {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0, 2, "floor Coulomb coefficient", 0},
@@ -618,9 +618,9 @@ int main(int argc, char **argv) {
       {"gap-cells", BG_PARAM_INT, &gap_cells, 1, 32, "distance from the floor's underside to the sink, cells", 0},
       {"slab-cells", BG_PARAM_INT, &slab_cells, 1, 32, "slot silo thickness between the slip walls, cells", 0},
       {"drop-sweep", BG_PARAM_DOUBLE, &drop_sweep, 0.1, 1,
-       "fraction of the fill range H to 1.2 L the sweep runs drain inside their steady window (the largest aperture drains to 1.2 L)", 0},
+       "fraction of the fill range H to 1.2 L the sweep runs drain inside their steady window (the largest aperture drains to 1.2 L; by scale: quick 0.2, paper 0.5)", 0},
       {"t-max", BG_PARAM_DOUBLE, &t_max, 0.01, 100, "maximum simulated time per run, s", 0},
-      {"sample-dt", BG_PARAM_DOUBLE, &sample_dt, 1e-4, 0.1, "sampling interval, s", 0},
+      {"sample-dt", BG_PARAM_DOUBLE, &sample_dt, 1e-4, 0.1, "sampling interval, s (unset: 0.25 sqrt(dx / g))", 0},
       {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0},
   };
   int np = (int)(sizeof params / sizeof params[0]);
