@@ -33,6 +33,7 @@ RUNS=(
   "density|exp_density|density_hist density_height"
   "repose|exp_repose|repose_convergence repose_profiles repose_floor_mu"
   "runout|exp_runout|runout_law runout_profiles runout_convergence"
+  "silo|exp_silo|silo_rate silo_beverloo silo_exit"
 )
 
 log() { printf 'report: %s\n' "$*" >&2; }
