@@ -21,19 +21,23 @@ set xlabel "r / R_0"
 set ylabel "h / R_0"
 set title "Final deposit profiles (radial mean) and initial columns"
 set key top right
-set yrange [0:*]
 stats in.sprintf("/profile_a%02d.tsv", na - 1) using ($2 > 0 ? $3 : NaN) nooutput; rmax = STATS_max
 set xrange [0:rmax * 1.1]
+# the deposits are far lower than the tall columns: the height axis follows the
+# deposits, and the columns' outlines are clipped at its top
+hmax = 0
+do for [k = 0:na - 1] { stats in.sprintf("/profile_a%02d.tsv", k) using ($2 / R0) nooutput; if (STATS_max > hmax) { hmax = STATS_max } }
+set yrange [0:hmax * 1.6]
 
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
   plot for [k = 0:na - 1] in.sprintf("/profile_a%02d.tsv", k) using 3:($2 / R0) with lines lw 2.5 \
-         lc rgb series_color(1 + k % 8) title sprintf("a = %s", word(aspects, k + 1)), \
+         dt int(k < 8 ? 1 : 2) lc rgb series_color(1 + k % 8) title sprintf("a = %s", word(aspects, k + 1)), \
        for [k = 0:na - 1] '+' using (1):(0):(0):(word(aspects, k + 1) + 0) every ::0::0 with vectors nohead \
          lw 1.5 dt (4, 3) lc rgb series_color(1 + k % 8) notitle, \
        for [k = 0:na - 1] '+' using (0):(word(aspects, k + 1) + 0):(1):(0) every ::0::0 with vectors nohead \
          lw 1.5 dt (4, 3) lc rgb series_color(1 + k % 8) notitle, \
-       NaN with lines lw 1.5 dt (4, 3) lc rgb "#888888" title "initial columns (dashed)"
+       NaN with lines lw 1.5 dt (4, 3) lc rgb "#888888" title "initial columns (dashed, clipped)"
   unset output
 }
