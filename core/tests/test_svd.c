@@ -372,6 +372,26 @@ static void measure(const bg_mat3 *a, int known, const double want_s[3], fam_sta
   measure_usv(a, &u, &s, &v, known, want_s, st);
 }
 
+/* The per-family limits every SVD path is held to; prefix names the path in
+ * the messages ("batch " or ""). */
+static void check_families(const fam_stats *st, const char *prefix) {
+  for (int f = 0; f < N_FAM; ++f) {
+    const char *n = fam_name[f];
+    bg_check_le(st[f].recon, TOL_RECON, "%s%s: max ||U S V^T - A||_F / ||A||_F", prefix, n);
+    bg_check_le(st[f].ortho_u, TOL_ORTHO, "%s%s: max ||U^T U - I||_F", prefix, n);
+    bg_check_le(st[f].ortho_v, TOL_ORTHO, "%s%s: max ||V^T V - I||_F", prefix, n);
+    bg_check_le(st[f].det_u, TOL_DET, "%s%s: max |det U - 1|", prefix, n);
+    bg_check_le(st[f].det_v, TOL_DET, "%s%s: max |det V - 1|", prefix, n);
+    bg_check_true(st[f].order_bad == 0, "%s%s: sigma0 >= sigma1 >= |sigma2|, sigma1 >= 0 (%ld of %ld bad)",
+                  prefix, n, st[f].order_bad, st[f].n);
+    bg_check_true(st[f].sign_bad == 0, "%s%s: sign(sigma2) == sign(det A) (%ld of %ld checked bad)", prefix, n,
+                  st[f].sign_bad, st[f].sign_checked);
+    if (st[f].sigma_checked > 0)
+      bg_check_le(st[f].sigma_err, 1e-5, "%s%s: max |sigma - exact| / sigma0 (%ld known)", prefix, n,
+                  st[f].sigma_checked);
+  }
+}
+
 static void hand_case(const char *name, bg_mat3 a, double w0, double w1, double w2) {
   bg_mat3 u, v;
   bg_vec3 s;
@@ -582,21 +602,7 @@ static void batch_svd_families(gsl_rng *r) {
            st[f].recon, st[f].ortho_u, st[f].ortho_v, st[f].det_u, st[f].det_v, sig, st[f].order_bad,
            st[f].sign_bad, 100.0 * (double)fast[f] / (double)st[f].n);
   }
-  for (int f = 0; f < N_FAM; ++f) {
-    const char *n = fam_name[f];
-    bg_check_le(st[f].recon, TOL_RECON, "batch %s: max ||U S V^T - A||_F / ||A||_F", n);
-    bg_check_le(st[f].ortho_u, TOL_ORTHO, "batch %s: max ||U^T U - I||_F", n);
-    bg_check_le(st[f].ortho_v, TOL_ORTHO, "batch %s: max ||V^T V - I||_F", n);
-    bg_check_le(st[f].det_u, TOL_DET, "batch %s: max |det U - 1|", n);
-    bg_check_le(st[f].det_v, TOL_DET, "batch %s: max |det V - 1|", n);
-    bg_check_true(st[f].order_bad == 0, "batch %s: sigma0 >= sigma1 >= |sigma2|, sigma1 >= 0 (%ld of %ld bad)",
-                  n, st[f].order_bad, st[f].n);
-    bg_check_true(st[f].sign_bad == 0, "batch %s: sign(sigma2) == sign(det A) (%ld of %ld checked bad)", n,
-                  st[f].sign_bad, st[f].sign_checked);
-    if (st[f].sigma_checked > 0)
-      bg_check_le(st[f].sigma_err, 1e-5, "batch %s: max |sigma - exact| / sigma0 (%ld known)", n,
-                  st[f].sigma_checked);
-  }
+  check_families(st, "batch ");
   bg_check_true(fb_reported == fb_count, "batch: bg_svd3_chunk reports its fallback lanes (%ld, lanes say %ld)",
                 fb_reported, fb_count);
   bg_check_true(fb_not_svd3 == 0, "batch: every fallback lane is bg_svd3's result bit for bit (%ld of %ld not)",
@@ -1410,21 +1416,7 @@ int main(int argc, char **argv) {
            st[f].sign_bad);
   }
 
-  for (int f = 0; f < N_FAM; ++f) {
-    const char *n = fam_name[f];
-    bg_check_le(st[f].recon, TOL_RECON, "%s: max ||U S V^T - A||_F / ||A||_F", n);
-    bg_check_le(st[f].ortho_u, TOL_ORTHO, "%s: max ||U^T U - I||_F", n);
-    bg_check_le(st[f].ortho_v, TOL_ORTHO, "%s: max ||V^T V - I||_F", n);
-    bg_check_le(st[f].det_u, TOL_DET, "%s: max |det U - 1|", n);
-    bg_check_le(st[f].det_v, TOL_DET, "%s: max |det V - 1|", n);
-    bg_check_true(st[f].order_bad == 0, "%s: sigma0 >= sigma1 >= |sigma2|, sigma1 >= 0 (%ld of %ld bad)",
-                  n, st[f].order_bad, st[f].n);
-    bg_check_true(st[f].sign_bad == 0, "%s: sign(sigma2) == sign(det A) (%ld of %ld checked bad)", n,
-                  st[f].sign_bad, st[f].sign_checked);
-    if (st[f].sigma_checked > 0)
-      bg_check_le(st[f].sigma_err, 1e-5, "%s: max |sigma - exact| / sigma0 (%ld known)", n,
-                  st[f].sigma_checked);
-  }
+  check_families(st, "");
   /* The families that must exercise the sign check actually did. */
   bg_check_true(st[FAM_REFLECT].sign_checked > N_PER_FAMILY / 2, "det<0: sign check exercised (%ld)",
                 st[FAM_REFLECT].sign_checked);
