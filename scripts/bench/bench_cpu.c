@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "bagnold.h"
+#include "bench_common.h"
 
 #ifndef __VERSION__
 #define __VERSION__ "unknown"
@@ -57,10 +58,6 @@
 #define MAX_REPS 1000ull
 #define MAX_THREAD_ENTRIES 64
 #define MAX_THREADS 4096ull /* the library's own bound on desc.threads */
-#define MARGIN_CELLS 4      /* free cells between the block and each lateral face */
-#define FLOOR_CELLS 4       /* the block's bottom, in cells above the -z face */
-#define FLOOR_MU 0.5f
-#define DX 0.01f
 #define N_STAGES 4
 
 static const char *const stage_names[N_STAGES] = {"sort", "p2g", "grid", "g2p"};
@@ -73,14 +70,6 @@ typedef struct options {
   const char *source; /* where git is asked for the commit */
 } options;
 
-typedef struct scene {
-  uint64_t n;      /* particles placed (exactly the requested count) */
-  int k;           /* particles per cell per axis */
-  uint64_t side;   /* block side C in cells */
-  double height;   /* filled height in cells (<= side) */
-  size_t dims[3];  /* grid nodes */
-  bg_real *x;      /* 3 n positions */
-} scene;
 
 typedef struct block_result {
   double wall_s;
@@ -383,52 +372,7 @@ static double now_s(void) {
 
 /* ------------------------------------------------------------------ scene */
 
-static void build_scene(const options *o, scene *sc) {
-  sc->n = o->particles;
-  sc->k = o->ppc == 1 ? 1 : o->ppc == 8 ? 2 : o->ppc == 27 ? 3 : 4;
-  uint64_t c = (uint64_t)cbrt((double)o->particles / (double)o->ppc);
-  if (c < 1) c = 1;
-  while (c > 1 && (c - 1) * (c - 1) * (c - 1) * o->ppc >= o->particles) c--;
-  while (c * c * c * o->ppc < o->particles) c++;
-  sc->side = c;
-  sc->height = (double)o->particles / ((double)o->ppc * (double)(c * c));
-  sc->dims[0] = sc->dims[1] = (size_t)(c + 2 * MARGIN_CELLS + 1);
-  sc->dims[2] = (size_t)(FLOOR_CELLS + (uint64_t)ceil(1.6 * (double)c) + 4 + 1);
 
-  size_t n = (size_t)sc->n;
-  sc->x = malloc(3 * n * sizeof *sc->x);
-  if (!sc->x) die(1, "out of memory for %zu particle positions", n);
-  uint64_t lat = (uint64_t)sc->k * c; /* particle sites per lateral axis */
-  size_t p = 0;
-  for (uint64_t l = 0; p < n; ++l)        /* particle layers from the bottom */
-    for (uint64_t j = 0; j < lat && p < n; ++j)
-      for (uint64_t i = 0; i < lat && p < n; ++i, ++p) {
-        sc->x[3 * p + 0] = (bg_real)((MARGIN_CELLS + ((double)i + 0.5) / sc->k) * DX);
-        sc->x[3 * p + 1] = (bg_real)((MARGIN_CELLS + ((double)j + 0.5) / sc->k) * DX);
-        sc->x[3 * p + 2] = (bg_real)((FLOOR_CELLS + ((double)l + 0.5) / sc->k) * DX);
-      }
-}
-
-static bg_sim_desc scene_desc(const scene *sc, int threads) {
-  bg_sim_desc d = bg_sim_desc_default();
-  for (int a = 0; a < 3; ++a) {
-    d.dims[a] = sc->dims[a];
-    d.origin[a] = 0;
-  }
-  d.dx = DX;
-  d.gravity[0] = d.gravity[1] = 0;
-  d.gravity[2] = -9.81f;
-  d.material = bg_material_sand(); /* Klar 2016: E 3.537e5, nu 0.3, rho 2200, phi 35 */
-  for (int f = 0; f < BG_FACE_COUNT; ++f) {
-    d.walls[f].friction = BG_FRICTION_SLIP;
-    d.walls[f].mu = 0;
-  }
-  d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
-  d.walls[BG_FACE_ZLO].mu = FLOOR_MU;
-  d.backend = "cpu";
-  d.threads = threads;
-  return d;
-}
 
 /* ---------------------------------------------------------------- running */
 
@@ -440,8 +384,8 @@ static void sim_fail(bg_sim *sim, const char *call, bg_status s) {
 }
 
 /* One timed block on a fresh simulation. */
-static void run_block(const options *o, const scene *sc, int threads, block_result *r) {
-  bg_sim_desc d = scene_desc(sc, threads);
+static void run_block(const options *o, const bench_scene *sc, int threads, block_result *r) {
+  bg_sim_desc d = bench_scene_desc(sc, "cpu", threads);
   bg_sim *sim = NULL;
   char err[512] = "";
   bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
@@ -567,8 +511,9 @@ int main(int argc, char **argv) {
       fprintf(stderr, "bench_cpu: warning: %d threads on %ld online CPUs (oversubscribed)\n",
               o.threads[i], nproc);
 
-  scene sc;
-  build_scene(&o, &sc);
+  bench_scene sc;
+  if (!bench_scene_build(&sc, o.particles, (int)o.ppc))
+    die(1, "out of memory for %llu particle positions", (unsigned long long)o.particles);
   /* The physical re-sort runs on steps that are multiples of sort_interval;
    * count how many fall in the timed window, since its cost is only in the
    * sort column when one does (with the defaults, 5 + 20 < 32: none). */
@@ -639,7 +584,7 @@ int main(int argc, char **argv) {
   printf("scene: %llu particles, ppc %llu, sand block %llu x %llu x %.2f cells (dx %.3g m), "
          "grid %s nodes, Klar sand, floor Coulomb mu %.2f\n",
          (unsigned long long)sc.n, (unsigned long long)o.ppc, (unsigned long long)sc.side,
-         (unsigned long long)sc.side, sc.height, (double)DX, grid, (double)FLOOR_MU);
+         (unsigned long long)sc.side, sc.height, (double)BENCH_DX, grid, (double)BENCH_FLOOR_MU);
   printf("protocol: %llu warm-up + %llu timed steps per block, fresh sim per block, "
          "%llu reps interleaved over threads, dt %.3g s\n",
          (unsigned long long)o.warmup, (unsigned long long)o.steps, (unsigned long long)o.reps,
@@ -709,9 +654,9 @@ int main(int argc, char **argv) {
                "    \"particles_per_cell_per_axis\": %d,\n    \"dx_m\": %.9g,\n"
                "    \"block_cells\": [%llu, %llu, %.6g],\n    \"block_origin_cells\": [%d, %d, %d],\n"
                "    \"grid_nodes\": [%zu, %zu, %zu],\n    \"gravity_m_s2\": [0, 0, -9.81],\n",
-            (unsigned long long)sc.n, (unsigned long long)o.ppc, sc.k, (double)DX,
-            (unsigned long long)sc.side, (unsigned long long)sc.side, sc.height, MARGIN_CELLS,
-            MARGIN_CELLS, FLOOR_CELLS, sc.dims[0], sc.dims[1], sc.dims[2]);
+            (unsigned long long)sc.n, (unsigned long long)o.ppc, sc.k, (double)BENCH_DX,
+            (unsigned long long)sc.side, (unsigned long long)sc.side, sc.height, BENCH_MARGIN_CELLS,
+            BENCH_MARGIN_CELLS, BENCH_FLOOR_CELLS, sc.dims[0], sc.dims[1], sc.dims[2]);
     fprintf(f, "    \"material\": {\"name\": \"bg_material_sand (Klar 2016)\", \"E_Pa\": %.9g, "
                "\"nu\": %.9g, \"rho0_kg_m3\": %.9g, \"phi_deg\": %.9g, \"hardening\": %d, "
                "\"volume_correction\": %d},\n",
@@ -720,7 +665,7 @@ int main(int argc, char **argv) {
     fprintf(f, "    \"walls\": {\"zlo\": {\"friction\": \"coulomb\", \"mu\": %.9g}, \"others\": "
                "\"slip\"},\n    \"initial_velocity_m_s\": 0,\n    \"cfl\": 0.3,\n"
                "    \"dt_s\": %.9g,\n    \"sim_time_end_s\": %.9g\n  },\n",
-            (double)FLOOR_MU, res[0].dt, res[0].sim_time);
+            (double)BENCH_FLOOR_MU, res[0].dt, res[0].sim_time);
     fprintf(f, "  \"protocol\": {\"steps\": %llu, \"warmup\": %llu, \"reps\": %llu, \"threads\": [",
             (unsigned long long)o.steps, (unsigned long long)o.warmup, (unsigned long long)o.reps);
     for (size_t t = 0; t < nt; ++t) fprintf(f, "%s%d", t ? ", " : "", o.threads[t]);

@@ -38,14 +38,11 @@
 #include <time.h>
 
 #include "bagnold.h"
+#include "bench_common.h"
 #include "bench_gpu_device.h"
 #include "bg_version.h"
 
 #define MAX_COUNTS 32
-#define MARGIN_CELLS 4
-#define FLOOR_CELLS 4
-#define FLOOR_MU 0.5f
-#define DX 0.01f
 #define N_STAGES 4
 /* Device bytes per particle: 34 floats of state, a 64-bit id, a park code,
  * and the sort's key and permutation double buffers. */
@@ -183,36 +180,9 @@ static void parse(int argc, char **argv, options *o) {
 
 /* ------------------------------------------------------------------ scene */
 
-typedef struct scene {
-  uint64_t n, side;
-  int k;
-  size_t dims[3];
-  bg_real *x;
-} scene;
 
-static int scene_make(scene *s, uint64_t n, int ppc) {
-  memset(s, 0, sizeof *s);
-  s->k = (int)lround(cbrt((double)ppc));
-  s->n = n;
-  uint64_t side = 1;
-  while (side * side * side * (uint64_t)ppc < n) side++;
-  s->side = side;
-  s->dims[0] = s->dims[1] = (size_t)side + 2 * MARGIN_CELLS + 1;
-  s->dims[2] = (size_t)ceil(1.6 * (double)side) + 2 * FLOOR_CELLS + 1;
-  s->x = malloc(3 * (size_t)n * sizeof *s->x);
-  if (!s->x) return 0;
-  const uint64_t per_row = side * (uint64_t)s->k, per_layer = per_row * per_row;
-  const double h = DX / s->k;
-  for (uint64_t p = 0; p < n; ++p) {
-    uint64_t layer = p / per_layer, r = p % per_layer, i = r / per_row, j = r % per_row;
-    s->x[3 * p] = (bg_real)(MARGIN_CELLS * DX + (i + 0.5) * h);
-    s->x[3 * p + 1] = (bg_real)(MARGIN_CELLS * DX + (j + 0.5) * h);
-    s->x[3 * p + 2] = (bg_real)(FLOOR_CELLS * DX + (layer + 0.5) * h);
-  }
-  return 1;
-}
 
-static double device_bytes(const scene *s) {
+static double device_bytes(const bench_scene *s) {
   return (double)s->n * DEVICE_BYTES_PER_PARTICLE + 16.0 * s->dims[0] * s->dims[1] * s->dims[2];
 }
 
@@ -227,15 +197,10 @@ typedef struct result {
   int ok;
 } result;
 
-static result run_once(const scene *sc, const options *o) {
+static result run_once(const bench_scene *sc, const options *o) {
   result r;
   memset(&r, 0, sizeof r);
-  bg_sim_desc d = bg_sim_desc_default();
-  d.backend = "cuda";
-  for (int a = 0; a < 3; ++a) d.dims[a] = sc->dims[a];
-  d.dx = DX;
-  d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
-  d.walls[BG_FACE_ZLO].mu = FLOOR_MU;
+  bg_sim_desc d = bench_scene_desc(sc, "cuda", 0);
   d.sort_interval = o->sort_interval;
   bg_sim *sim = NULL;
   char err[512];
@@ -290,13 +255,10 @@ int main(int argc, char **argv) {
   if (!o.n_counts) {
     uint64_t cap = o.max_particles ? o.max_particles : (1ull << 34);
     for (uint64_t n = 1ull << 20; n <= cap && o.n_counts < MAX_COUNTS; n <<= 1) {
-      scene probe;
+      bench_scene probe;
       memset(&probe, 0, sizeof probe);
-      uint64_t side = 1;
-      while (side * side * side * (uint64_t)o.ppc < n) side++;
       probe.n = n;
-      probe.dims[0] = probe.dims[1] = side + 2 * MARGIN_CELLS + 1;
-      probe.dims[2] = (size_t)ceil(1.6 * side) + 2 * FLOOR_CELLS + 1;
+      bench_scene_dims(bench_scene_side(n, o.ppc), probe.dims);
       if (device_bytes(&probe) > 0.85 * free_b) break;
       o.counts[o.n_counts++] = n;
     }
@@ -323,8 +285,8 @@ int main(int argc, char **argv) {
          "grid ms", "g2p ms", "eff GB/s", "of copy");
   int failed = 0;
   for (int c = 0; c < o.n_counts; ++c) {
-    scene sc;
-    if (!scene_make(&sc, o.counts[c], o.ppc)) {
+    bench_scene sc;
+    if (!bench_scene_build(&sc, o.counts[c], o.ppc)) {
       fprintf(stderr, "bench_gpu: no host memory for %llu particles; stopping\n", (unsigned long long)o.counts[c]);
       break;
     }

@@ -2,8 +2,8 @@
  * and Warp (scripts/baselines/compare.py drives it). A benchmark, never a
  * test: it measures and reports, it asserts nothing about time.
  *
- * The scene is bench_cpu's (scripts/bench/bench_cpu.c), built by the same
- * rules so both benchmarks time the same work: a dense block of Klar sand on
+ * The scene is bench_common.c's, shared with bench_cpu and bench_gpu so every
+ * benchmark times the same work: a dense block of Klar sand on
  * a regular lattice of ppc = k^3 particles per cell at cell offsets
  * (i + 0.5) / k, dx = 1 cm, C x C cells laterally (C the smallest side with
  * C^3 ppc >= N, filled layer by layer from the bottom until exactly N
@@ -38,13 +38,10 @@
 #include <time.h>
 
 #include "bagnold.h"
+#include "bench_common.h"
 
 #define MAX_PARTICLES 268435456ull
 #define MAX_STEPS 1000000ull
-#define MARGIN_CELLS 4 /* as bench_cpu */
-#define FLOOR_CELLS 4
-#define FLOOR_MU 0.5f
-#define DX 0.01f
 
 typedef struct options {
   uint64_t particles, ppc;
@@ -52,12 +49,6 @@ typedef struct options {
   const char *backend;
 } options;
 
-typedef struct scene {
-  uint64_t n, side;
-  int k;
-  size_t dims[3];
-  bg_real *x;
-} scene;
 
 static void die(int code, const char *fmt, ...) {
   va_list ap;
@@ -142,30 +133,6 @@ static void parse_args(int argc, char **argv, options *o) {
   if (optind < argc) die(2, "unexpected argument '%s' (see --help)", argv[optind]);
 }
 
-/* bench_cpu's build_scene, rule for rule. */
-static void build_scene(const options *o, scene *sc) {
-  sc->n = o->particles;
-  sc->k = o->ppc == 1 ? 1 : o->ppc == 8 ? 2 : o->ppc == 27 ? 3 : 4;
-  uint64_t c = (uint64_t)cbrt((double)o->particles / (double)o->ppc);
-  if (c < 1) c = 1;
-  while (c > 1 && (c - 1) * (c - 1) * (c - 1) * o->ppc >= o->particles) c--;
-  while (c * c * c * o->ppc < o->particles) c++;
-  sc->side = c;
-  sc->dims[0] = sc->dims[1] = (size_t)(c + 2 * MARGIN_CELLS + 1);
-  sc->dims[2] = (size_t)(FLOOR_CELLS + (uint64_t)ceil(1.6 * (double)c) + 4 + 1);
-  size_t n = (size_t)sc->n;
-  sc->x = malloc(3 * n * sizeof *sc->x);
-  if (!sc->x) die(1, "out of memory for %zu particle positions", n);
-  uint64_t lat = (uint64_t)sc->k * c;
-  size_t p = 0;
-  for (uint64_t l = 0; p < n; ++l)
-    for (uint64_t j = 0; j < lat && p < n; ++j)
-      for (uint64_t i = 0; i < lat && p < n; ++i, ++p) {
-        sc->x[3 * p + 0] = (bg_real)((MARGIN_CELLS + ((double)i + 0.5) / sc->k) * DX);
-        sc->x[3 * p + 1] = (bg_real)((MARGIN_CELLS + ((double)j + 0.5) / sc->k) * DX);
-        sc->x[3 * p + 2] = (bg_real)((FLOOR_CELLS + ((double)l + 0.5) / sc->k) * DX);
-      }
-}
 
 static double now_s(void) {
   struct timespec ts;
@@ -174,21 +141,8 @@ static double now_s(void) {
 }
 
 /* A fresh simulation of the scene, or NULL with the library's message in err. */
-static bg_sim *fresh(const options *o, const scene *sc, char *err, size_t len) {
-  bg_sim_desc d = bg_sim_desc_default();
-  for (int a = 0; a < 3; ++a) d.dims[a] = sc->dims[a];
-  d.dx = DX;
-  d.gravity[0] = d.gravity[1] = 0;
-  d.gravity[2] = -9.81f;
-  d.material = bg_material_sand();
-  for (int f = 0; f < BG_FACE_COUNT; ++f) {
-    d.walls[f].friction = BG_FRICTION_SLIP;
-    d.walls[f].mu = 0;
-  }
-  d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
-  d.walls[BG_FACE_ZLO].mu = FLOOR_MU;
-  d.backend = o->backend;
-  d.threads = o->threads;
+static bg_sim *fresh(const options *o, const bench_scene *sc, char *err, size_t len) {
+  bg_sim_desc d = bench_scene_desc(sc, o->backend, o->threads);
   bg_sim *sim = NULL;
   bg_status s = bg_sim_create(&d, &sim, err, len);
   if (s != BG_OK) return NULL;
@@ -206,7 +160,7 @@ static void fail_line(const char *what, bg_sim *sim, bg_status s) {
   fflush(stdout);
 }
 
-static void cmd_run(const options *o, const scene *sc, uint64_t warm, uint64_t steps) {
+static void cmd_run(const options *o, const bench_scene *sc, uint64_t warm, uint64_t steps) {
   char err[512] = "";
   double a = now_s();
   bg_sim *sim = fresh(o, sc, err, sizeof err);
@@ -244,7 +198,7 @@ static void cmd_run(const options *o, const scene *sc, uint64_t warm, uint64_t s
   bg_sim_destroy(sim);
 }
 
-static void cmd_check(const options *o, const scene *sc, double t_end, const char *path) {
+static void cmd_check(const options *o, const bench_scene *sc, double t_end, const char *path) {
   char err[512] = "";
   bg_sim *sim = fresh(o, sc, err, sizeof err);
   if (!sim) {
@@ -286,8 +240,9 @@ static void cmd_check(const options *o, const scene *sc, double t_end, const cha
 int main(int argc, char **argv) {
   options o;
   parse_args(argc, argv, &o);
-  scene sc;
-  build_scene(&o, &sc);
+  bench_scene sc;
+  if (!bench_scene_build(&sc, o.particles, (int)o.ppc))
+    die(1, "out of memory for %llu particle positions", (unsigned long long)o.particles);
   /* Probe the backend once, so an unavailable one (cuda in a CPU-only build)
    * is said at once, with the library's reason, instead of being replaced. */
   char err[512] = "";
