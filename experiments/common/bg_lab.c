@@ -366,9 +366,12 @@ void bg_lab_progress(bg_lab *lab, const char *fmt, ...) {
   if (lab->quiet) return;
   va_list ap;
   va_start(ap, fmt);
+  /* one line at a time when experiments run simulations side by side */
+  flockfile(stderr);
   fprintf(stderr, "[%s %7.1fs] ", lab->name, now_s() - lab->t0);
   vfprintf(stderr, fmt, ap);
   fprintf(stderr, "\n");
+  funlockfile(stderr);
   va_end(ap);
 }
 
@@ -414,6 +417,20 @@ static void write_manifest(bg_lab *lab, double wall) {
   fprintf(fp, "  \"threads\": %d,\n  \"seed\": %lu,\n", lab->threads, lab->seed);
   fprintf(fp, "  \"wall_s\": %.3f,\n  \"particle_steps\": %.6g,\n", wall, lab->work);
   fprintf(fp, "  \"particle_steps_per_s\": %.6g", wall > 0 ? lab->work / wall : 0.0);
+  /* the backend's tuning knobs change speed, never results; recorded so a
+   * timing can be traced to the kernel variant that made it */
+  static const char *knobs[] = {"BAGNOLD_CUDA_P2G", "BAGNOLD_CUDA_BLOCK", "BAGNOLD_CUDA_P2G_THREADS",
+                                "OMP_NUM_THREADS", "OMP_WAIT_POLICY"};
+  fprintf(fp, ",\n  \"environment\": {");
+  int first = 1;
+  for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; ++i) {
+    const char *v = getenv(knobs[i]);
+    if (!v) continue;
+    json_escape(esc, sizeof esc, v);
+    fprintf(fp, "%s\"%s\": \"%s\"", first ? "" : ", ", knobs[i], esc);
+    first = 0;
+  }
+  fprintf(fp, "}");
   for (int i = 0; i < lab->n_manifest; ++i) fprintf(fp, ",\n  %s", lab->manifest[i]);
   fprintf(fp, "\n}\n");
   fclose(fp);
