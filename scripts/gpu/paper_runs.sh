@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# paper_runs.sh: the paper-scale experiment runs and the parity check on a GPU
+# machine, from binaries built elsewhere (a device call is too short to spend
+# minutes compiling). Each step's output goes to OUTDIR/STEP.log, and each
+# experiment's result folder is packed into OUTDIR/STEP.tar.gz, so that a run
+# cut short by the call's limit still brings back what it wrote.
+#
+# usage: scripts/gpu/paper_runs.sh OUTDIR STEP[:SECONDS]...
+#   steps: parity    test_parity on "cuda" (free fall, column, silo; every variant)
+#          gputests  the other cuda unit tests (api, conservation, boundary, elastic, index64)
+#          silo      exp_silo --scale paper --backend cuda --jobs 6
+#          repose    exp_repose --scale paper --backend cuda
+#          density   exp_density --scale paper --backend cuda
+#          runout    exp_runout --scale paper --backend cuda
+#   SECONDS: the step's time limit (default 300)
+# environment:
+#   BAGNOLD_BIN      the binaries (default <repo>/build-dev/bin)
+#   GSL_LIB          a folder holding libgsl.so.* when the machine has none
+#   EXTRA_<STEP>     further options for that step's command, e.g. EXTRA_REPOSE="--grids 5"
+# The backend knobs (BAGNOLD_CUDA_P2G, ...) pass through and land in each manifest.
+set -uo pipefail
+(($# >= 2)) || { echo "usage: $0 OUTDIR STEP[:SECONDS]..." >&2; exit 2; }
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
+out="$1"
+shift
+mkdir -p -- "$out" && out="$(cd "$out" && pwd -P)" || exit 2
+bin="${BAGNOLD_BIN:-$root/build-dev/bin}"
+[[ -x "$bin/test_parity" ]] || { echo "error: no binaries in $bin (set BAGNOLD_BIN)" >&2; exit 2; }
+[[ -n "${GSL_LIB:-}" ]] && export LD_LIBRARY_PATH="$GSL_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+summary="$out/summary.txt"
+: >>"$summary"
+note() { printf '%s\n' "$*" | tee -a "$summary"; }
+note "paper_runs: commit ${BAGNOLD_COMMIT:-unknown}, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+status=0
+for spec in "$@"; do
+  step="${spec%%:*}"
+  lim=300
+  [[ "$spec" == *:* ]] && lim="${spec#*:}"
+  extra_var="EXTRA_${step^^}"
+  read -r -a extra <<<"${!extra_var:-}"
+  res="$out/$step"
+  case "$step" in
+    parity) cmd=("$bin/test_parity" cuda) ;;
+    gputests) cmd=(bash -c "for t in api conservation boundary elastic index64; do echo \"== test_\$t\"; \"$bin/test_\$t\" cuda || exit \$?; done") ;;
+    silo) cmd=("$bin/exp_silo" --scale paper --backend cuda --jobs 6) ;;
+    repose | density | runout) cmd=("$bin/exp_$step" --scale paper --backend cuda) ;;
+    *) note "SKIP  $step (unknown step)"; status=1; continue ;;
+  esac
+  [[ "$step" == parity || "$step" == gputests ]] || cmd+=(--references "$root/references" --out "$res")
+  cmd+=("${extra[@]}")
+  t0=$SECONDS
+  note "run   $step (limit $lim s): ${cmd[*]}"
+  timeout "$lim" "${cmd[@]}" >"$out/$step.log" 2>&1
+  rc=$?
+  case $rc in
+    0) note "PASS  $step ($((SECONDS - t0)) s)" ;;
+    1) note "DONE  $step ($((SECONDS - t0)) s): exit 1 (a claim failed: see the log)" ;;
+    124) note "CUT   $step (timed out after $lim s)"; status=1 ;;
+    *) note "FAIL  $step (exit $rc, $((SECONDS - t0)) s)"; status=1 ;;
+  esac
+  [[ -d "$res" ]] && tar -czf "$out/$step.tar.gz" -C "$out" "$step" && rm -rf -- "$res"
+done
+exit $status
