@@ -624,11 +624,13 @@ if ((${#recorded[@]})); then
     name="$(basename "$d")"
     set_name="$(basename "$(dirname "$d")")"
     figs=""
+    man="$d/manifest.json"
+    # NAME or NAME-variant (a second run of the same experiment, e.g.
+    # silo-wide) takes NAME's figures; folders with no manifest are notes only
     for e in "${RUNS[@]}"; do
       IFS='|' read -r n _ f <<<"$e"
-      if [[ "$n" == "$name" ]]; then figs="$f"; fi
+      if [[ -f "$man" && ("$n" == "$name" || "$n" == "${name%%-*}") ]]; then figs="$f"; fi
     done
-    man="$d/manifest.json"
     if [[ "$set_name" != "${prev_set:-}" ]]; then
       prev_set="$set_name"
       printf '### %s\n\n' "$set_name" >>"$md"
@@ -651,6 +653,7 @@ if ((${#recorded[@]})); then
     fi
     for fig in $figs; do
       key="$set_name-$fig"
+      [[ "$name" == "${name%%-*}" ]] || key="$set_name-$name-$fig"
       if gnuplot -e "in='$(gq "$d")'; out='$(gq "$out/figures/$key")'" "$root/reports/$fig.gp" \
         >>"$out/figures/recorded.log" 2>&1 && [[ -s "$out/figures/$key.png" ]]; then
         cap="$(caption_of "$fig")"
