@@ -19,8 +19,14 @@ stats in."/fit.tsv" using 2 nooutput; s_inf = STATS_min
 stats in."/fit.tsv" using 10 nooutput; phi = STATS_min
 stats fc using ($1 * 1e3) nooutput; dxmax = STATS_max
 stats fc using 4:7 nooutput; ymin = STATS_min_x < STATS_min_y ? STATS_min_x : STATS_min_y
-lo = ymin; if (th_inf == th_inf && th_inf - 2 * s_inf < lo) { lo = th_inf - 2 * s_inf }
-hi = phi; if (th_inf == th_inf && th_inf + 2 * s_inf > hi) { hi = th_inf + 2 * s_inf }
+stats fc using 4:7 nooutput; ymax = STATS_max_x > STATS_max_y ? STATS_max_x : STATS_max_y
+# the limit's bar joins the scale only while it says something (2 sigma <=
+# 10 deg); a fit that finds no limit (five grids still rising) would
+# otherwise flatten the data into one line, so its bar is named instead
+show_inf = th_inf == th_inf && 2 * s_inf <= 10
+lo = ymin; if (show_inf && th_inf - 2 * s_inf < lo) { lo = th_inf - 2 * s_inf }
+hi = phi > ymax ? phi : ymax; if (show_inf && th_inf + 2 * s_inf > hi) { hi = th_inf + 2 * s_inf }
+if (!show_inf) { set label 1 sprintf("θ_∞ ± 2σ = %.0f° ± %.0f°: no limit found, off the scale", th_inf, 2 * s_inf) at graph 0.03, graph 0.06 left front }
 set xrange [-0.04 * dxmax:dxmax * 1.12]
 set yrange [lo - 0.08 * (hi - lo) - 0.5:hi + 0.08 * (hi - lo) + 0.5]
 set xlabel "grid spacing  dx  [mm]"
