@@ -99,7 +99,8 @@ static void usage(FILE *f) {
           "  --help             this text\n"
           "\n"
           "environment (the backend's knobs, recorded in the TSV):\n"
-          "  BAGNOLD_CUDA_BLOCK 2|4|8, BAGNOLD_CUDA_P2G_THREADS 32..1024, BAGNOLD_CUDA_P2G tiled|global\n"
+          "  BAGNOLD_CUDA_BLOCK 2|4|8, BAGNOLD_CUDA_P2G_THREADS 32..1024, BAGNOLD_CUDA_P2G tiled|global,\n"
+          "  BAGNOLD_CUDA_P2G_ORDER rotated|fixed\n"
           "  BAGNOLD_COMMIT     overrides the commit recorded at build time\n"
           "\n"
           "exit status: 0 done, 2 bad usage, 3 a run failed, 77 no CUDA device.\n");
@@ -252,6 +253,11 @@ int main(int argc, char **argv) {
   blk = blk && *blk ? blk : "4";
   thr = thr && *thr ? thr : "32";
   mode = mode && *mode ? mode : "tiled";
+  /* the scatter's stencil order travels in the same column: tiled-rotated, global-fixed, ... */
+  const char *order = getenv("BAGNOLD_CUDA_P2G_ORDER");
+  char mode_buf[64];
+  snprintf(mode_buf, sizeof mode_buf, "%s-%s", mode, order && *order ? order : "rotated");
+  mode = mode_buf;
   if (!o.n_counts) {
     uint64_t cap = o.max_particles ? o.max_particles : (1ull << 34);
     for (uint64_t n = 1ull << 20; n <= cap && o.n_counts < MAX_COUNTS; n <<= 1) {

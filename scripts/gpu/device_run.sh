@@ -130,6 +130,10 @@ phase_sweep() {
     run "sweep_threads_$thr" env BAGNOLD_CUDA_P2G_THREADS=$thr "$b" "${common[@]}" --tag "p2g_threads=$thr"
   done
   run sweep_global env BAGNOLD_CUDA_P2G=global "$b" "${common[@]}" --tag "p2g=global"
+  # the stencil order of the scatter (default rotated per lane), both scatters
+  run sweep_tiled_fixed env BAGNOLD_CUDA_P2G_ORDER=fixed "$b" "${common[@]}" --tag "p2g=tiled order=fixed"
+  run sweep_global_fixed env BAGNOLD_CUDA_P2G=global BAGNOLD_CUDA_P2G_ORDER=fixed "$b" "${common[@]}" \
+    --tag "p2g=global order=fixed"
   # one line per setting: the median rows of the tables
   for f in "$out"/sweep_*.log; do
     printf '%s\n' "$(basename "$f" .log)" >>"$summary"

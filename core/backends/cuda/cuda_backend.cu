@@ -30,7 +30,8 @@
  * (tile 4^3, 6^3, 10^3), BAGNOLD_CUDA_P2G_THREADS = threads per P2G block
  * (multiple of 32, <= 1024), BAGNOLD_CUDA_P2G = tiled|global (global: every
  * particle scatters with global atomics, the baseline the tile is measured
- * against). */
+ * against), BAGNOLD_CUDA_P2G_ORDER = rotated|fixed (the order in which a
+ * lane visits its particle's 27 nodes). */
 #include <cuda_runtime.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -52,6 +53,9 @@
 /* Threads per P2G block: the seed found one warp per grid block best (a
  * 4^3 block at 8 ppc holds ~512 particles, 16 per lane). */
 #define BG_CUDA_P2G_THREADS 32
+/* Stencil order of the scatter: 1 rotated per lane, 0 the same for every
+ * lane (BAGNOLD_CUDA_P2G_ORDER; see k_p2g). */
+#define BG_CUDA_P2G_ROTATED 1
 /* G2P is register-heavy (27-node gather, SVD, return map). */
 #define BG_CUDA_G2P_THREADS 128
 /* Element-wise kernels (keys, gathers, node update, read-back). */
@@ -106,7 +110,7 @@ typedef struct cuda_state {
   size_t err_len;
   cudaStream_t st;
   dgeom geo;
-  int p2g_threads, tiled;
+  int p2g_threads, tiled, rotated;
   size_t n, cap;
   dparts P;
   /* sort: keys and permutation double buffers (also the gather's spares) */
@@ -277,13 +281,54 @@ __device__ __forceinline__ void particle_contrib(const dparts &P, int64_t p, con
   }
 }
 
+__device__ __forceinline__ float sel3(const float *v, int i) { return i == 0 ? v[0] : i == 1 ? v[1] : v[2]; }
+
+/* One node of a particle's 27: the same arithmetic, in the same order, as
+ * the CPU reference, whether (a, b, k) are compile-time constants (fixed
+ * order, unrolled) or run-time ones (rotated order). */
+template <int LB, bool TILED>
+__device__ __forceinline__ void scatter_node(const dgeom &G, const contrib &c, bool in, int o0, int o1, int o2,
+                                             int a, int b, int k, float dx, float *tile, float4 *grid) {
+  constexpr int T = (1 << LB) + 2, TN = T * T * T;
+  const float dxa = ((float)a - c.w.fx[0]) * dx;
+  const float dxb = ((float)b - c.w.fx[1]) * dx;
+  const float dxc = ((float)k - c.w.fx[2]) * dx;
+  const float wab = sel3(c.w.w[0], a) * sel3(c.w.w[1], b);
+  const float wt = wab * sel3(c.w.w[2], k);
+  float val[4];
+#pragma unroll
+  for (int l = 0; l < 4; ++l) {
+    const float vab = c.b4[l] + c.ax[l] * dxa + c.ay[l] * dxb;
+    val[l] = wt * (vab + c.az[l] * dxc);
+  }
+  if (TILED && in) {
+    const int t = (((c.w.base[0] - o0 + a) * T + (c.w.base[1] - o1 + b)) * T + (c.w.base[2] - o2 + k));
+#pragma unroll
+    for (int l = 0; l < 4; ++l) atomicAdd(&tile[l * TN + t], val[l]);
+  } else {
+    atomic_add4(grid + node_index(G, c.w.base[0] + a, c.w.base[1] + b, c.w.base[2] + k), val[0], val[1], val[2],
+                val[3]);
+  }
+}
+
 /* One CUDA block per run of particles sharing a grid block (the run list of
  * the last sort). TILED: in-block particles accumulate into the shared tile,
- * drifted ones go to global atomics; !TILED: every particle goes global. */
-template <int LB, bool TILED>
+ * drifted ones go to global atomics; !TILED: every particle goes global.
+ * ROT: lane L visits its 27 nodes starting at node L mod 27. Sorted
+ * neighbours share most of their stencil, so in the fixed order the lanes of
+ * a warp add to the same few nodes at once, and same-address atomics
+ * serialise (on sm_90 a shared float atomicAdd is a compare-and-swap loop,
+ * ATOMS.CAST.SPIN in the SASS, which retries on every collision). Rotated,
+ * one instruction's 32 adds mostly go to different nodes. The order of the
+ * additions into a node changes, as any parallel scatter does; each
+ * particle's contribution does not. */
+template <int LB, bool TILED, bool ROT>
 __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
                       int64_t n, float dt, float4 *grid) {
   constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
+  /* component-major (mass plane, then the three momentum planes): lanes
+   * adding to different nodes t then fall in banks t mod 32, where the
+   * node-major float4 layout used only t mod 8 */
   __shared__ float tile[TILED ? 4 * TN : 1];
   const int64_t r = blockIdx.x;
   const uint32_t key = runkey[r];
@@ -296,6 +341,7 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
     __syncthreads();
   }
   const float dx = G.dx;
+  const int rot = ROT ? (int)(threadIdx.x & 31u) % 27 : 0;
   for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x) {
     if (P.park[p] >= 0) continue;
     contrib c;
@@ -304,45 +350,33 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
      * [0, B) and base - origin + {0,1,2} in [0, B+2) = the tile */
     const bool in = TILED && (c.w.base[0] >> LB) == bx && (c.w.base[1] >> LB) == by &&
                     (c.w.base[2] >> LB) == bz;
-    /* fully unrolled, or the stencil arrays go to local memory (ptxas -v) */
-#pragma unroll
-    for (int a = 0; a < 3; ++a) {
-      const float dxa = ((float)a - c.w.fx[0]) * dx;
-#pragma unroll
-      for (int b = 0; b < 3; ++b) {
-        const float dxb = ((float)b - c.w.fx[1]) * dx;
-        const float wab = c.w.w[0][a] * c.w.w[1][b];
-        float vab[4];
-#pragma unroll
-        for (int l = 0; l < 4; ++l) vab[l] = c.b4[l] + c.ax[l] * dxa + c.ay[l] * dxb;
-#pragma unroll
-        for (int k = 0; k < 3; ++k) {
-          const float dxc = ((float)k - c.w.fx[2]) * dx;
-          const float wt = wab * c.w.w[2][k];
-          float val[4];
-#pragma unroll
-          for (int l = 0; l < 4; ++l) val[l] = wt * (vab[l] + c.az[l] * dxc);
-          if (in) {
-            const int t = (((c.w.base[0] - o0 + a) * T + (c.w.base[1] - o1 + b)) * T + (c.w.base[2] - o2 + k));
-#pragma unroll
-            for (int l = 0; l < 4; ++l) atomicAdd(&tile[4 * t + l], val[l]);
-          } else {
-            atomic_add4(grid + node_index(G, c.w.base[0] + a, c.w.base[1] + b, c.w.base[2] + k), val[0], val[1],
-                        val[2], val[3]);
-          }
-        }
+    if (ROT) {
+#pragma unroll 3
+      for (int s = 0; s < 27; ++s) {
+        int q = s + rot;
+        q -= q >= 27 ? 27 : 0;
+        const int a = q / 9, b = q / 3 - 3 * a, k = q - 3 * (q / 3);
+        scatter_node<LB, TILED>(G, c, in, o0, o1, o2, a, b, k, dx, tile, grid);
       }
+    } else {
+      /* fully unrolled, or the stencil arrays go to local memory (ptxas -v) */
+#pragma unroll
+      for (int a = 0; a < 3; ++a)
+#pragma unroll
+        for (int b = 0; b < 3; ++b)
+#pragma unroll
+          for (int k = 0; k < 3; ++k) scatter_node<LB, TILED>(G, c, in, o0, o1, o2, a, b, k, dx, tile, grid);
     }
   }
   if (TILED) {
     __syncthreads();
     for (int t = threadIdx.x; t < TN; t += blockDim.x) {
-      const float m = tile[4 * t];
+      const float m = tile[t];
       if (m == 0.0f) continue; /* untouched node: weight 0 adds nothing anywhere */
       const int li = t / (T * T), lj = (t / T) % T, lk = t % T;
       const int i = o0 + li, j = o1 + lj, k = o2 + lk;
       if (i >= G.dims[0] || j >= G.dims[1] || k >= G.dims[2]) continue;
-      atomic_add4(grid + node_index(G, i, j, k), m, tile[4 * t + 1], tile[4 * t + 2], tile[4 * t + 3]);
+      atomic_add4(grid + node_index(G, i, j, k), m, tile[TN + t], tile[2 * TN + t], tile[3 * TN + t]);
     }
   }
 }
@@ -510,10 +544,10 @@ __global__ void k_grid_get(const float4 *grid, int64_t nn, int which, float *out
 /* The kernel instantiations the knobs select; the P2G table is indexed by
  * (log2 block - 1) and tiled. */
 typedef void (*p2g_fn)(dparts, dgeom, const int64_t *, const uint32_t *, int64_t, int64_t, float, float4 *);
-static const p2g_fn p2g_table[3][2] = {
-    {k_p2g<1, false>, k_p2g<1, true>},
-    {k_p2g<2, false>, k_p2g<2, true>},
-    {k_p2g<3, false>, k_p2g<3, true>},
+static const p2g_fn p2g_table[3][2][2] = {
+    {{k_p2g<1, false, false>, k_p2g<1, false, true>}, {k_p2g<1, true, false>, k_p2g<1, true, true>}},
+    {{k_p2g<2, false, false>, k_p2g<2, false, true>}, {k_p2g<2, true, false>, k_p2g<2, true, true>}},
+    {{k_p2g<3, false, false>, k_p2g<3, false, true>}, {k_p2g<3, true, false>, k_p2g<3, true, true>}},
 };
 
 static int cuda_available(char *why, size_t len) {
@@ -614,6 +648,13 @@ static bg_status read_knobs(cuda_state *s) {
     if (strcmp(mode, "tiled") == 0) s->tiled = 1;
     else if (strcmp(mode, "global") == 0) s->tiled = 0;
     else return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G must be \"tiled\" or \"global\"");
+  }
+  const char *order = getenv("BAGNOLD_CUDA_P2G_ORDER");
+  s->rotated = BG_CUDA_P2G_ROTATED;
+  if (order && *order) {
+    if (strcmp(order, "rotated") == 0) s->rotated = 1;
+    else if (strcmp(order, "fixed") == 0) s->rotated = 0;
+    else return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G_ORDER must be \"rotated\" or \"fixed\"");
   }
   return BG_OK;
 }
@@ -961,7 +1002,7 @@ static bg_status cuda_p2g(void *state, bg_real dt) {
   CU(cudaMemsetAsync(s->grid, 0, (size_t)c->n_nodes * sizeof(float4), s->st));
   if (s->n && s->n_runs > 0) {
     if (s->dirty) return fail(s, BG_ERR_INTERNAL, "p2g called before particles added since the last step were sorted");
-    p2g_fn f = p2g_table[s->geo.lb - 1][s->tiled ? 1 : 0];
+    p2g_fn f = p2g_table[s->geo.lb - 1][s->tiled ? 1 : 0][s->rotated ? 1 : 0];
     f<<<(unsigned)s->n_runs, s->p2g_threads, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
                                                         (int64_t)s->n, dt, s->grid);
     CU(cudaGetLastError());
