@@ -100,7 +100,7 @@ static void usage(FILE *f) {
           "\n"
           "environment (the backend's knobs, recorded in the TSV):\n"
           "  BAGNOLD_CUDA_BLOCK 2|4|8, BAGNOLD_CUDA_P2G_THREADS 32..1024, BAGNOLD_CUDA_P2G tiled|global,\n"
-          "  BAGNOLD_CUDA_P2G_ORDER rotated|fixed\n"
+          "  BAGNOLD_CUDA_P2G_ORDER rotated|fixed, BAGNOLD_CUDA_P2G_ROT 1..26 (not a multiple of 3)\n"
           "  BAGNOLD_COMMIT     overrides the commit recorded at build time\n"
           "\n"
           "exit status: 0 done, 2 bad usage, 3 a run failed, 77 no CUDA device.\n");
@@ -256,7 +256,9 @@ int main(int argc, char **argv) {
   /* the scatter's stencil order travels in the same column: tiled-rotated, global-fixed, ... */
   const char *order = getenv("BAGNOLD_CUDA_P2G_ORDER");
   char mode_buf[64];
-  snprintf(mode_buf, sizeof mode_buf, "%s-%s", mode, order && *order ? order : "rotated");
+  const char *rot = getenv("BAGNOLD_CUDA_P2G_ROT");
+  snprintf(mode_buf, sizeof mode_buf, "%s-%s%s%s", mode, order && *order ? order : "rotated",
+           rot && *rot ? "-x" : "", rot && *rot ? rot : "");
   mode = mode_buf;
   if (!o.n_counts) {
     uint64_t cap = o.max_particles ? o.max_particles : (1ull << 34);

@@ -31,7 +31,8 @@
  * (multiple of 32, <= 1024), BAGNOLD_CUDA_P2G = tiled|global (global: every
  * particle scatters with global atomics, the baseline the tile is measured
  * against), BAGNOLD_CUDA_P2G_ORDER = rotated|fixed (the order in which a
- * lane visits its particle's 27 nodes). */
+ * lane visits its particle's 27 nodes), BAGNOLD_CUDA_P2G_ROT = the
+ * rotation's stride across lanes (1-26, not a multiple of 3). */
 #include <cuda_runtime.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -56,6 +57,8 @@
 /* Stencil order of the scatter: 1 rotated per lane, 0 the same for every
  * lane (BAGNOLD_CUDA_P2G_ORDER; see k_p2g). */
 #define BG_CUDA_P2G_ROTATED 1
+/* Lane L starts at node (L * this) mod 27 (BAGNOLD_CUDA_P2G_ROT). */
+#define BG_CUDA_P2G_ROT_MUL 1
 /* G2P is register-heavy (27-node gather, SVD, return map). */
 #define BG_CUDA_G2P_THREADS 128
 /* Element-wise kernels (keys, gathers, node update, read-back). */
@@ -110,7 +113,7 @@ typedef struct cuda_state {
   size_t err_len;
   cudaStream_t st;
   dgeom geo;
-  int p2g_threads, tiled, rotated;
+  int p2g_threads, tiled, rotated, rot_mul;
   size_t n, cap;
   dparts P;
   /* sort: keys and permutation double buffers (also the gather's spares) */
@@ -314,7 +317,7 @@ __device__ __forceinline__ void scatter_node(const dgeom &G, const contrib &c, b
 /* One CUDA block per run of particles sharing a grid block (the run list of
  * the last sort). TILED: in-block particles accumulate into the shared tile,
  * drifted ones go to global atomics; !TILED: every particle goes global.
- * ROT: lane L visits its 27 nodes starting at node L mod 27. Sorted
+ * ROT: lane L visits its 27 nodes starting at node (L * rot_mul) mod 27. Sorted
  * neighbours share most of their stencil, so in the fixed order the lanes of
  * a warp add to the same few nodes at once, and same-address atomics
  * serialise (on sm_90 a shared float atomicAdd is a compare-and-swap loop,
@@ -324,7 +327,7 @@ __device__ __forceinline__ void scatter_node(const dgeom &G, const contrib &c, b
  * particle's contribution does not. */
 template <int LB, bool TILED, bool ROT>
 __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
-                      int64_t n, float dt, float4 *grid) {
+                      int64_t n, float dt, float4 *grid, int rot_mul) {
   constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
   /* component-major (mass plane, then the three momentum planes): lanes
    * adding to different nodes t then fall in banks t mod 32, where the
@@ -341,7 +344,7 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
     __syncthreads();
   }
   const float dx = G.dx;
-  const int rot = ROT ? (int)(threadIdx.x & 31u) % 27 : 0;
+  const int rot = ROT ? (int)((threadIdx.x & 31u) * (unsigned)rot_mul) % 27 : 0;
   for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x) {
     if (P.park[p] >= 0) continue;
     contrib c;
@@ -543,7 +546,7 @@ __global__ void k_grid_get(const float4 *grid, int64_t nn, int which, float *out
 
 /* The kernel instantiations the knobs select; the P2G table is indexed by
  * (log2 block - 1) and tiled. */
-typedef void (*p2g_fn)(dparts, dgeom, const int64_t *, const uint32_t *, int64_t, int64_t, float, float4 *);
+typedef void (*p2g_fn)(dparts, dgeom, const int64_t *, const uint32_t *, int64_t, int64_t, float, float4 *, int);
 static const p2g_fn p2g_table[3][2][2] = {
     {{k_p2g<1, false, false>, k_p2g<1, false, true>}, {k_p2g<1, true, false>, k_p2g<1, true, true>}},
     {{k_p2g<2, false, false>, k_p2g<2, false, true>}, {k_p2g<2, true, false>, k_p2g<2, true, true>}},
@@ -649,6 +652,13 @@ static bg_status read_knobs(cuda_state *s) {
     else if (strcmp(mode, "global") == 0) s->tiled = 0;
     else return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G must be \"tiled\" or \"global\"");
   }
+  /* the rotation's stride across lanes: coprime with 27 so that lanes 0-26
+   * start on 27 different nodes; stride 1 puts consecutive lanes, often
+   * neighbours one cell apart along z, one node apart, where they collide */
+  st = env_int(s, "BAGNOLD_CUDA_P2G_ROT", BG_CUDA_P2G_ROT_MUL, 1, 26, &s->rot_mul);
+  if (st != BG_OK) return st;
+  if (s->rot_mul % 3 == 0)
+    return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G_ROT must not be a multiple of 3 (it must be coprime with 27)");
   const char *order = getenv("BAGNOLD_CUDA_P2G_ORDER");
   s->rotated = BG_CUDA_P2G_ROTATED;
   if (order && *order) {
@@ -1004,7 +1014,7 @@ static bg_status cuda_p2g(void *state, bg_real dt) {
     if (s->dirty) return fail(s, BG_ERR_INTERNAL, "p2g called before particles added since the last step were sorted");
     p2g_fn f = p2g_table[s->geo.lb - 1][s->tiled ? 1 : 0][s->rotated ? 1 : 0];
     f<<<(unsigned)s->n_runs, s->p2g_threads, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
-                                                        (int64_t)s->n, dt, s->grid);
+                                                        (int64_t)s->n, dt, s->grid, s->rot_mul);
     CU(cudaGetLastError());
   }
   return mark(s, 2);
