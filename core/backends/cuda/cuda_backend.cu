@@ -57,8 +57,11 @@
 /* Stencil order of the scatter: 1 rotated per lane, 0 the same for every
  * lane (BAGNOLD_CUDA_P2G_ORDER; see k_p2g). */
 #define BG_CUDA_P2G_ROTATED 1
-/* Lane L starts at node (L * this) mod 27 (BAGNOLD_CUDA_P2G_ROT). */
-#define BG_CUDA_P2G_ROT_MUL 1
+/* Lane L starts at node (L * this) mod 27 (BAGNOLD_CUDA_P2G_ROT). Measured
+ * on an H200 at 8M / 32M particles, block 4 (M particle-steps/s): stride 1
+ * 2464 / 2564, 5 2870 / 3006, 7 3071 / 3226, 10 2849 / 2993, 11 2991 / 3157,
+ * 13 2507 / 2621 (reports/results/h200/bench-rotated). */
+#define BG_CUDA_P2G_ROT_MUL 7
 /* G2P is register-heavy (27-node gather, SVD, return map). */
 #define BG_CUDA_G2P_THREADS 128
 /* Element-wise kernels (keys, gathers, node update, read-back). */
