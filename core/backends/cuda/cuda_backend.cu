@@ -17,7 +17,11 @@
  * touches nodes origin .. origin+B+1 per axis) and flushes it once to the
  * global grid with atomics. Particles that drifted out of their block since
  * the sort take the global-atomic path, so the sort interval is a
- * performance knob, never a correctness one.
+ * performance knob, never a correctness one. On sm_90 a shared float
+ * atomicAdd is a compare-and-swap loop, so each lane walks its 27 nodes in
+ * an order rotated by lane (k_p2g): that keeps a warp's adds off the same
+ * addresses and made the tile 2.6x faster on an H200 (1.16 -> 3.06 G
+ * particle-steps/s at 8M), where it had been half as fast as global atomics.
  *
  * G2P runs one thread per particle on the global path (its 27 reads per
  * particle are served by L2), followed by the scalar constitutive update
@@ -26,7 +30,8 @@
  * per step: the front end's dt query is the step's only host wait.
  *
  * Benchmark knobs (environment, read at creation; the defaults are the
- * seed's measured best): BAGNOLD_CUDA_BLOCK = 2|4|8 nodes per block edge
+ * design's block and tile with the measured best order and stride, see
+ * reports/results/h200/bench-rotated; block 2 measured 2-5% faster still): BAGNOLD_CUDA_BLOCK = 2|4|8 nodes per block edge
  * (tile 4^3, 6^3, 10^3), BAGNOLD_CUDA_P2G_THREADS = threads per P2G block
  * (multiple of 32, <= 1024), BAGNOLD_CUDA_P2G = tiled|global (global: every
  * particle scatters with global atomics, the baseline the tile is measured
