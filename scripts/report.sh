@@ -647,7 +647,9 @@ if ((${#recorded[@]})); then
       md_to_html "$d/README.md" >>"$html"
     fi
     if [[ -f "$man" ]]; then
-      line="scale $(mget "$man" scale), backend $(mget "$man" backend), device $(mget "$man" device), host $(mget "$man" host), commit $(mget "$man" commit), wall $(mget "$man" wall_s) s, $(fmt_rate "$(mget "$man" particle_steps_per_s)"), finished $(mget "$man" date); command: $(mget "$man" command)"
+      rb="$(mget "$man" backend)"; [[ -n "$rb" ]] || rb="$(mget "$man" backend_requested) (requested)"
+      rd="$(mget "$man" device)"; [[ -n "$rd" ]] || rd="not recorded (see the README above)"
+      line="scale $(mget "$man" scale), backend $rb, device $rd, host $(mget "$man" host), commit $(mget "$man" commit), wall $(mget "$man" wall_s) s, $(fmt_rate "$(mget "$man" particle_steps_per_s)"), finished $(mget "$man" date); command: $(mget "$man" command)"
       printf '%s\n\n' "$line" >>"$md"
       printf '<p class="muted">%s</p>\n' "$(h "$line")" >>"$html"
     fi

@@ -154,7 +154,8 @@ void bg_sim_destroy(bg_sim *sim);
 const char *bg_sim_last_error(const bg_sim *sim);
 /* 1 when the backend ("cpu", "cuda", "auto") can run on this machine; else
  * 0 and, when why is not NULL, the reason (no CUDA in this build, no
- * device). bg_sim_create on an unavailable "cuda" fails with BG_ERR_DEVICE
+ * device). On 1, why holds the device's description where the backend has
+ * one ("cuda": name, compute capability, SMs, memory), else "". bg_sim_create on an unavailable "cuda" fails with BG_ERR_DEVICE
  * (BG_ERR_BACKEND when the build has no CUDA at all); "auto" falls back to
  * "cpu". Tests skip (exit 77) on 0. */
 int bg_backend_available(const char *name, char *why, size_t why_len);

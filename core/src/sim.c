@@ -319,7 +319,7 @@ int bg_backend_available(const char *name, char *why, size_t why_len) {
   for (size_t i = 0; i < N_BACKENDS; ++i)
     if (strcmp(name, backends[i]->name) == 0) {
       int ok = backends[i]->available(buf, sizeof buf);
-      if (!ok && why && why_len) snprintf(why, why_len, "%s", buf);
+      if (why && why_len) snprintf(why, why_len, "%s", buf);
       return ok;
     }
   if (why && why_len)

@@ -394,6 +394,14 @@ static void cpu_model(char *buf, size_t n) {
   fclose(fp);
 }
 
+static int manifest_has(const bg_lab *lab, const char *key) {
+  size_t n = strlen(key);
+  for (int i = 0; i < lab->n_manifest; ++i)
+    if (lab->manifest[i][0] == '"' && !strncmp(lab->manifest[i] + 1, key, n) && lab->manifest[i][n + 1] == '"')
+      return 1;
+  return 0;
+}
+
 static void write_manifest(bg_lab *lab, double wall) {
   char path[1400];
   snprintf(path, sizeof path, "%s/manifest.json", lab->out);
@@ -414,6 +422,16 @@ static void write_manifest(bg_lab *lab, double wall) {
   fprintf(fp, "  \"cpu\": \"%s\",\n  \"cores\": %ld,\n", esc, sysconf(_SC_NPROCESSORS_ONLN));
   fprintf(fp, "  \"scale\": \"%s\",\n  \"backend_requested\": \"%s\",\n", bg_lab_scale_name(lab),
           lab->backend);
+  /* what "auto" (or "cuda") ran on: the experiments' simulations all take
+   * the lab's backend, and auto picks cuda wherever cuda is available */
+  const char *used = "cpu";
+  char dev[256] = "";
+  if (strcmp(lab->backend, "cpu") != 0 && bg_backend_available("cuda", dev, sizeof dev)) used = "cuda";
+  else snprintf(dev, sizeof dev, "%s", cpu);
+  json_escape(esc, sizeof esc, dev);
+  /* an experiment that states its own (the probe runs no simulation) wins */
+  if (!manifest_has(lab, "backend")) fprintf(fp, "  \"backend\": \"%s\",\n", used);
+  if (!manifest_has(lab, "device")) fprintf(fp, "  \"device\": \"%s\",\n", esc);
   fprintf(fp, "  \"threads\": %d,\n  \"seed\": %lu,\n", lab->threads, lab->seed);
   fprintf(fp, "  \"wall_s\": %.3f,\n  \"particle_steps\": %.6g,\n", wall, lab->work);
   fprintf(fp, "  \"particle_steps_per_s\": %.6g", wall > 0 ? lab->work / wall : 0.0);

@@ -213,7 +213,6 @@ int main(int argc, char **argv) {
   bg_lab_manifest_num(lab, "rho0_kg_m3", rho0);
   bg_lab_manifest_num(lab, "total_mass_kg", M);
   bg_lab_manifest_num(lab, "dt_initial_s", dt0);
-  bg_lab_manifest_str(lab, "backend", bg_sim_backend(sim));
   bg_lab_manifest_str(lab, "material", "Klar 2016 sand: E 3.537e5 Pa, nu 0.3, rho0 2200, phi 35, Hencky, volume correction on");
   bg_lab_progress(lab, "%zu particles, grid %zux%zux%zu, dx %.4g m, backend %s, dt %.3g s", n, nxy, nxy,
                   nz, dx, bg_sim_backend(sim), (double)dt0);

@@ -588,6 +588,10 @@ static int cuda_available(char *why, size_t len) {
     (void)cudaGetLastError();
     return 0;
   }
+  /* available: why describes the device, for manifests and logs */
+  if (why && len)
+    snprintf(why, len, "%s (sm_%d%d, %d SMs, %.1f GB)", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+             prop.totalGlobalMem / 1e9);
   return 1;
 }
 
