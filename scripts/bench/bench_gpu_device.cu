@@ -23,8 +23,11 @@ extern "C" int bench_gpu_device_info(char *name, size_t name_len, double *free_b
     (void)cudaGetLastError();
     return 0;
   }
-  snprintf(name, name_len, "%s (sm_%d%d, %d SMs, %.1f GB)", p.name, p.major, p.minor, p.multiProcessorCount,
-           tb / 1e9);
+  /* the driver's CUDA version (cudaDriverGetVersion: 1000 major + 10 minor) */
+  int drv = 0;
+  (void)cudaDriverGetVersion(&drv);
+  snprintf(name, name_len, "%s (sm_%d%d, %d SMs, %.1f GB, driver CUDA %d.%d)", p.name, p.major, p.minor,
+           p.multiProcessorCount, tb / 1e9, drv / 1000, (drv % 1000) / 10);
   *free_bytes = (double)fb;
   *total_bytes = (double)tb;
   return 1;

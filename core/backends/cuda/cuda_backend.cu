@@ -589,9 +589,11 @@ static int cuda_available(char *why, size_t len) {
     return 0;
   }
   /* available: why describes the device, for manifests and logs */
+  int drv = 0;
+  (void)cudaDriverGetVersion(&drv);
   if (why && len)
-    snprintf(why, len, "%s (sm_%d%d, %d SMs, %.1f GB)", prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-             prop.totalGlobalMem / 1e9);
+    snprintf(why, len, "%s (sm_%d%d, %d SMs, %.1f GB, driver CUDA %d.%d)", prop.name, prop.major, prop.minor,
+             prop.multiProcessorCount, prop.totalGlobalMem / 1e9, drv / 1000, (drv % 1000) / 10);
   return 1;
 }
 
