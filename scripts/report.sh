@@ -631,6 +631,8 @@ if ((${#recorded[@]})); then
       IFS='|' read -r n _ f <<<"$e"
       if [[ -f "$man" && ("$n" == "$name" || "$n" == "${name%%-*}") ]]; then figs="$f"; fi
     done
+    # a GPU benchmark folder (bench_gpu's TSV) gets its throughput curve
+    [[ -s "$d/bench_gpu.tsv" ]] && figs="bench_gpu_counts"
     if [[ "$set_name" != "${prev_set:-}" ]]; then
       prev_set="$set_name"
       printf '### %s\n\n' "$set_name" >>"$md"
