@@ -360,7 +360,13 @@ void bg_lab_manifest_str(bg_lab *lab, const char *key, const char *value) {
   manifest_add(lab, key, q);
 }
 
-void bg_lab_add_work(bg_lab *lab, double particle_steps) { lab->work += particle_steps; }
+void bg_lab_add_work(bg_lab *lab, double particle_steps) {
+  /* experiments may run simulations side by side (--jobs) */
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+  lab->work += particle_steps;
+}
 
 void bg_lab_progress(bg_lab *lab, const char *fmt, ...) {
   if (lab->quiet) return;

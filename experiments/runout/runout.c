@@ -269,7 +269,7 @@ static void write_row(FILE *f, const run_row *w, double R0, double dx, double mu
 int main(int argc, char **argv) {
   double phi = 33, mu_floor = 0.6, R0 = 0.05, t_max = 0, jitter = 0.5, conv_aspect = 0.5, mu_aspect = 2.0;
   double mu_lo = 0.3, mu_hi = 1.0;
-  int cells = 0, conv_cells = 0;
+  int cells = 0, conv_cells = 0, jobs = 1;
   const char *aspects_s = NULL;
   bg_lab_param params[] = {
       {"phi", BG_PARAM_DOUBLE, &phi, 20, 45, "fed friction angle, deg", 0},
@@ -285,6 +285,9 @@ int main(int argc, char **argv) {
       {"mu-hi", BG_PARAM_DOUBLE, &mu_hi, 0.05, 5, "highest floor mu of the sweep", 0},
       {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 30, "maximum simulated time per run, s", 0},
       {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0},
+      {"jobs", BG_PARAM_INT, &jobs, 1, 64,
+       "runs simulated at once, each its own simulation with one CPU thread, or on cuda its own stream; "
+       "results do not depend on it", 0},
   };
   int np = (int)(sizeof params / sizeof params[0]);
   bg_lab *lab = bg_lab_init("exp_runout",
@@ -324,6 +327,7 @@ int main(int argc, char **argv) {
   bg_lab_manifest_num(lab, "mu_hi", mu_hi);
   bg_lab_manifest_num(lab, "t_max_s", t_max);
   bg_lab_manifest_num(lab, "jitter", jitter);
+  bg_lab_manifest_num(lab, "jobs", jobs);
   bg_lab_manifest_num(lab, "ppc", 8);
   bg_lab_manifest_num(lab, "ke_threshold_over_MgR0", KE_FRAC);
   bg_lab_manifest_num(lab, "runout_threshold_over_dx", 1.0);
@@ -347,6 +351,55 @@ int main(int argc, char **argv) {
   double dx = R0 / cells;
   lit_law lube = read_law(lab, LAWS, "lube2004");
 
+  /* Every run is independent: the aspect sweep, the refinement and the floor
+   * sweep are built first and simulated together (--jobs at a time, the
+   * largest first so that the pool drains evenly), then read in order. With
+   * jobs > 1 each simulation gets one CPU thread (nested parallelism is
+   * off), which is why the results do not depend on jobs. */
+  enum { N_RUNS = MAX_ASPECTS + N_CONV + N_MU };
+  bg_column_scene scenes[N_RUNS];
+  char tags[N_RUNS][64];
+  int nr = 0;
+  for (int i = 0; i < na; ++i, ++nr) {
+    scenes[nr] = base;
+    scenes[nr].aspect = aspects[i];
+    scenes[nr].L_over_R0 = domain_for(&lube, aspects[i]);
+    snprintf(tags[nr], sizeof tags[nr], "a %.3g (%d/%d)", aspects[i], i + 1, na);
+  }
+  for (int gi = 0; gi < N_CONV; ++gi, ++nr) {
+    scenes[nr] = base;
+    scenes[nr].aspect = conv_aspect;
+    scenes[nr].cells = conv_cells << gi;
+    scenes[nr].L_over_R0 = domain_for(&lube, conv_aspect);
+    snprintf(tags[nr], sizeof tags[nr], "refinement %d/%d", gi + 1, N_CONV);
+  }
+  for (int i = 0; i < N_MU; ++i, ++nr) {
+    scenes[nr] = base;
+    scenes[nr].aspect = mu_aspect;
+    scenes[nr].mu = mu_lo + (mu_hi - mu_lo) * i / (N_MU - 1);
+    scenes[nr].L_over_R0 = domain_for(&lube, mu_aspect);
+    snprintf(tags[nr], sizeof tags[nr], "floor mu %.3g", scenes[nr].mu);
+  }
+  /* work per run ~ particles x steps ~ a cells^4: the order to start them */
+  int order[N_RUNS];
+  double cost[N_RUNS];
+  for (int k = 0; k < nr; ++k) {
+    order[k] = k;
+    cost[k] = scenes[k].aspect * pow(scenes[k].cells, 4);
+  }
+  for (int k = 1; k < nr; ++k)
+    for (int m = k; m > 0 && cost[order[m]] > cost[order[m - 1]]; --m) {
+      int t = order[m];
+      order[m] = order[m - 1];
+      order[m - 1] = t;
+    }
+  bg_column_result results[N_RUNS];
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(jobs) if (jobs > 1)
+#endif
+  for (int k = 0; k < nr; ++k) results[order[k]] = bg_column_run(lab, &scenes[order[k]], tags[order[k]]);
+  int next = 0; /* the runs are read back in the order they were built */
+
   /* 1. the aspect sweep */
   run_row rows[MAX_ASPECTS];
   FILE *fs = bg_lab_tsv(lab, "sweep.tsv",
@@ -355,12 +408,9 @@ int main(int argc, char **argv) {
                         ROW_COLUMNS);
   int n_bad = 0;
   for (int i = 0; i < na; ++i) {
-    bg_column_scene sc = base;
-    sc.aspect = aspects[i];
-    sc.L_over_R0 = domain_for(&lube, aspects[i]);
-    char tag[64];
-    snprintf(tag, sizeof tag, "a %.3g (%d/%d)", aspects[i], i + 1, na);
-    bg_column_result r = bg_column_run(lab, &sc, tag);
+    const bg_column_scene sc = scenes[next];
+    const char *tag = tags[next];
+    bg_column_result r = results[next++];
     rows[i] = row_of(&r, &sc);
     bg_lab_progress(lab, "%s: %s at t = %.3f s; runout %.1f mm, (R-R0)/R0 %.3f, H_inf/H0 %.3f (%s)%s", tag,
                     r.settled ? "settled" : "NOT settled", r.t_end, r.runout * 1e3, rows[i].y,
@@ -418,13 +468,9 @@ int main(int argc, char **argv) {
                         ROW_COLUMNS);
   run_row conv[N_CONV];
   for (int gi = 0; gi < N_CONV; ++gi) {
-    bg_column_scene sc = base;
-    sc.aspect = conv_aspect;
-    sc.cells = conv_cells << gi;
-    sc.L_over_R0 = domain_for(&lube, conv_aspect);
-    char tag[64];
-    snprintf(tag, sizeof tag, "refinement %d/%d", gi + 1, N_CONV);
-    bg_column_result r = bg_column_run(lab, &sc, tag);
+    const bg_column_scene sc = scenes[next];
+    const char *tag = tags[next];
+    bg_column_result r = results[next++];
     conv[gi] = row_of(&r, &sc);
     bg_lab_progress(lab, "%s: runout %.2f mm, (R-R0)/R0 %.4f", tag, r.runout * 1e3, conv[gi].y);
     write_row(fc, &conv[gi], R0, r.dx, mu_floor, sc.cells);
@@ -446,13 +492,9 @@ int main(int argc, char **argv) {
   FILE *fm = bg_lab_tsv(lab, "floor_mu.tsv", "runout vs floor Coulomb mu at one aspect ratio and dx", ROW_COLUMNS);
   run_row rmu[N_MU];
   for (int i = 0; i < N_MU; ++i) {
-    bg_column_scene sc = base;
-    sc.aspect = mu_aspect;
-    sc.mu = mu_lo + (mu_hi - mu_lo) * i / (N_MU - 1);
-    sc.L_over_R0 = domain_for(&lube, mu_aspect);
-    char tag[64];
-    snprintf(tag, sizeof tag, "floor mu %.3g", sc.mu);
-    bg_column_result r = bg_column_run(lab, &sc, tag);
+    const bg_column_scene sc = scenes[next];
+    const char *tag = tags[next];
+    bg_column_result r = results[next++];
     rmu[i] = row_of(&r, &sc);
     bg_lab_progress(lab, "%s: runout %.2f mm, r99 %.2f mm", tag, r.runout * 1e3, r.r99 * 1e3);
     write_row(fm, &rmu[i], R0, dx, sc.mu, cells);

@@ -11,7 +11,7 @@
 #          silo      exp_silo --scale paper --backend cuda --jobs 6
 #          repose    exp_repose --scale paper --backend cuda
 #          density   exp_density --scale paper --backend cuda
-#          runout    exp_runout --scale paper --backend cuda
+#          runout    exp_runout --scale paper --backend cuda --jobs 6
 #   SECONDS: the step's time limit (default 300)
 # environment:
 #   BAGNOLD_BIN      the binaries (default <repo>/build-dev/bin)
@@ -43,7 +43,8 @@ for spec in "$@"; do
     parity) cmd=("$bin/test_parity" cuda) ;;
     gputests) cmd=(bash -c "for t in api conservation boundary elastic index64; do echo \"== test_\$t\"; \"$bin/test_\$t\" cuda || exit \$?; done") ;;
     silo) cmd=("$bin/exp_silo" --scale paper --backend cuda --jobs 6) ;;
-    repose | density | runout) cmd=("$bin/exp_$step" --scale paper --backend cuda) ;;
+    runout) cmd=("$bin/exp_runout" --scale paper --backend cuda --jobs 6) ;;
+    repose | density) cmd=("$bin/exp_$step" --scale paper --backend cuda) ;;
     *) note "SKIP  $step (unknown step)"; status=1; continue ;;
   esac
   [[ "$step" == parity || "$step" == gputests ]] || cmd+=(--references "$root/references" --out "$res")
