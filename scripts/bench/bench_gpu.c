@@ -241,8 +241,13 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   char why[256], dev[256];
   double free_b = 0, total_b = 0;
-  if (!bg_backend_available("cuda", why, sizeof why) ||
-      !bench_gpu_device_info(dev, sizeof dev, &free_b, &total_b, why, sizeof why)) {
+  /* dev: the reason when unavailable, else the device's description (the
+   * one every manifest carries) */
+  if (!bg_backend_available("cuda", dev, sizeof dev)) {
+    fprintf(stderr, "bench_gpu: no CUDA device to benchmark: %s\n", dev);
+    return 77;
+  }
+  if (!bench_gpu_device_memory(&free_b, &total_b, why, sizeof why)) {
     fprintf(stderr, "bench_gpu: no CUDA device to benchmark: %s\n", why);
     return 77;
   }

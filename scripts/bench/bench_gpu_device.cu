@@ -1,5 +1,5 @@
 /* bench_gpu_device.cu: what bench_gpu needs from the CUDA runtime directly:
- * the device's name and memory, and its device-to-device copy bandwidth,
+ * the device's free memory, and its device-to-device copy bandwidth,
  * measured with CUDA events in the same run as the solver (the yardstick the
  * solver's effective bandwidth is set against). */
 #include <cuda_runtime.h>
@@ -8,26 +8,14 @@
 
 #include "bench_gpu_device.h"
 
-extern "C" int bench_gpu_device_info(char *name, size_t name_len, double *free_bytes, double *total_bytes,
-                                     char *why, size_t why_len) {
-  int n = 0, dev = 0;
-  cudaError_t e = cudaGetDeviceCount(&n);
-  if (e == cudaSuccess && n == 0) e = cudaErrorNoDevice;
-  cudaDeviceProp p;
-  if (e == cudaSuccess) e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaGetDeviceProperties(&p, dev);
+extern "C" int bench_gpu_device_memory(double *free_bytes, double *total_bytes, char *why, size_t why_len) {
   size_t fb = 0, tb = 0;
-  if (e == cudaSuccess) e = cudaMemGetInfo(&fb, &tb);
+  cudaError_t e = cudaMemGetInfo(&fb, &tb);
   if (e != cudaSuccess) {
     snprintf(why, why_len, "%s", cudaGetErrorString(e));
     (void)cudaGetLastError();
     return 0;
   }
-  /* the driver's CUDA version (cudaDriverGetVersion: 1000 major + 10 minor) */
-  int drv = 0;
-  (void)cudaDriverGetVersion(&drv);
-  snprintf(name, name_len, "%s (sm_%d%d, %d SMs, %.1f GB, driver CUDA %d.%d)", p.name, p.major, p.minor,
-           p.multiProcessorCount, tb / 1e9, drv / 1000, (drv % 1000) / 10);
   *free_bytes = (double)fb;
   *total_bytes = (double)tb;
   return 1;
