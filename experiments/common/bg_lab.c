@@ -19,6 +19,8 @@
 
 #define MAX_CLAIMS 64
 #define MAX_MANIFEST 128
+#define MAX_MUTANTS 32
+#define MAX_MUTANT_CLAIMS 256
 
 typedef struct claim_row {
   char id[96];
@@ -38,6 +40,21 @@ typedef struct claim_result {
   int pass, expect_pass;
 } claim_result;
 
+/* A row of references/mutants.tsv for this executable. */
+typedef struct mutant_row {
+  char name[64];
+  char kind[16];     /* model, scene or measurement */
+  char claims[512];  /* comma-separated claim ids it must flip */
+  char desc[1024];
+} mutant_row;
+
+/* A measurement mutant's value, recorded by bg_lab_claim_mutant. */
+typedef struct mutant_claim {
+  char mutant[64];
+  char id[96];
+  double measured;
+} mutant_claim;
+
 struct bg_lab {
   const char *name;
   bg_scale scale;
@@ -56,6 +73,11 @@ struct bg_lab {
   char *manifest[MAX_MANIFEST]; /* "\"key\": value" */
   int n_manifest;
   char argv_line[2048];
+  mutant_row mutants[MAX_MUTANTS];
+  int n_mutants;
+  const mutant_row *active; /* --mutant, or NULL */
+  mutant_claim *mclaims;
+  int n_mclaims;
 };
 
 static double now_s(void) {
@@ -140,6 +162,74 @@ static void load_claims(bg_lab *lab) {
   fclose(fp);
 }
 
+/* Splits a line at tabs in place, keeping empty fields; returns the count. */
+static int split_tabs(char *line, char **f, int max) {
+  int n = 0;
+  line[strcspn(line, "\r\n")] = 0;
+  for (char *p = line; n < max;) {
+    f[n++] = p;
+    char *t = strchr(p, '\t');
+    if (!t) break;
+    *t = 0;
+    p = t + 1;
+  }
+  return n;
+}
+
+static int in_list(const char *list, const char *item) {
+  size_t n = strlen(item);
+  for (const char *p = list; *p;) {
+    size_t k = strcspn(p, ",");
+    if (k == n && !strncmp(p, item, n)) return 1;
+    p += k;
+    if (*p == ',') p++;
+  }
+  return 0;
+}
+
+/* references/mutants.tsv: mutant, executable, kind, claims, description. The
+ * rows of this executable must be exactly the mutants its code implements. */
+static void load_mutants(bg_lab *lab, const char *const *implemented) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/mutants.tsv", lab->refs);
+  FILE *fp = fopen(path, "r");
+  if (!fp) die("cannot read the mutant registry %s: %s", path, strerror(errno));
+  char line[4096];
+  int ln = 0;
+  while (fgets(line, sizeof line, fp)) {
+    ln++;
+    if (line[0] == '#' || line[0] == '\n') continue;
+    char *f[6];
+    int nf = split_tabs(line, f, 6);
+    if (nf != 5) die("%s:%d: need 5 tab-separated fields (mutant, executable, kind, claims, description), got %d", path, ln, nf);
+    for (int i = 0; i < 5; ++i)
+      if (!f[i][0]) die("%s:%d: field %d is empty", path, ln, i + 1);
+    if (strcmp(f[2], "model") && strcmp(f[2], "scene") && strcmp(f[2], "measurement"))
+      die("%s:%d: kind must be model, scene or measurement (got %s)", path, ln, f[2]);
+    if (strcmp(f[1], lab->name)) continue;
+    int known = 0;
+    for (const char *const *m = implemented; m && *m; ++m) known |= !strcmp(*m, f[0]);
+    if (!known) die("%s:%d: mutant %s is not implemented by %s", path, ln, f[0], lab->name);
+    for (int i = 0; i < lab->n_mutants; ++i)
+      if (!strcmp(lab->mutants[i].name, f[0])) die("%s:%d: mutant %s is listed twice", path, ln, f[0]);
+    if (lab->n_mutants == MAX_MUTANTS) die("%s: more than %d mutants for %s", path, MAX_MUTANTS, lab->name);
+    mutant_row *r = &lab->mutants[lab->n_mutants++];
+    if (strlen(f[0]) >= sizeof r->name || strlen(f[3]) >= sizeof r->claims || strlen(f[4]) >= sizeof r->desc)
+      die("%s:%d: a field is too long (name < %zu, claims < %zu, description < %zu characters)", path, ln,
+          sizeof r->name, sizeof r->claims, sizeof r->desc);
+    memcpy(r->name, f[0], strlen(f[0]) + 1);
+    memcpy(r->kind, f[2], strlen(f[2]) + 1);
+    memcpy(r->claims, f[3], strlen(f[3]) + 1);
+    memcpy(r->desc, f[4], strlen(f[4]) + 1);
+  }
+  fclose(fp);
+  for (const char *const *m = implemented; m && *m; ++m) {
+    int listed = 0;
+    for (int i = 0; i < lab->n_mutants; ++i) listed |= !strcmp(lab->mutants[i].name, *m);
+    if (!listed) die("%s implements mutant %s, which %s does not list", lab->name, *m, path);
+  }
+}
+
 static const claim_row *find_claim(const bg_lab *lab, const char *id) {
   for (int i = 0; i < lab->n_table; ++i)
     if (strcmp(lab->table[i].id, id) == 0) return &lab->table[i];
@@ -152,6 +242,36 @@ int bg_lab_claim_ref(bg_lab *lab, const char *id, double *expected, double *tole
   if (expected) *expected = r->expected;
   if (tolerance) *tolerance = r->tol[lab->scale];
   return 1;
+}
+
+static int judge(const claim_row *r, double tol, double measured) {
+  /* NaN measured never passes: every comparison with NaN is false */
+  if (!strcmp(r->compare, "abs")) return fabs(measured - r->expected) <= tol;
+  if (!strcmp(r->compare, "rel")) return fabs(measured - r->expected) <= tol * fabs(r->expected);
+  if (!strcmp(r->compare, "max")) return measured <= tol;
+  return measured >= tol;
+}
+
+const char *bg_lab_mutant(const bg_lab *lab) { return lab->active ? lab->active->name : NULL; }
+
+int bg_lab_mutant_is(const bg_lab *lab, const char *mutant) {
+  return lab->active && !strcmp(lab->active->name, mutant);
+}
+
+int bg_lab_needed(const bg_lab *lab, const char *claim_id) {
+  return !lab->active || in_list(lab->active->claims, claim_id);
+}
+
+void bg_lab_claim_mutant(bg_lab *lab, const char *mutant, const char *id, double measured) {
+  int known = 0;
+  for (int i = 0; i < lab->n_mutants; ++i)
+    known |= !strcmp(lab->mutants[i].name, mutant) && !strcmp(lab->mutants[i].kind, "measurement");
+  if (!known) die("bg_lab_claim_mutant: %s is not a measurement mutant of %s in mutants.tsv", mutant, lab->name);
+  if (lab->n_mclaims == MAX_MUTANT_CLAIMS) die("too many mutant claims in one run (max %d)", MAX_MUTANT_CLAIMS);
+  mutant_claim *m = &lab->mclaims[lab->n_mclaims++];
+  snprintf(m->mutant, sizeof m->mutant, "%s", mutant);
+  snprintf(m->id, sizeof m->id, "%s", id);
+  m->measured = measured;
 }
 
 int bg_lab_claim(bg_lab *lab, const char *id, double measured) {
@@ -178,17 +298,14 @@ int bg_lab_claim(bg_lab *lab, const char *id, double measured) {
   snprintf(c->unit, sizeof c->unit, "%s", r->unit);
   snprintf(c->source, sizeof c->source, "%s", r->source);
   snprintf(c->compare, sizeof c->compare, "%s", r->compare);
-  /* NaN measured never passes: every comparison with NaN is false */
-  if (!strcmp(r->compare, "abs")) c->pass = fabs(measured - r->expected) <= c->tol;
-  else if (!strcmp(r->compare, "rel")) c->pass = fabs(measured - r->expected) <= c->tol * fabs(r->expected);
-  else if (!strcmp(r->compare, "max")) c->pass = measured <= c->tol;
-  else c->pass = measured >= c->tol;
+  c->pass = judge(r, c->tol, measured);
   return c->pass;
 }
 
 /* ------------------------------------------------------------------- CLI */
 
-static void usage(const char *name, const char *summary, const bg_lab_param *p, int n, FILE *fp) {
+static void usage(const bg_lab *lab, const char *name, const char *summary, const bg_lab_param *p, int n,
+                  FILE *fp) {
   fprintf(fp, "usage: %s [options]\n%s\n\ncommon options:\n", name, summary);
   fprintf(fp,
           "  --scale quick|paper   quick: CPU minutes (default); paper: the seed's resolution (GPU)\n"
@@ -198,6 +315,7 @@ static void usage(const char *name, const char *summary, const bg_lab_param *p, 
           "  --seed S              random seed (default 1)\n"
           "  --references DIR      claims table and literature data (default: the source tree's)\n"
           "  --quiet               no progress on stderr\n"
+          "  --mutant NAME         apply a mutant: a change a correct lab must detect (below)\n"
           "  --help                this text\n",
           name);
   if (n) fprintf(fp, "\n%s options:\n", name);
@@ -212,6 +330,9 @@ static void usage(const char *name, const char *summary, const bg_lab_param *p, 
       fprintf(fp, "  --%-18s %s, in [%g, %g] (default %s)\n", p[i].name, p[i].help, p[i].lo, p[i].hi,
               def);
   }
+  if (lab->n_mutants) fprintf(fp, "\nmutants (references/mutants.tsv):\n");
+  for (int i = 0; i < lab->n_mutants; ++i)
+    fprintf(fp, "  %-22s %s; must flip %s\n", lab->mutants[i].name, lab->mutants[i].desc, lab->mutants[i].claims);
 }
 
 static double parse_number(const char *opt, const char *arg, double lo, double hi, int integer) {
@@ -226,7 +347,7 @@ static double parse_number(const char *opt, const char *arg, double lo, double h
 }
 
 bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv,
-                    bg_lab_param *params, int n_params) {
+                    bg_lab_param *params, int n_params, const char *const *mutants) {
   bg_lab *lab = calloc(1, sizeof *lab);
   if (!lab) die("out of memory");
   lab->name = name;
@@ -242,10 +363,12 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
     off += (size_t)snprintf(lab->argv_line + off, sizeof lab->argv_line - off, "%s%s", i ? " " : "",
                             argv[i]);
 
-  enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_PARAM };
-  int n_common = 8;
+  enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_MUTANT, O_PARAM };
+  int n_common = 9;
   struct option *opts = calloc((size_t)(n_common + n_params + 1), sizeof *opts);
-  const char *common[] = {"scale", "backend", "out", "threads", "seed", "quiet", "references", "help"};
+  const char *common[] = {"scale", "backend", "out", "threads", "seed", "quiet", "references", "help", "mutant"};
+  const char *mutant_arg = NULL;
+  int want_help = 0;
   for (int i = 0; i < n_common; ++i) {
     opts[i].name = common[i];
     opts[i].has_arg = (i == 5 || i == 7) ? no_argument : required_argument;
@@ -262,7 +385,8 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     if (c == '?' || c == ':') {
       fprintf(stderr, "error: unknown or incomplete option '%s'\n\n", argv[optind - 1]);
-      usage(name, summary, params, n_params, stderr);
+      load_mutants(lab, mutants);
+      usage(lab, name, summary, params, n_params, stderr);
       exit(2);
     }
     switch (c) {
@@ -281,7 +405,8 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
       case O_SEED: lab->seed = (unsigned long)parse_number("seed", optarg, 0, 4294967295.0, 1); break;
       case O_QUIET: lab->quiet = 1; break;
       case O_REFS: snprintf(lab->refs, sizeof lab->refs, "%s", optarg); break;
-      case O_HELP: usage(name, summary, params, n_params, stdout); exit(0);
+      case O_HELP: want_help = 1; break;
+      case O_MUTANT: mutant_arg = optarg; break;
       default: {
         bg_lab_param *p = &params[c - O_PARAM];
         if (p->type == BG_PARAM_STRING) *(const char **)p->dest = optarg;
@@ -294,6 +419,23 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   }
   if (optind < argc) die("unexpected argument '%s' (options start with --; see --help)", argv[optind]);
   free(opts);
+  load_mutants(lab, mutants);
+  if (want_help) {
+    usage(lab, name, summary, params, n_params, stdout);
+    exit(0);
+  }
+  if (mutant_arg) {
+    for (int i = 0; i < lab->n_mutants; ++i)
+      if (!strcmp(lab->mutants[i].name, mutant_arg)) lab->active = &lab->mutants[i];
+    if (!lab->active) {
+      fprintf(stderr, "error: --mutant: '%s' is not a mutant of %s; it has:", mutant_arg, name);
+      for (int i = 0; i < lab->n_mutants; ++i) fprintf(stderr, " %s", lab->mutants[i].name);
+      fprintf(stderr, "%s\n", lab->n_mutants ? "" : " none");
+      exit(2);
+    }
+  }
+  lab->mclaims = calloc(MAX_MUTANT_CLAIMS, sizeof *lab->mclaims);
+  if (!lab->mclaims) die("out of memory");
   if (make_dirs(lab->out) != 0) die("--out: cannot create directory %s: %s", lab->out, strerror(errno));
   load_claims(lab);
   return lab;
@@ -460,15 +602,63 @@ static void write_manifest(bg_lab *lab, double wall) {
   fclose(fp);
 }
 
+/* mutants.tsv: each measurement mutant's value on this run's data, its
+ * verdict, and the claim's own verdict beside it. */
+static void write_mutants(bg_lab *lab) {
+  char path[1400];
+  snprintf(path, sizeof path, "%s/mutants.tsv", lab->out);
+  if (lab->n_mclaims == 0) {
+    remove(path);
+    return;
+  }
+  FILE *fp = fopen(path, "w");
+  if (!fp) die("cannot write %s: %s", path, strerror(errno));
+  fprintf(fp, "# measurement mutants of %s at scale %s, evaluated on this run's data; claim_verdict: the "
+              "claim's own verdict in this run\n",
+          lab->name, bg_lab_scale_name(lab));
+  fprintf(fp, "mutant\tclaim\tmeasured\tverdict\tclaim_verdict\texpect\n");
+  for (int i = 0; i < lab->n_mclaims; ++i) {
+    const mutant_claim *m = &lab->mclaims[i];
+    const claim_row *r = find_claim(lab, m->id);
+    const claim_result *c = NULL;
+    for (int k = 0; k < lab->n_claims; ++k)
+      if (!strcmp(lab->claims[k].id, m->id)) c = &lab->claims[k];
+    int pass = r ? judge(r, r->tol[lab->scale], m->measured) : 0;
+    fprintf(fp, "%s\t%s\t%.6g\t%s\t%s\t%s\n", m->mutant, m->id, m->measured, pass ? "pass" : "fail",
+            c ? (c->pass ? "pass" : "fail") : "-", r ? (r->expect_pass[lab->scale] ? "pass" : "fail") : "-");
+  }
+  if (fclose(fp) != 0) die("cannot write %s: %s", path, strerror(errno));
+}
+
+/* In a run with --mutant M (a measurement mutant), M's values replace the
+ * claims' own, so that every kind of mutant is judged the same way. */
+static void apply_measurement_mutant(bg_lab *lab) {
+  if (!lab->active || strcmp(lab->active->kind, "measurement")) return;
+  for (int i = 0; i < lab->n_mclaims; ++i) {
+    const mutant_claim *m = &lab->mclaims[i];
+    if (strcmp(m->mutant, lab->active->name)) continue;
+    for (int k = 0; k < lab->n_claims; ++k) {
+      claim_result *c = &lab->claims[k];
+      if (strcmp(c->id, m->id)) continue;
+      const claim_row *r = find_claim(lab, c->id);
+      c->measured = m->measured;
+      c->pass = r ? judge(r, c->tol, m->measured) : 0;
+    }
+  }
+}
+
 int bg_lab_finish(bg_lab *lab) {
   double wall = now_s() - lab->t0;
   char path[1400];
+  write_mutants(lab);
+  apply_measurement_mutant(lab);
+  if (lab->active) bg_lab_manifest_str(lab, "mutant", lab->active->name);
   snprintf(path, sizeof path, "%s/claims.tsv", lab->out);
   FILE *fp = fopen(path, "w");
   if (!fp) die("cannot write %s", path);
-  fprintf(fp, "# claims of %s at scale %s; tolerance as in references/claims.tsv (compare rule in "
+  fprintf(fp, "# claims of %s at scale %s%s%s; tolerance as in references/claims.tsv (compare rule in "
               "column 'compare' there)\n",
-          lab->name, bg_lab_scale_name(lab));
+          lab->name, bg_lab_scale_name(lab), lab->active ? ", MUTANT " : "", lab->active ? lab->active->name : "");
   fprintf(fp, "claim\tmeasured\texpected\ttolerance\tunit\tverdict\tsource\texpect\n");
   int all = lab->n_claims > 0;
   if (!lab->quiet) fprintf(stderr, "claims of %s (%s scale):\n", lab->name, bg_lab_scale_name(lab));
@@ -486,6 +676,7 @@ int bg_lab_finish(bg_lab *lab) {
   write_manifest(lab, wall);
   for (int i = 0; i < lab->n_manifest; ++i) free(lab->manifest[i]);
   free(lab->table);
+  free(lab->mclaims);
   free(lab);
   return all ? 0 : 1;
 }

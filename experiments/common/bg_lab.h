@@ -29,11 +29,32 @@ typedef struct bg_lab_param {
 typedef struct bg_lab bg_lab;
 
 /* Parses the common options (--scale, --backend, --out, --threads, --seed,
- * --quiet, --references, --help) and params. On --help prints usage and
- * exits 0; on a bad argument prints which one and its range and exits 2.
- * Creates the output directory (default "out/<name>"). */
+ * --quiet, --references, --mutant, --help) and params. On --help prints
+ * usage and exits 0; on a bad argument prints which one and its range and
+ * exits 2. Creates the output directory (default "out/<name>").
+ *
+ * mutants: the names of the mutants this executable implements (NULL
+ * terminated). references/mutants.tsv is their one registry (kind, the
+ * claims each must flip, what it changes); init checks that the table and
+ * the code list the same names for this executable, and --mutant NAME must
+ * be one of them. */
 bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv,
-                    bg_lab_param *params, int n_params);
+                    bg_lab_param *params, int n_params, const char *const *mutants);
+
+/* The mutant this run applies (--mutant), or NULL for the real lab. */
+const char *bg_lab_mutant(const bg_lab *lab);
+/* 1 when this run applies the named mutant. */
+int bg_lab_mutant_is(const bg_lab *lab, const char *mutant);
+/* Whether a claim is wanted: always in a plain run; in a mutant run only the
+ * claims that mutants.tsv says the mutant must flip, so that an experiment
+ * may skip the stages no wanted claim depends on. */
+int bg_lab_needed(const bg_lab *lab, const char *claim_id);
+
+/* A measurement mutant evaluated on this run's own data: the value the
+ * claim would have measured had the measurement been changed as the mutant
+ * says. Recorded with its verdict in mutants.tsv; in a run with
+ * --mutant MUTANT the value replaces the claim's own. */
+void bg_lab_claim_mutant(bg_lab *lab, const char *mutant, const char *id, double measured);
 
 bg_scale bg_lab_scale(const bg_lab *lab);
 const char *bg_lab_scale_name(const bg_lab *lab);

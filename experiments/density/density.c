@@ -109,7 +109,7 @@ int main(int argc, char **argv) {
   bg_lab *lab = bg_lab_init("exp_density",
                             "A sand block dropped onto a floor; density at rest from particle state "
                             "(rho0/(det F Jp), rho0/det F) and from the grid.",
-                            argc, argv, params, n_params);
+                            argc, argv, params, n_params, NULL);
   int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
   if (!params[0].set) dx = paper ? 0.16 / 96.0 : 0.01;
   if (!params[1].set) ppc = 8;

@@ -332,7 +332,7 @@ int main(int argc, char **argv) {
   bg_lab *lab = bg_lab_init("exp_repose",
                             "Angle of repose of a released sand cylinder: four surface estimators, "
                             "refinement in dx, floor friction sweep, plane-strain ridge.",
-                            argc, argv, params, np);
+                            argc, argv, params, np, NULL);
   int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
   if (!params[4].set) cells = paper ? 8 : 6;
   if (!params[5].set) grids = paper ? 5 : 3;

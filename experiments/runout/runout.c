@@ -293,7 +293,7 @@ int main(int argc, char **argv) {
   bg_lab *lab = bg_lab_init("exp_runout",
                             "Axisymmetric column collapse: runout vs aspect ratio against Lube 2004 and "
                             "Lajeunesse 2004, a two-regime GSL fit, refinement and floor friction.",
-                            argc, argv, params, np);
+                            argc, argv, params, np, NULL);
   int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
   if (!params[3].set) cells = paper ? 30 : 8;
   if (!params[4].set) aspects_s = paper ? "0.5,0.75,1,1.5,2,3,4,6,8,10" : "0.5,1,1.5,2,3,4";

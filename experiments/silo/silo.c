@@ -685,7 +685,7 @@ int main(int argc, char **argv) {
   bg_lab *lab = bg_lab_init("exp_silo",
                             "Silo discharge through a floor orifice: rate against fill height, Beverloo "
                             "aperture sweep with GSL fits, exit profiles and flux closure.",
-                            argc, argv, params, np);
+                            argc, argv, params, np, NULL);
   int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
   if (!geometry) geometry = paper ? "round" : "slot";
   if (strcmp(geometry, "slot") && strcmp(geometry, "round")) {
