@@ -334,9 +334,12 @@ claims_table() {
   awk -F'\t' -v mode="$1" '
     function esc(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); gsub(/"/, "\\&quot;", s); return s }
     function md(s) { gsub(/\|/, "\\|", s); return s }
-    FILENAME == ARGV[1] { if ($0 !~ /^#/ && NF >= 9) { cmp[$1] = $2; desc[$1] = $10 }; next }
+    FNR == 1 { file++ }
+    file == 1 { if ($0 !~ /^#/ && NF >= 5) { n = split($4, cl, ","); for (i = 1; i <= n; ++i) { kill[cl[i]] = kill[cl[i]] (kill[cl[i]] == "" ? "" : ", ") $1 " (" $3 ")"; kdesc[cl[i]] = kdesc[cl[i]] (kdesc[cl[i]] == "" ? "" : " | ") $1 ": " $5 } }; next }
+    file == 2 { if ($0 !~ /^#/ && NF >= 9) { cmp[$1] = $2; desc[$1] = $10 }; next }
     /^#/ || $1 == "claim" || NF < 8 { next }
     {
+      k = ($1 in kill) ? kill[$1] : "none"
       c = cmp[$1]
       if (c == "max") crit = "measured ≤ " $4
       else if (c == "min") crit = "measured ≥ " $4
@@ -345,20 +348,20 @@ claims_table() {
       else crit = "tolerance " $4
       miss = ($6 == "fail" && $8 == "fail"); unexp = ($6 != $8)
       if (mode == "md") {
-        if (!hdr++) { print "| claim | measured | expected | criterion | unit | verdict | expect | source |"; print "|---|---:|---:|---|---|---|---|---|" }
+        if (!hdr++) { print "| claim | measured | expected | criterion | unit | verdict | expect | source | killed by (mutant) |"; print "|---|---:|---:|---|---|---|---|---|---|" }
         v = $6
         if (miss) v = "fail (documented miss)"
         else if (unexp) v = "**" toupper($6) ": unexpected**"
-        printf "| `%s` | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, md(crit), $5, v, $8, $7
+        printf "| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, md(crit), $5, v, $8, $7, md(k)
       } else {
-        if (!hdr++) print "<table class=\"claims\"><thead><tr><th>claim</th><th>measured</th><th>expected</th><th>criterion</th><th>unit</th><th>verdict</th><th>expect</th><th>source</th></tr></thead><tbody>"
+        if (!hdr++) print "<table class=\"claims\"><thead><tr><th>claim</th><th>measured</th><th>expected</th><th>criterion</th><th>unit</th><th>verdict</th><th>expect</th><th>source</th><th>killed by (mutant)</th></tr></thead><tbody>"
         cls = ($6 == "pass") ? "pass" : "fail"
         tag = miss ? " <span class=\"tag miss\">documented miss</span>" : (unexp ? " <span class=\"tag unexpected\">unexpected</span>" : "")
-        printf "<tr class=\"%s%s\"><td><code title=\"%s\">%s</code></td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td><td>%s</td><td><span class=\"verdict %s\">%s</span>%s</td><td>%s</td><td>%s</td></tr>\n", \
-          cls, unexp ? " unexp" : "", esc(desc[$1]), esc($1), esc($2), esc($3), esc(crit), esc($5), cls, esc($6), tag, esc($8), esc($7)
+        printf "<tr class=\"%s%s\"><td><code title=\"%s\">%s</code></td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>%s</td><td>%s</td><td><span class=\"verdict %s\">%s</span>%s</td><td>%s</td><td>%s</td><td title=\"%s\">%s</td></tr>\n", \
+          cls, unexp ? " unexp" : "", esc(desc[$1]), esc($1), esc($2), esc($3), esc(crit), esc($5), cls, esc($6), tag, esc($8), esc($7), esc(kdesc[$1]), esc(k)
       }
     }
-    END { if (mode == "html" && hdr) print "</tbody></table>" }' "$refs/claims.tsv" "$2"
+    END { if (mode == "html" && hdr) print "</tbody></table>" }' "$refs/mutants.tsv" "$refs/claims.tsv" "$2"
 }
 
 # explanations: documented misses and unexpected verdicts, with the claim's

@@ -237,7 +237,9 @@ bg_real bg_material_pwave_speed(const bg_material *m);
 /* ------------------------------------------------------------------- output */
 
 /* Particles for people: legacy VTK polydata (ParaView) and binary PLY
- * (Blender), each with position, velocity, density and Jp. */
+ * (Blender), each with position, velocity, density and Jp. Written under
+ * PATH.tmp and renamed when complete; a failed write says why in
+ * bg_sim_last_error (path and strerror). */
 bg_status bg_sim_write_vtk(bg_sim *sim, const char *path);
 bg_status bg_sim_write_ply(bg_sim *sim, const char *path);
 
@@ -249,7 +251,10 @@ bg_status bg_series_open(const char *path, const char *comment, const char *cons
                          size_t n_columns, bg_series **out);
 /* One row of n_columns values (n must equal the column count). */
 bg_status bg_series_row(bg_series *s, const double *values, size_t n);
-/* Flushes and closes; BG_ERR_IO if any write failed. NULL is a no-op. */
+/* Flushes and closes; BG_ERR_IO if any write failed, with errno set to the
+ * failure's. The series is written under PATH.tmp and renamed to PATH here
+ * when every write succeeded, so a file under PATH is never cut short.
+ * NULL is a no-op. */
 bg_status bg_series_close(bg_series *s);
 
 /* A row of the standard per-step series of a simulation: step, time,

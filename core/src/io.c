@@ -1,12 +1,39 @@
 /* io.c: particle output for people: legacy VTK polydata for ParaView and
  * binary little-endian PLY for Blender, each carrying position, velocity,
  * density and Jp. Written from bg_sim_get, so every backend gets it. */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bg_internal.h"
+
+/* Particle files are written under PATH.tmp and renamed when complete, so
+ * a file under its own name is never a truncated one. */
+static FILE *open_tmp(bg_sim *sim, const char *path, const char *mode, char *tmp, size_t n, bg_status *st) {
+  if ((size_t)snprintf(tmp, n, "%s.tmp", path) >= n) {
+    *st = bg_fail(sim, BG_ERR_RANGE, "path %s is too long", path);
+    return NULL;
+  }
+  FILE *fp = fopen(tmp, mode);
+  if (!fp) *st = bg_fail(sim, BG_ERR_IO, "cannot open %s for writing: %s", tmp, strerror(errno));
+  return fp;
+}
+
+static bg_status close_tmp(bg_sim *sim, FILE *fp, const char *tmp, const char *path) {
+  int bad = ferror(fp), e = errno;
+  if (fclose(fp) != 0 && !bad) {
+    bad = 1;
+    e = errno;
+  }
+  if (bad) {
+    remove(tmp);
+    return bg_fail(sim, BG_ERR_IO, "writing %s failed: %s", path, strerror(e));
+  }
+  if (rename(tmp, path) != 0) return bg_fail(sim, BG_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(errno));
+  return BG_OK;
+}
 
 typedef struct fields {
   size_t n;
@@ -51,10 +78,11 @@ bg_status bg_sim_write_vtk(bg_sim *sim, const char *path) {
   fields f;
   bg_status s = fields_load(sim, &f);
   if (s != BG_OK) return s;
-  FILE *fp = fopen(path, "w");
+  char tmp[4096];
+  FILE *fp = open_tmp(sim, path, "w", tmp, sizeof tmp, &s);
   if (!fp) {
     fields_free(&f);
-    return bg_fail(sim, BG_ERR_IO, "cannot open %s for writing", path);
+    return s;
   }
   fprintf(fp, "# vtk DataFile Version 3.0\nbagnold particles\nASCII\nDATASET POLYDATA\n");
   fprintf(fp, "POINTS %zu float\n", f.n);
@@ -69,10 +97,8 @@ bg_status bg_sim_write_vtk(bg_sim *sim, const char *path) {
   for (size_t p = 0; p < f.n; ++p) fprintf(fp, "%.9g\n", f.rho[p]);
   fprintf(fp, "SCALARS Jp float 1\nLOOKUP_TABLE default\n");
   for (size_t p = 0; p < f.n; ++p) fprintf(fp, "%.9g\n", f.jp[p]);
-  int bad = ferror(fp);
-  bad |= fclose(fp) != 0;
   fields_free(&f);
-  return bad ? bg_fail(sim, BG_ERR_IO, "write to %s failed", path) : BG_OK;
+  return close_tmp(sim, fp, tmp, path);
 }
 
 static int host_little_endian(void) {
@@ -102,10 +128,11 @@ bg_status bg_sim_write_ply(bg_sim *sim, const char *path) {
   fields f;
   bg_status s = fields_load(sim, &f);
   if (s != BG_OK) return s;
-  FILE *fp = fopen(path, "wb");
+  char tmp[4096];
+  FILE *fp = open_tmp(sim, path, "wb", tmp, sizeof tmp, &s);
   if (!fp) {
     fields_free(&f);
-    return bg_fail(sim, BG_ERR_IO, "cannot open %s for writing", path);
+    return s;
   }
   fprintf(fp,
           "ply\nformat binary_little_endian 1.0\ncomment bagnold particles (SI units)\n"
@@ -119,8 +146,6 @@ bg_status bg_sim_write_ply(bg_sim *sim, const char *path) {
     put_f32le(fp, f.rho[p]);
     put_f32le(fp, f.jp[p]);
   }
-  int bad = ferror(fp);
-  bad |= fclose(fp) != 0;
   fields_free(&f);
-  return bad ? bg_fail(sim, BG_ERR_IO, "write to %s failed", path) : BG_OK;
+  return close_tmp(sim, fp, tmp, path);
 }

@@ -1,16 +1,20 @@
 /* series.c: TSV time series for people and gnuplot: a comment line, a
  * header naming every column with its unit, then rows at full float
  * precision. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bg_internal.h"
 
+/* Written under PATH.tmp and renamed at close, so that a series under its
+ * own name is complete; a failed write keeps its errno for the caller. */
 struct bg_series {
   FILE *fp;
   size_t n_columns;
-  int bad;
+  int bad, err;
+  char *path, *tmp;
 };
 
 bg_status bg_series_open(const char *path, const char *comment, const char *const *columns,
@@ -22,8 +26,22 @@ bg_status bg_series_open(const char *path, const char *comment, const char *cons
     if (!columns[c]) return BG_ERR_NULL;
   bg_series *s = calloc(1, sizeof *s);
   if (!s) return BG_ERR_NOMEM;
-  s->fp = fopen(path, "w");
+  size_t n = strlen(path);
+  s->path = malloc(n + 1);
+  s->tmp = malloc(n + 5);
+  if (!s->path || !s->tmp) {
+    free(s->path);
+    free(s->tmp);
+    free(s);
+    return BG_ERR_NOMEM;
+  }
+  memcpy(s->path, path, n + 1);
+  memcpy(s->tmp, path, n);
+  memcpy(s->tmp + n, ".tmp", 5);
+  s->fp = fopen(s->tmp, "w");
   if (!s->fp) {
+    free(s->path);
+    free(s->tmp);
     free(s);
     return BG_ERR_IO;
   }
@@ -40,16 +58,23 @@ bg_status bg_series_row(bg_series *s, const double *values, size_t n) {
   if (!s || !values) return BG_ERR_NULL;
   if (n != s->n_columns) return BG_ERR_RANGE;
   for (size_t c = 0; c < n; ++c)
-    if (fprintf(s->fp, "%s%.9g", c ? "\t" : "", values[c]) < 0) s->bad = 1;
-  if (fputc('\n', s->fp) == EOF) s->bad = 1;
+    if (fprintf(s->fp, "%s%.9g", c ? "\t" : "", values[c]) < 0 && !s->bad) s->bad = 1, s->err = errno;
+  if (fputc('\n', s->fp) == EOF && !s->bad) s->bad = 1, s->err = errno;
+  if (s->bad) errno = s->err;
   return s->bad ? BG_ERR_IO : BG_OK;
 }
 
 bg_status bg_series_close(bg_series *s) {
   if (!s) return BG_OK;
-  int bad = s->bad || ferror(s->fp);
-  bad |= fclose(s->fp) != 0;
+  int bad = s->bad, err = s->err;
+  if (!bad && ferror(s->fp)) bad = 1, err = errno;
+  if (fclose(s->fp) != 0 && !bad) bad = 1, err = errno;
+  if (bad) remove(s->tmp);
+  else if (rename(s->tmp, s->path) != 0) bad = 1, err = errno;
+  free(s->path);
+  free(s->tmp);
   free(s);
+  errno = err;
   return bad ? BG_ERR_IO : BG_OK;
 }
 
