@@ -1,6 +1,6 @@
 # runout_convergence.gp: the refinement check at one aspect ratio: final
-# profiles on three grids each halving dx (left axis, h/H0 against r/R0),
-# and the runout R_inf/R0 per grid against dx in the inset text. The seed
+# profiles on the refinement grids (1, 1.5, 2, 3 x the coarsest; left axis, h/H0 against r/R0),
+# and the toe runout R_inf/R0 per grid against dx in the inset text. The seed
 # claims the runout is converged across three grids at a = 0.5.
 #
 #   gnuplot -e "in='RUN_DIR'; out='PREFIX'" reports/runout_convergence.gp
@@ -23,7 +23,7 @@ do for [g = 0:ng - 1] {
 set label 1 txt at graph 0.55, graph 0.55 left
 set xlabel "r / R_0"
 set ylabel "h / H_0"
-set title sprintf("Refinement at a = %g: final profiles on three grids", a)
+set title sprintf("Refinement at a = %g: final profiles on %d grids", a, ng)
 set key top right
 set xrange [0:*]
 set yrange [0:1.15]

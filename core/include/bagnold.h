@@ -84,9 +84,20 @@ typedef enum bg_shape {
   BG_SHAPE_NODES = 3      /* user signed distance sampled on every grid node */
 } bg_shape;
 
-/* Walls act on grid nodes with phi < 0, so the effective surface lies
- * between the last solid and the first free node: put a plane midway between
- * node planes (not on one) for a wall where the geometry says it is. An
+/* Walls act on grid nodes with phi < 0. Where a wall acts depends on where
+ * the material's edge starts (references/walls.md, test_walls): every kind
+ * (slip, stick, Coulomb face or collider) carries a load at its LAST SOLID
+ * NODE when the material's edge starts on that node (elastic offset below
+ * 0.1 cells, at two dx). With the edge midway between the last solid and
+ * the first free node (the plane of a midway wall), the material stays where
+ * it was put unloaded, but under load the wall acts 1.1-1.25 cells beyond
+ * the edge (0.6-0.75 cells past the last solid node, the same in cells at
+ * two dx): the edge sinks by that length times the wall-normal strain
+ * sigma_n / (lambda + 2 mu). An edge started on the first free node does
+ * not close the gap: it settles 0.25-0.37 cells above the plane, on a
+ * contact ~4 cells soft. Place a wall's plane
+ * midway between node planes (no node on it), and put the material's edge
+ * at plane + bg_wall_edge_offset(...) cells. An
  * inverted cylinder is solid outside the radius AND beyond its z extent: for
  * an open-topped silo let lo[2]/hi[2] reach past the grid. */
 typedef struct bg_collider {
@@ -104,6 +115,16 @@ typedef struct bg_collider {
   bg_real mu;          /* Coulomb coefficient, >= 0 (0 means slip) */
   bg_real velocity[3]; /* constant wall velocity, m/s; analytic shapes move with it */
 } bg_collider;
+
+/* Offset, in cells along the wall's normal (toward the material), from a
+ * wall's plane to where the material's edge should start so that the loaded
+ * wall acts where the edge is: the last solid node, ceil(p) - 1 - p for a
+ * plane p cells from the node lattice (p measured from a node plane along
+ * the normal; nodes below p are solid). -0.5 for a plane midway between
+ * node planes, which every domain face is (its plane lies 1.5 cells inside
+ * its outer node); 0 for BG_FRICTION_OPEN (no wall). The same for every
+ * friction kind: normal load sees no friction. */
+double bg_wall_edge_offset(bg_friction kind, double plane_cells);
 
 /* Sink: an axis-aligned box; particles that enter it are parked. */
 typedef struct bg_sink {

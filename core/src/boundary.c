@@ -157,3 +157,11 @@ bg_status bg_boundary_build(bg_sim *sim, double t) {
   sim->n_bnodes = n;
   return BG_OK;
 }
+
+/* The last solid node lies below the plane (phi < 0 there, a node on the
+ * plane is free); a loaded wall acts at that node when the material's edge
+ * starts on it (references/walls.md). */
+double bg_wall_edge_offset(bg_friction kind, double plane_cells) {
+  if (kind == BG_FRICTION_OPEN || !isfinite(plane_cells)) return 0.0;
+  return (ceil(plane_cells) - 1.0) - plane_cells;
+}

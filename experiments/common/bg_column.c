@@ -1,6 +1,7 @@
 /* bg_column.c: the released sand column (see bg_column.h). */
 #include "bg_column.h"
 
+#include <gsl/gsl_fit.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -40,15 +41,13 @@ static double kinetic_energy(bg_sim *sim, size_t n, bg_real *v, const bg_real *m
 }
 
 static void fail_sim(const char *what, bg_status s, const char *msg) {
-  fprintf(stderr, "error: %s: %s (%s)\n", what, bg_status_name(s), msg);
-  exit(1);
+  bg_lab_fail("%s: %s (%s)", what, bg_status_name(s), msg);
 }
 
 static void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
   if (!p) {
-    fprintf(stderr, "error: out of memory (%zu bytes)\n", n);
-    exit(1);
+    bg_lab_fail("out of memory (%zu bytes)", n);
   }
   return p;
 }
@@ -56,10 +55,24 @@ static void *xmalloc(size_t n) {
 static void *xcalloc(size_t n, size_t s) {
   void *p = calloc(n ? n : 1, s);
   if (!p) {
-    fprintf(stderr, "error: out of memory (%zu bytes)\n", n * s);
-    exit(1);
+    bg_lab_fail("out of memory (%zu bytes)", n * s);
   }
   return p;
+}
+
+/* The toe from the mass distribution: where the deposit ends in a wedge
+ * (thickness linear in R - r), the mass outside r grows as (R - r)^2, so the
+ * radius of mass fraction F is linear in sqrt(1 - F) with intercept R. */
+static double column_front(const double *sorted, size_t n) {
+  static const double F[] = {0.80, 0.85, 0.90, 0.95, 0.98, 0.99};
+  enum { NF = sizeof F / sizeof F[0] };
+  double xs[NF], ys[NF], c0, c1, v00, v01, v11, ss;
+  for (int i = 0; i < NF; ++i) {
+    xs[i] = sqrt(1 - F[i]);
+    ys[i] = gsl_stats_quantile_from_sorted_data(sorted, 1, n, F[i]);
+  }
+  gsl_fit_linear(xs, 1, ys, 1, NF, &c0, &c1, &v00, &v01, &v11, &ss);
+  return c0;
 }
 
 bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const char *tag) {
@@ -137,6 +150,10 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
     s = bg_sim_advance_to(sim, t);
     if (s != BG_OK) fail_sim("bg_sim_advance_to", s, bg_sim_last_error(sim));
     ke = kinetic_energy(sim, n, v, m);
+    {
+      bg_stats st;
+      if (bg_sim_stats(sim, &st) == BG_OK) bg_lab_progress_sim(lab, tag, t, sc->t_max_s, (double)n * (double)st.step);
+    }
     if (ke > res.ke_peak) res.ke_peak = ke;
     if (res.ke_peak > 10 * res.ke_thresh && ke < res.ke_thresh) {
       res.settled = 1;
@@ -167,6 +184,7 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
       rp[p] = sc->ridge ? (double)x[3 * p] : hypot((double)x[3 * p], (double)x[3 * p + 1]);
     gsl_sort(rp, 1, n);
     res.r99 = n ? gsl_stats_quantile_from_sorted_data(rp, 1, n, 0.99) : NAN;
+    res.front = n ? column_front(rp, n) : NAN;
     free(rp);
   }
   res.nx = nx;

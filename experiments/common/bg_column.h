@@ -24,7 +24,11 @@
  * Runout: the outermost radius where the annular mean thickness crosses
  * runout_h dx, linearly interpolated between annulus centres. A thin sheet
  * below that thickness is not counted; r99, the radius holding 99% of the
- * particles (all of equal mass), is reported beside it to show one. */
+ * particles (all of equal mass), is reported beside it to show one. Front:
+ * the toe extrapolated from the mass distribution, the intercept of the
+ * radius of mass fraction F (0.80-0.99) against sqrt(1 - F), which a wedge-
+ * shaped edge makes linear; it counts the sheet and converges with dx where
+ * the 1-dx threshold does not (references/derivations/runout.md). */
 #ifndef BG_COLUMN_H
 #define BG_COLUMN_H
 
@@ -63,6 +67,7 @@ typedef struct bg_column_result {
   double runout;   /* m */
   int runout_wall; /* the deposit reaches the far wall: not a free runout */
   double r99;      /* radius (pile) or x (ridge) inside which 99% of the particles lie, m */
+  double front;    /* toe extrapolated from the mass fractions 0.80-0.99 (see bg_column_run), m */
   int nx, ny;      /* height field columns */
   double *hf;      /* nx * ny column heights (i * ny + j), m; owned */
   int nbins;

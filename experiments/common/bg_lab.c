@@ -1,11 +1,22 @@
 /* bg_lab.c: the experiment harness (see bg_lab.h): CLI, manifest, TSV,
- * progress, and claims judged against references/claims.tsv. */
-#define _POSIX_C_SOURCE 200809L
+ * progress, and claims judged against references/claims.tsv.
+ *
+ * Files: every output is written under a temporary name through a stdio
+ * cookie whose write and close are checked (a full disk or a file-size
+ * limit ends the run with the path and strerror, exit 2) and renamed into
+ * place when closed, so a file that looks complete is complete. The run
+ * folder holds a RUNNING marker until the manifest is in place; an error
+ * turns it into FAILED, SIGINT or SIGTERM into INTERRUPTED. */
+#define _GNU_SOURCE /* fopencookie */
 #include "bg_lab.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +26,14 @@
 #include <unistd.h>
 
 #include "bagnold.h"
+#include "bg_sha256.h"
 #include "bg_version.h"
 
 #define MAX_CLAIMS 64
 #define MAX_MANIFEST 128
 #define MAX_MUTANTS 32
 #define MAX_MUTANT_CLAIMS 256
+#define MAX_FILES 256
 
 typedef struct claim_row {
   char id[96];
@@ -45,6 +58,7 @@ typedef struct mutant_row {
   char name[64];
   char kind[16];     /* model, scene or measurement */
   char claims[512];  /* comma-separated claim ids it must flip */
+  char scale[8];     /* quick: checked by ctest on a quick run; paper: on the recorded paper run */
   char desc[1024];
 } mutant_row;
 
@@ -78,7 +92,17 @@ struct bg_lab {
   const mutant_row *active; /* --mutant, or NULL */
   mutant_claim *mclaims;
   int n_mclaims;
+  char table_sha[65], mutants_sha[65];
+  char *files[MAX_FILES]; /* outputs of this run, names inside out */
+  int n_files;
+  int force;
+  double last_progress, progress_every;
 };
+
+/* The one lab of this process, for the error and signal paths. */
+static bg_lab *g_lab;
+static char g_marker[1200], g_failed[1200], g_interrupted[1200];
+static volatile sig_atomic_t g_in_write, g_pending_signal, g_dying;
 
 static double now_s(void) {
   struct timespec ts;
@@ -86,14 +110,126 @@ static double now_s(void) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static void die(const char *fmt, ...) {
+/* Appends msg to a marker file with async-signal-safe calls only. */
+static void marker_append(const char *path, const char *msg) {
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
+  if (fd < 0) return;
+  ssize_t ignored = write(fd, msg, strlen(msg));
+  (void)ignored;
+  close(fd);
+}
+
+/* The folder says how the run ended: RUNNING becomes FAILED or INTERRUPTED
+ * (a rename needs no free space), then the reason is appended. */
+static void mark_folder(const char *to, const char *msg) {
+  if (!g_marker[0]) return;
+  if (rename(g_marker, to) != 0) marker_append(to, "");
+  marker_append(to, msg);
+  g_marker[0] = 0;
+}
+
+static _Noreturn void die(const char *fmt, ...) {
+  char msg[2048];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "error: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "error: %s\n", msg);
+  if (g_marker[0]) {
+    g_dying = 1;
+    char line[2100];
+    snprintf(line, sizeof line, "error: %s\n", msg);
+    mark_folder(g_failed, line);
+    /* no exit(): flushing the other outputs would try to write them again */
+    _exit(2);
+  }
   exit(2);
+}
+
+void bg_lab_fail(const char *fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  die("%s", msg);
+  abort(); /* die does not return */
+}
+
+static void on_signal(int sig) {
+  if (g_in_write) {
+    g_pending_signal = sig; /* the write finishes first, then the run stops */
+    return;
+  }
+  mark_folder(g_interrupted, sig == SIGINT ? "interrupted by SIGINT\n" : "interrupted by SIGTERM\n");
+  _exit(128 + sig);
+}
+
+/* ------------------------------------------------------ checked outputs */
+
+typedef struct out_file {
+  int fd;
+  char final[1400], tmp[1420];
+} out_file;
+
+static ssize_t of_write(void *cookie, const char *buf, size_t n) {
+  out_file *o = cookie;
+  if (g_dying) return 0;
+  g_in_write = 1;
+  size_t done = 0;
+  while (done < n) {
+    ssize_t k = write(o->fd, buf + done, n - done);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) {
+      int e = errno;
+      g_in_write = 0;
+      die("writing %s: %s", o->final, strerror(e));
+    }
+    done += (size_t)k;
+  }
+  g_in_write = 0;
+  if (g_pending_signal) on_signal(g_pending_signal);
+  return (ssize_t)n;
+}
+
+static int of_close(void *cookie) {
+  out_file *o = cookie;
+  if (close(o->fd) != 0) die("closing %s: %s", o->final, strerror(errno));
+  if (rename(o->tmp, o->final) != 0) die("renaming %s to %s: %s", o->tmp, o->final, strerror(errno));
+  free(o);
+  return 0;
+}
+
+static void add_file(bg_lab *lab, const char *file) {
+  for (int i = 0; i < lab->n_files; ++i)
+    if (!strcmp(lab->files[i], file)) return;
+  if (lab->n_files == MAX_FILES) die("more than %d output files in one run", MAX_FILES);
+  lab->files[lab->n_files] = strdup(file);
+  if (!lab->files[lab->n_files]) die("out of memory");
+  lab->n_files++;
+}
+
+/* OUT/file opened for writing through the checked cookie. */
+static FILE *open_output(bg_lab *lab, const char *file) {
+  out_file *o = calloc(1, sizeof *o);
+  if (!o) die("out of memory");
+  if (snprintf(o->final, sizeof o->final, "%s/%s", lab->out, file) >= (int)sizeof o->final)
+    die("output path %s/%s is too long", lab->out, file);
+  snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->final);
+  o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (o->fd < 0) die("cannot write %s: %s", o->tmp, strerror(errno));
+  cookie_io_functions_t io = {NULL, of_write, NULL, of_close};
+  FILE *fp = fopencookie(o, "w", io);
+  if (!fp) die("cannot write %s: %s", o->final, strerror(errno));
+  add_file(lab, file);
+  return fp;
+}
+
+/* fclose with the error turned into an exit: a stream's buffered tail is
+ * written here, and ferror catches a failed fprintf that wrote nothing */
+static void close_output(FILE *fp, const char *what) {
+  if (ferror(fp)) die("writing %s failed", what);
+  if (fclose(fp) != 0) die("closing %s: %s", what, strerror(errno));
 }
 
 /* mkdir -p */
@@ -112,54 +248,88 @@ static int make_dirs(const char *path) {
 
 /* ------------------------------------------------------------ claims table */
 
+/* A field of the claims table as a finite number, all of it: "1.5deg",
+ * "abc", "nan" and "" are errors naming the file, line and column. */
+static double table_number(const char *path, int ln, const char *col, const char *s) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || *end || errno == ERANGE || !isfinite(v))
+    die("%s:%d: column %s: '%s' is not a finite number", path, ln, col, s);
+  return v;
+}
+
+static int split_tabs(char *line, char **f, int max);
+
 static void load_claims(bg_lab *lab) {
   char path[1200];
   snprintf(path, sizeof path, "%s/claims.tsv", lab->refs);
+  struct stat st;
+  if (stat(path, &st) != 0) die("cannot read the claims table %s: %s (set --references DIR)", path, strerror(errno));
+  if (!S_ISREG(st.st_mode)) die("the claims table %s is not a regular file", path);
   FILE *fp = fopen(path, "r");
-  if (!fp) die("cannot read the claims table %s (set --references DIR)", path);
-  char line[2048];
-  int cap = 64;
+  if (!fp) die("cannot read the claims table %s: %s (set --references DIR)", path, strerror(errno));
+  static const char *cols[] = {"claim", "compare", "expected", "tol_quick", "tol_paper",
+                               "unit",  "source",  "kind",     "expect",    "description"};
+  char line[8192];
+  int cap = 64, ln = 0;
   lab->table = calloc((size_t)cap, sizeof *lab->table);
+  if (!lab->table) die("out of memory");
   while (fgets(line, sizeof line, fp)) {
+    ln++;
+    if (!strchr(line, '\n') && !feof(fp)) die("%s:%d: line longer than %zu characters", path, ln, sizeof line - 1);
     if (line[0] == '#' || line[0] == '\n') continue;
-    /* claim compare expected tol_quick tol_paper unit source kind expect description */
-    char *f[10] = {0};
-    int nf = 0;
-    char *save = NULL;
-    for (char *tok = strtok_r(line, "\t\n", &save); tok && nf < 10; tok = strtok_r(NULL, "\t\n", &save))
-      f[nf++] = tok;
-    if (nf < 9) die("%s: malformed row (need 9+ tab-separated fields): %s", path, line);
+    char *f[11];
+    int nf = split_tabs(line, f, 11);
+    if (nf != 10) die("%s:%d: %d tab-separated fields, the table has 10 (claim compare expected tol_quick tol_paper unit source kind expect description)", path, ln, nf);
+    for (int i = 0; i < 10; ++i)
+      if (!f[i][0]) die("%s:%d: column %s is empty", path, ln, cols[i]);
     if (lab->n_table == cap) {
       cap *= 2;
-      lab->table = realloc(lab->table, (size_t)cap * sizeof *lab->table);
+      claim_row *t = realloc(lab->table, (size_t)cap * sizeof *lab->table);
+      if (!t) die("out of memory");
+      lab->table = t;
     }
-    claim_row *r = &lab->table[lab->n_table++];
-    snprintf(r->id, sizeof r->id, "%s", f[0]);
-    snprintf(r->compare, sizeof r->compare, "%s", f[1]);
-    r->expected = strtod(f[2], NULL);
-    r->tol[0] = strtod(f[3], NULL);
-    r->tol[1] = strtod(f[4], NULL);
-    snprintf(r->unit, sizeof r->unit, "%s", f[5]);
-    snprintf(r->source, sizeof r->source, "%s", f[6]);
-    snprintf(r->kind, sizeof r->kind, "%s", f[7]);
+    claim_row *r = &lab->table[lab->n_table];
+    if (strlen(f[0]) >= sizeof r->id || strlen(f[5]) >= sizeof r->unit || strlen(f[6]) >= sizeof r->source ||
+        strlen(f[7]) >= sizeof r->kind)
+      die("%s:%d: claim, unit, source or kind is too long", path, ln);
+    for (int i = 0; i < lab->n_table; ++i)
+      if (!strcmp(lab->table[i].id, f[0])) die("%s:%d: claim %s is listed twice (a second row would judge it silently)", path, ln, f[0]);
+    lab->n_table++;
+    memcpy(r->id, f[0], strlen(f[0]) + 1);
+    if (strcmp(f[1], "abs") && strcmp(f[1], "rel") && strcmp(f[1], "max") && strcmp(f[1], "min"))
+      die("%s:%d: claim %s: compare must be abs, rel, max or min (got %s)", path, ln, r->id, f[1]);
+    memcpy(r->compare, f[1], strlen(f[1]) + 1);
+    r->expected = table_number(path, ln, "expected", f[2]);
+    r->tol[0] = table_number(path, ln, "tol_quick", f[3]);
+    r->tol[1] = table_number(path, ln, "tol_paper", f[4]);
+    if ((!strcmp(f[1], "abs") || !strcmp(f[1], "rel")) && (r->tol[0] < 0 || r->tol[1] < 0))
+      die("%s:%d: claim %s: an abs or rel tolerance must be >= 0", path, ln, r->id);
+    memcpy(r->unit, f[5], strlen(f[5]) + 1);
+    memcpy(r->source, f[6], strlen(f[6]) + 1);
+    memcpy(r->kind, f[7], strlen(f[7]) + 1);
+    if (strcmp(r->kind, "analytic") && strcmp(r->kind, "literature") && strcmp(r->kind, "seed") &&
+        strcmp(r->kind, "baseline"))
+      die("%s:%d: claim %s: kind must be analytic, literature, seed or baseline (got %s)", path, ln, r->id, r->kind);
     /* expect: pass or fail for both scales, or quick=V,paper=V where a
      * miss is known at one resolution only */
     if (!strcmp(f[8], "pass") || !strcmp(f[8], "fail")) {
       r->expect_pass[0] = r->expect_pass[1] = !strcmp(f[8], "pass");
     } else {
-      char q[8], pp[8];
-      if (sscanf(f[8], "quick=%4[a-z],paper=%4[a-z]", q, pp) != 2 || (strcmp(q, "pass") && strcmp(q, "fail")) ||
+      char q[8], pp[8], tail;
+      if (sscanf(f[8], "quick=%4[a-z],paper=%4[a-z]%c", q, pp, &tail) != 2 || (strcmp(q, "pass") && strcmp(q, "fail")) ||
           (strcmp(pp, "pass") && strcmp(pp, "fail")))
-        die("%s: claim %s: expect must be pass, fail or quick=pass|fail,paper=pass|fail (got %s)", path, r->id,
-            f[8]);
+        die("%s:%d: claim %s: expect must be pass, fail or quick=pass|fail,paper=pass|fail (got %s)", path, ln,
+            r->id, f[8]);
       r->expect_pass[0] = !strcmp(q, "pass");
       r->expect_pass[1] = !strcmp(pp, "pass");
     }
-    if (strcmp(r->compare, "abs") && strcmp(r->compare, "rel") && strcmp(r->compare, "max") &&
-        strcmp(r->compare, "min"))
-      die("%s: claim %s: compare must be abs, rel, max or min (got %s)", path, r->id, r->compare);
   }
+  if (ferror(fp)) die("reading the claims table %s: %s", path, strerror(errno));
   fclose(fp);
+  if (lab->n_table == 0) die("the claims table %s has no claims", path);
+  if (bg_sha256_file(path, lab->table_sha) != 0) die("cannot hash %s: %s", path, strerror(errno));
 }
 
 /* Splits a line at tabs in place, keeping empty fields; returns the count. */
@@ -187,7 +357,7 @@ static int in_list(const char *list, const char *item) {
   return 0;
 }
 
-/* references/mutants.tsv: mutant, executable, kind, claims, description. The
+/* references/mutants.tsv: mutant, executable, kind, claims, scale, description. The
  * rows of this executable must be exactly the mutants its code implements. */
 static void load_mutants(bg_lab *lab, const char *const *implemented) {
   char path[1200];
@@ -199,13 +369,19 @@ static void load_mutants(bg_lab *lab, const char *const *implemented) {
   while (fgets(line, sizeof line, fp)) {
     ln++;
     if (line[0] == '#' || line[0] == '\n') continue;
-    char *f[6];
-    int nf = split_tabs(line, f, 6);
-    if (nf != 5) die("%s:%d: need 5 tab-separated fields (mutant, executable, kind, claims, description), got %d", path, ln, nf);
-    for (int i = 0; i < 5; ++i)
+    char *f[7];
+    int nf = split_tabs(line, f, 7);
+    if (nf != 6)
+      die("%s:%d: need 6 tab-separated fields (mutant, executable, kind, claims, scale, description), got %d", path,
+          ln, nf);
+    for (int i = 0; i < 6; ++i)
       if (!f[i][0]) die("%s:%d: field %d is empty", path, ln, i + 1);
     if (strcmp(f[2], "model") && strcmp(f[2], "scene") && strcmp(f[2], "measurement"))
       die("%s:%d: kind must be model, scene or measurement (got %s)", path, ln, f[2]);
+    if (strcmp(f[4], "quick") && strcmp(f[4], "paper"))
+      die("%s:%d: scale must be quick or paper (got %s)", path, ln, f[4]);
+    if (!strcmp(f[4], "paper") && strcmp(f[2], "measurement"))
+      die("%s:%d: a paper-scale mutant is checked on a recorded plain run, so it must be a measurement mutant", path, ln);
     if (strcmp(f[1], lab->name)) continue;
     int known = 0;
     for (const char *const *m = implemented; m && *m; ++m) known |= !strcmp(*m, f[0]);
@@ -214,13 +390,14 @@ static void load_mutants(bg_lab *lab, const char *const *implemented) {
       if (!strcmp(lab->mutants[i].name, f[0])) die("%s:%d: mutant %s is listed twice", path, ln, f[0]);
     if (lab->n_mutants == MAX_MUTANTS) die("%s: more than %d mutants for %s", path, MAX_MUTANTS, lab->name);
     mutant_row *r = &lab->mutants[lab->n_mutants++];
-    if (strlen(f[0]) >= sizeof r->name || strlen(f[3]) >= sizeof r->claims || strlen(f[4]) >= sizeof r->desc)
+    if (strlen(f[0]) >= sizeof r->name || strlen(f[3]) >= sizeof r->claims || strlen(f[5]) >= sizeof r->desc)
       die("%s:%d: a field is too long (name < %zu, claims < %zu, description < %zu characters)", path, ln,
           sizeof r->name, sizeof r->claims, sizeof r->desc);
     memcpy(r->name, f[0], strlen(f[0]) + 1);
     memcpy(r->kind, f[2], strlen(f[2]) + 1);
     memcpy(r->claims, f[3], strlen(f[3]) + 1);
-    memcpy(r->desc, f[4], strlen(f[4]) + 1);
+    memcpy(r->scale, f[4], strlen(f[4]) + 1);
+    memcpy(r->desc, f[5], strlen(f[5]) + 1);
   }
   fclose(fp);
   for (const char *const *m = implemented; m && *m; ++m) {
@@ -310,25 +487,36 @@ static void usage(const bg_lab *lab, const char *name, const char *summary, cons
   fprintf(fp,
           "  --scale quick|paper   quick: CPU minutes (default); paper: the seed's resolution (GPU)\n"
           "  --backend NAME        cpu, cuda or auto (default auto)\n"
-          "  --out DIR             output directory (default out/%s)\n"
-          "  --threads N           CPU threads, 0 = all (default 0)\n"
+          "  --out DIR             output directory, new or empty (default out/%s)\n"
+          "  --force               --out may hold an earlier run's files: they are removed first\n"
+          "  --threads N           CPU threads, 0 = all, at most the %ld cores here (default 0)\n"
           "  --seed S              random seed (default 1)\n"
           "  --references DIR      claims table and literature data (default: the source tree's)\n"
           "  --quiet               no progress on stderr\n"
           "  --mutant NAME         apply a mutant: a change a correct lab must detect (below)\n"
-          "  --help                this text\n",
-          name);
+          "  --version             the version and commit\n"
+          "  -h, --help            this text\n"
+          "exit code: 0 every verdict as references/claims.tsv expects (documented misses included),\n"
+          "           1 an unexpected verdict, 2 an error (bad input, a failed write, no device)\n",
+          name, sysconf(_SC_NPROCESSORS_ONLN));
   if (n) fprintf(fp, "\n%s options:\n", name);
   for (int i = 0; i < n; ++i) {
-    char def[64];
-    if (p[i].type == BG_PARAM_DOUBLE) snprintf(def, sizeof def, "%g", *(double *)p[i].dest);
-    else if (p[i].type == BG_PARAM_INT) snprintf(def, sizeof def, "%d", *(int *)p[i].dest);
-    else snprintf(def, sizeof def, "%s", *(const char **)p[i].dest ? *(const char **)p[i].dest : "");
+    char now[64], def[200];
+    if (p[i].type == BG_PARAM_DOUBLE) snprintf(now, sizeof now, "%g", *(double *)p[i].dest);
+    else if (p[i].type == BG_PARAM_INT) snprintf(now, sizeof now, "%d", *(int *)p[i].dest);
+    else snprintf(now, sizeof now, "%s", *(const char **)p[i].dest ? *(const char **)p[i].dest : "none");
+    /* a value outside the accepted range is a sentinel: the experiment derives it */
+    if (p[i].type != BG_PARAM_STRING) {
+      double v = p[i].type == BG_PARAM_INT ? *(int *)p[i].dest : *(double *)p[i].dest;
+      if (v < p[i].lo || v > p[i].hi) snprintf(now, sizeof now, "derived");
+    }
+    const char *q = p[i].quick ? p[i].quick : now, *pp = p[i].paper ? p[i].paper : now;
+    if (!strcmp(q, pp)) snprintf(def, sizeof def, "default %s", q);
+    else snprintf(def, sizeof def, "by scale: quick %s, paper %s", q, pp);
     if (p[i].type == BG_PARAM_STRING)
-      fprintf(fp, "  --%-18s %s (default %s)\n", p[i].name, p[i].help, def);
+      fprintf(fp, "  --%-18s %s (%s)\n", p[i].name, p[i].help, def);
     else
-      fprintf(fp, "  --%-18s %s, in [%g, %g] (default %s)\n", p[i].name, p[i].help, p[i].lo, p[i].hi,
-              def);
+      fprintf(fp, "  --%-18s %s, in [%g, %g] (%s)\n", p[i].name, p[i].help, p[i].lo, p[i].hi, def);
   }
   if (lab->n_mutants) fprintf(fp, "\nmutants (references/mutants.tsv):\n");
   for (int i = 0; i < lab->n_mutants; ++i)
@@ -346,32 +534,147 @@ static double parse_number(const char *opt, const char *arg, double lo, double h
   return v;
 }
 
+/* One argument, quoted for a POSIX shell when it needs it, appended to buf. */
+static size_t append_quoted(char *buf, size_t off, size_t n, const char *arg) {
+  int plain = arg[0] != 0;
+  for (const char *p = arg; *p; ++p)
+    plain &= (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+             strchr("-_./=:,+@%", *p) != NULL;
+  if (off >= n) return off;
+  if (plain) return off + (size_t)snprintf(buf + off, n - off, "%s", arg);
+  off += (size_t)snprintf(buf + off, n - off, "'");
+  for (const char *p = arg; *p && off < n; ++p)
+    off += (size_t)(*p == '\'' ? snprintf(buf + off, n - off, "'\\''") : snprintf(buf + off, n - off, "%c", *p));
+  if (off < n) off += (size_t)snprintf(buf + off, n - off, "'");
+  return off;
+}
+
+/* Sets an unset parameter from its per-scale default text. */
+static void apply_default(bg_lab_param *p, const char *text) {
+  if (!text) return;
+  if (p->type == BG_PARAM_STRING) *(const char **)p->dest = text;
+  else if (p->type == BG_PARAM_INT) *(int *)p->dest = (int)parse_number(p->name, text, p->lo, p->hi, 1);
+  else *(double *)p->dest = parse_number(p->name, text, p->lo, p->hi, 0);
+}
+
+/* What a run writes into its folder; --force clears exactly these. */
+static int is_run_file(const char *f) {
+  static const char *exact[] = {"RUNNING", "FAILED", "INTERRUPTED"};
+  static const char *ext[] = {".tsv", ".json", ".vtk", ".vtu", ".pvd", ".ply", ".tmp"};
+  for (size_t i = 0; i < sizeof exact / sizeof exact[0]; ++i)
+    if (!strcmp(f, exact[i])) return 1;
+  size_t n = strlen(f);
+  for (size_t i = 0; i < sizeof ext / sizeof ext[0]; ++i) {
+    size_t k = strlen(ext[i]);
+    if (n > k && !strcmp(f + n - k, ext[i])) return 1;
+  }
+  return 0;
+}
+
+/* --out: created if missing; an existing one must be an empty, writable
+ * directory, or with --force one that holds only a run's files, which are
+ * removed, so that no file of an earlier run is left beside this one's. */
+static void prepare_outdir(bg_lab *lab) {
+  struct stat st;
+  if (stat(lab->out, &st) != 0) {
+    if (errno != ENOENT) die("--out: %s: %s", lab->out, strerror(errno));
+    if (make_dirs(lab->out) != 0) die("--out: cannot create directory %s: %s", lab->out, strerror(errno));
+  } else if (!S_ISDIR(st.st_mode)) {
+    die("--out: %s exists and is not a directory", lab->out);
+  }
+  if (access(lab->out, W_OK | X_OK) != 0) die("--out: %s is not writable: %s", lab->out, strerror(errno));
+  /* two passes: nothing is removed from a folder that will be refused */
+  for (int pass = 0; pass < 2; ++pass) {
+    DIR *d = opendir(lab->out);
+    if (!d) die("--out: cannot list %s: %s", lab->out, strerror(errno));
+    struct dirent *e;
+    char first[256] = "", foreign[256] = "";
+    int n = 0;
+    while ((e = readdir(d))) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      if (!n++) snprintf(first, sizeof first, "%s", e->d_name);
+      char path[1400];
+      snprintf(path, sizeof path, "%s/%s", lab->out, e->d_name);
+      struct stat fs;
+      int regular = lstat(path, &fs) == 0 && S_ISREG(fs.st_mode);
+      if (!regular || !is_run_file(e->d_name)) {
+        if (!foreign[0]) snprintf(foreign, sizeof foreign, "%s", e->d_name);
+      } else if (pass == 1 && unlink(path) != 0) {
+        die("--force: cannot remove %s: %s", path, strerror(errno));
+      }
+    }
+    closedir(d);
+    if (pass == 1 || n == 0) break;
+    if (!lab->force)
+      die("--out: %s is not empty (it holds %s%s): give --force to clear an earlier run's files, or another "
+          "directory",
+          lab->out, first, n > 1 ? ", ..." : "");
+    if (foreign[0])
+      die("--out: %s holds %s, which is not a run's file: --force clears only a run's files; clear it or choose "
+          "another directory",
+          lab->out, foreign);
+  }
+}
+
+/* The run is in progress until the manifest is in place. */
+static void start_marker(bg_lab *lab) {
+  snprintf(g_marker, sizeof g_marker, "%s/RUNNING", lab->out);
+  snprintf(g_failed, sizeof g_failed, "%s/FAILED", lab->out);
+  snprintf(g_interrupted, sizeof g_interrupted, "%s/INTERRUPTED", lab->out);
+  char msg[2300];
+  snprintf(msg, sizeof msg, "%s\npid %ld\n", lab->argv_line, (long)getpid());
+  marker_append(g_marker, msg);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  /* past a file-size limit write() then fails with EFBIG, which is reported */
+  signal(SIGXFSZ, SIG_IGN);
+}
+
 bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv,
                     bg_lab_param *params, int n_params, const char *const *mutants) {
   bg_lab *lab = calloc(1, sizeof *lab);
   if (!lab) die("out of memory");
+  g_lab = lab;
   lab->name = name;
   lab->scale = BG_SCALE_QUICK;
   lab->backend = "auto";
   lab->seed = 1;
   lab->t0 = now_s();
+  /* progress interval, s: BAGNOLD_PROGRESS_S changes it (tests use a short one) */
+  lab->progress_every = 10.0;
+  const char *pe = getenv("BAGNOLD_PROGRESS_S");
+  if (pe && *pe) {
+    char *end;
+    double v = strtod(pe, &end);
+    if (*end || !(v > 0 && v <= 3600)) die("BAGNOLD_PROGRESS_S: '%s' is not a number of seconds in (0, 3600]", pe);
+    lab->progress_every = v;
+  }
   snprintf(lab->out, sizeof lab->out, "out/%s", name);
   const char *env_refs = getenv("BAGNOLD_REFERENCES");
   snprintf(lab->refs, sizeof lab->refs, "%s", env_refs ? env_refs : BAGNOLD_SOURCE_DIR "/references");
   size_t off = 0;
-  for (int i = 0; i < argc && off < sizeof lab->argv_line - 1; ++i)
-    off += (size_t)snprintf(lab->argv_line + off, sizeof lab->argv_line - off, "%s%s", i ? " " : "",
-                            argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    if (i && off < sizeof lab->argv_line) off += (size_t)snprintf(lab->argv_line + off, sizeof lab->argv_line - off, " ");
+    off = append_quoted(lab->argv_line, off, sizeof lab->argv_line, argv[i]);
+  }
+  if (off >= sizeof lab->argv_line) die("the command line is longer than %zu characters", sizeof lab->argv_line - 1);
 
-  enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_MUTANT, O_PARAM };
-  int n_common = 9;
+  enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_MUTANT, O_FORCE, O_VERSION, O_PARAM };
+  static const char *common[] = {"scale", "backend", "out", "threads", "seed", "quiet",
+                                 "references", "help", "mutant", "force", "version"};
+  const int n_common = (int)(sizeof common / sizeof common[0]);
   struct option *opts = calloc((size_t)(n_common + n_params + 1), sizeof *opts);
-  const char *common[] = {"scale", "backend", "out", "threads", "seed", "quiet", "references", "help", "mutant"};
+  if (!opts) die("out of memory");
   const char *mutant_arg = NULL;
   int want_help = 0;
   for (int i = 0; i < n_common; ++i) {
     opts[i].name = common[i];
-    opts[i].has_arg = (i == 5 || i == 7) ? no_argument : required_argument;
+    int flag = O_SCALE + i == O_QUIET || O_SCALE + i == O_HELP || O_SCALE + i == O_FORCE || O_SCALE + i == O_VERSION;
+    opts[i].has_arg = flag ? no_argument : required_argument;
     opts[i].val = O_SCALE + i;
   }
   for (int i = 0; i < n_params; ++i) {
@@ -380,15 +683,20 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
     opts[n_common + i].val = O_PARAM + i;
     params[i].set = 0;
   }
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores < 1) cores = 1;
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     if (c == '?' || c == ':') {
       fprintf(stderr, "error: unknown or incomplete option '%s'\n\n", argv[optind - 1]);
       load_mutants(lab, mutants);
       usage(lab, name, summary, params, n_params, stderr);
       exit(2);
     }
+    /* a value that is itself an option means the value was forgotten */
+    if (c != 'h' && optarg && optarg[0] == '-' && optarg[1] == '-')
+      die("--%s: '%s' looks like an option, not a value", c >= O_PARAM ? params[c - O_PARAM].name : common[c - O_SCALE], optarg);
     switch (c) {
       case O_SCALE:
         if (!strcmp(optarg, "quick")) lab->scale = BG_SCALE_QUICK;
@@ -400,13 +708,26 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
           die("--backend: '%s' is not one of cpu, cuda, auto", optarg);
         lab->backend = optarg;
         break;
-      case O_OUT: snprintf(lab->out, sizeof lab->out, "%s", optarg); break;
-      case O_THREADS: lab->threads = (int)parse_number("threads", optarg, 0, 4096, 1); break;
+      case O_OUT:
+        /* room for the longest file name a run writes inside it */
+        if (strlen(optarg) + 64 >= sizeof lab->out)
+          die("--out: the path is %zu characters long, at most %zu are accepted", strlen(optarg), sizeof lab->out - 65);
+        snprintf(lab->out, sizeof lab->out, "%s", optarg);
+        break;
+      case O_THREADS: lab->threads = (int)parse_number("threads", optarg, 0, (double)cores, 1); break;
       case O_SEED: lab->seed = (unsigned long)parse_number("seed", optarg, 0, 4294967295.0, 1); break;
       case O_QUIET: lab->quiet = 1; break;
-      case O_REFS: snprintf(lab->refs, sizeof lab->refs, "%s", optarg); break;
+      case O_REFS:
+        if (strlen(optarg) + 64 >= sizeof lab->refs) die("--references: the path is too long (%zu characters)", strlen(optarg));
+        snprintf(lab->refs, sizeof lab->refs, "%s", optarg);
+        break;
+      case 'h':
       case O_HELP: want_help = 1; break;
       case O_MUTANT: mutant_arg = optarg; break;
+      case O_FORCE: lab->force = 1; break;
+      case O_VERSION:
+        printf("%s (bagnold %s, commit %s)\n", name, BG_VERSION_STRING, BAGNOLD_GIT_COMMIT);
+        exit(0);
       default: {
         bg_lab_param *p = &params[c - O_PARAM];
         if (p->type == BG_PARAM_STRING) *(const char **)p->dest = optarg;
@@ -434,10 +755,28 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
       exit(2);
     }
   }
+  for (int i = 0; i < n_params; ++i)
+    if (!params[i].set) apply_default(&params[i], lab->scale == BG_SCALE_PAPER ? params[i].paper : params[i].quick);
+  if (strcmp(lab->backend, "cpu") != 0) {
+    char why[256] = "";
+    if (!bg_backend_available(lab->backend, why, sizeof why))
+      die("--backend %s: not available here: %s", lab->backend, why);
+  }
   lab->mclaims = calloc(MAX_MUTANT_CLAIMS, sizeof *lab->mclaims);
   if (!lab->mclaims) die("out of memory");
-  if (make_dirs(lab->out) != 0) die("--out: cannot create directory %s: %s", lab->out, strerror(errno));
   load_claims(lab);
+  prepare_outdir(lab);
+  start_marker(lab);
+  /* every parameter goes into the manifest under its key */
+  for (int i = 0; i < n_params; ++i) {
+    char key[96];
+    snprintf(key, sizeof key, "%s", params[i].key ? params[i].key : params[i].name);
+    for (char *k = key; *k; ++k)
+      if (*k == '-') *k = '_';
+    if (params[i].type == BG_PARAM_STRING) bg_lab_manifest_str(lab, key, *(const char **)params[i].dest);
+    else if (params[i].type == BG_PARAM_INT) bg_lab_manifest_num(lab, key, *(int *)params[i].dest);
+    else bg_lab_manifest_num(lab, key, *(double *)params[i].dest);
+  }
   return lab;
 }
 
@@ -451,13 +790,24 @@ const char *bg_lab_references(const bg_lab *lab) { return lab->refs; }
 const char *bg_lab_outdir(const bg_lab *lab) { return lab->out; }
 
 FILE *bg_lab_tsv(bg_lab *lab, const char *file, const char *comment, const char *columns) {
-  char path[1400];
-  snprintf(path, sizeof path, "%s/%s", lab->out, file);
-  FILE *fp = fopen(path, "w");
-  if (!fp) die("cannot write %s: %s", path, strerror(errno));
+  FILE *fp = open_output(lab, file);
   if (comment && comment[0]) fprintf(fp, "# %s\n", comment);
   fprintf(fp, "# %s\n", columns);
   return fp;
+}
+
+const char *bg_lab_output(bg_lab *lab, const char *file, char *path, size_t n) {
+  if (snprintf(path, n, "%s/%s", lab->out, file) >= (int)n) die("output path %s/%s is too long", lab->out, file);
+  add_file(lab, file);
+  return path;
+}
+
+const char *bg_lab_reference(bg_lab *lab, const char *file, char *path, size_t n) {
+  if (snprintf(path, n, "%s/%s", lab->refs, file) >= (int)n) die("reference path %s/%s is too long", lab->refs, file);
+  FILE *fp = fopen(path, "r");
+  if (!fp) die("cannot read the reference file %s: %s", path, strerror(errno));
+  fclose(fp);
+  return path;
 }
 
 /* ---------------------------------------------------------------- manifest */
@@ -478,13 +828,22 @@ static void json_escape(char *dst, size_t n, const char *src) {
   dst[k] = 0;
 }
 
+/* A key given twice keeps its last value: JSON objects have unique keys. */
 static void manifest_add(bg_lab *lab, const char *key, const char *json_value) {
-  if (lab->n_manifest == MAX_MANIFEST) die("too many manifest entries (max %d)", MAX_MANIFEST);
   char k[256];
   json_escape(k, sizeof k, key);
   size_t n = strlen(k) + strlen(json_value) + 8;
   char *e = malloc(n);
+  if (!e) die("out of memory");
   snprintf(e, n, "\"%s\": %s", k, json_value);
+  size_t kl = strlen(k) + 3; /* "key": */
+  for (int i = 0; i < lab->n_manifest; ++i)
+    if (!strncmp(lab->manifest[i], e, kl)) {
+      free(lab->manifest[i]);
+      lab->manifest[i] = e;
+      return;
+    }
+  if (lab->n_manifest == MAX_MANIFEST) die("too many manifest entries (max %d)", MAX_MANIFEST);
   lab->manifest[lab->n_manifest++] = e;
 }
 
@@ -523,6 +882,46 @@ void bg_lab_progress(bg_lab *lab, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* Per simulation (by tag): where the last progress line left it. */
+typedef struct progress_mark {
+  char tag[64];
+  double wall, t, work;
+} progress_mark;
+
+void bg_lab_progress_sim(bg_lab *lab, const char *tag, double t, double t_total, double particle_steps) {
+  if (lab->quiet) return;
+  static progress_mark marks[64];
+  static int n_marks;
+  double now = now_s();
+#ifdef _OPENMP
+#pragma omp critical(bg_lab_progress)
+#endif
+  {
+    progress_mark *m = NULL;
+    for (int i = 0; i < n_marks && !m; ++i)
+      if (!strncmp(marks[i].tag, tag, sizeof marks[i].tag - 1)) m = &marks[i];
+    if (!m && n_marks < 64) {
+      m = &marks[n_marks++];
+      snprintf(m->tag, sizeof m->tag, "%s", tag);
+      m->wall = now;
+      m->t = t;
+      m->work = particle_steps;
+    } else if (m && now - m->wall >= lab->progress_every) {
+      double dw = now - m->wall, rate = (particle_steps - m->work) / dw, speed = (t - m->t) / dw;
+      double left = speed > 0 ? (t_total - t) / speed : INFINITY;
+      char eta[32];
+      if (!isfinite(left)) snprintf(eta, sizeof eta, "unknown");
+      else if (left >= 3600) snprintf(eta, sizeof eta, "%dh%02dm", (int)(left / 3600), (int)fmod(left / 60, 60));
+      else snprintf(eta, sizeof eta, "%dm%02ds", (int)(left / 60), (int)fmod(left, 60));
+      bg_lab_progress(lab, "%s: t %.3f of %.3g s simulated (%.0f%%), %.3g M particle-steps/s, at most %s left",
+                      tag, t, t_total, t_total > 0 ? 100 * t / t_total : 0.0, rate * 1e-6, eta);
+      m->wall = now;
+      m->t = t;
+      m->work = particle_steps;
+    }
+  }
+}
+
 static void cpu_model(char *buf, size_t n) {
   snprintf(buf, n, "unknown cpu");
   FILE *fp = fopen("/proc/cpuinfo", "r");
@@ -553,8 +952,7 @@ static int manifest_has(const bg_lab *lab, const char *key) {
 static void write_manifest(bg_lab *lab, double wall) {
   char path[1400];
   snprintf(path, sizeof path, "%s/manifest.json", lab->out);
-  FILE *fp = fopen(path, "w");
-  if (!fp) die("cannot write %s", path);
+  FILE *fp = open_output(lab, "manifest.json");
   char cpu[256], host[256] = "unknown", esc[2200], date[64];
   cpu_model(cpu, sizeof cpu);
   gethostname(host, sizeof host - 1);
@@ -597,9 +995,22 @@ static void write_manifest(bg_lab *lab, double wall) {
     first = 0;
   }
   fprintf(fp, "}");
+  /* which table judged the run: a report judged against an edited table says so */
+  char tpath[1200];
+  snprintf(tpath, sizeof tpath, "%s/claims.tsv", lab->refs);
+  json_escape(esc, sizeof esc, tpath);
+  fprintf(fp, ",\n  \"claims_table\": \"%s\",\n  \"claims_table_sha256\": \"%s\"", esc, lab->table_sha);
+  snprintf(tpath, sizeof tpath, "%s/mutants.tsv", lab->refs);
+  json_escape(esc, sizeof esc, tpath);
+  fprintf(fp, ",\n  \"mutants_table\": \"%s\",\n  \"mutants_table_sha256\": \"%s\"", esc, lab->mutants_sha);
   for (int i = 0; i < lab->n_manifest; ++i) fprintf(fp, ",\n  %s", lab->manifest[i]);
-  fprintf(fp, "\n}\n");
-  fclose(fp);
+  fprintf(fp, ",\n  \"files\": [");
+  for (int i = 0; i < lab->n_files; ++i) {
+    json_escape(esc, sizeof esc, lab->files[i]);
+    fprintf(fp, "%s\"%s\"", i ? ", " : "", esc);
+  }
+  fprintf(fp, "]\n}\n");
+  close_output(fp, path);
 }
 
 /* mutants.tsv: each measurement mutant's value on this run's data, its
@@ -611,8 +1022,7 @@ static void write_mutants(bg_lab *lab) {
     remove(path);
     return;
   }
-  FILE *fp = fopen(path, "w");
-  if (!fp) die("cannot write %s: %s", path, strerror(errno));
+  FILE *fp = open_output(lab, "mutants.tsv");
   fprintf(fp, "# measurement mutants of %s at scale %s, evaluated on this run's data; claim_verdict: the "
               "claim's own verdict in this run\n",
           lab->name, bg_lab_scale_name(lab));
@@ -627,7 +1037,7 @@ static void write_mutants(bg_lab *lab) {
     fprintf(fp, "%s\t%s\t%.6g\t%s\t%s\t%s\n", m->mutant, m->id, m->measured, pass ? "pass" : "fail",
             c ? (c->pass ? "pass" : "fail") : "-", r ? (r->expect_pass[lab->scale] ? "pass" : "fail") : "-");
   }
-  if (fclose(fp) != 0) die("cannot write %s: %s", path, strerror(errno));
+  close_output(fp, path);
 }
 
 /* In a run with --mutant M (a measurement mutant), M's values replace the
@@ -649,34 +1059,42 @@ static void apply_measurement_mutant(bg_lab *lab) {
 
 int bg_lab_finish(bg_lab *lab) {
   double wall = now_s() - lab->t0;
-  char path[1400];
+  if (lab->n_claims == 0) die("%s made no claims", lab->name);
   write_mutants(lab);
   apply_measurement_mutant(lab);
   if (lab->active) bg_lab_manifest_str(lab, "mutant", lab->active->name);
-  snprintf(path, sizeof path, "%s/claims.tsv", lab->out);
-  FILE *fp = fopen(path, "w");
-  if (!fp) die("cannot write %s", path);
-  fprintf(fp, "# claims of %s at scale %s%s%s; tolerance as in references/claims.tsv (compare rule in "
-              "column 'compare' there)\n",
-          lab->name, bg_lab_scale_name(lab), lab->active ? ", MUTANT " : "", lab->active ? lab->active->name : "");
-  fprintf(fp, "claim\tmeasured\texpected\ttolerance\tunit\tverdict\tsource\texpect\n");
-  int all = lab->n_claims > 0;
-  if (!lab->quiet) fprintf(stderr, "claims of %s (%s scale):\n", lab->name, bg_lab_scale_name(lab));
+  FILE *fp = open_output(lab, "claims.tsv");
+  fprintf(fp, "# claims of %s at scale %s%s%s, judged by %s/claims.tsv (sha256 %s)\n", lab->name,
+          bg_lab_scale_name(lab), lab->active ? ", MUTANT " : "", lab->active ? lab->active->name : "", lab->refs,
+          lab->table_sha);
+  fprintf(fp, "claim\tmeasured\texpected\ttolerance\tunit\tverdict\tsource\texpect\tcompare\n");
+  int unexpected = 0, misses = 0;
+  if (!lab->quiet) fprintf(stderr, "claims of %s (%s scale%s%s):\n", lab->name, bg_lab_scale_name(lab),
+                           lab->active ? ", mutant " : "", lab->active ? lab->active->name : "");
   for (int i = 0; i < lab->n_claims; ++i) {
     claim_result *c = &lab->claims[i];
-    all &= c->pass;
-    fprintf(fp, "%s\t%.6g\t%.6g\t%.3g\t%s\t%s\t%s\t%s\n", c->id, c->measured, c->expected, c->tol,
-            c->unit, c->pass ? "pass" : "fail", c->source, c->expect_pass ? "pass" : "fail");
+    unexpected += c->pass != c->expect_pass;
+    misses += !c->pass && !c->expect_pass;
+    fprintf(fp, "%s\t%.6g\t%.6g\t%.3g\t%s\t%s\t%s\t%s\t%s\n", c->id, c->measured, c->expected, c->tol,
+            c->unit, c->pass ? "pass" : "fail", c->source, c->expect_pass ? "pass" : "fail", c->compare);
+    const char *tag = c->pass == c->expect_pass ? (c->pass ? "" : "  (documented miss: expected)")
+                      : c->pass              ? "  [UNEXPECTED pass: the table expects a miss]"
+                                             : "  [UNEXPECTED fail]";
     fprintf(stderr, "  %-32s %-4s measured %.6g %s (expected %.6g, %s tolerance %.3g)%s\n", c->id,
-            c->pass ? "pass" : "FAIL", c->measured, c->unit, c->expected, c->compare, c->tol,
-            c->pass == c->expect_pass ? "" : c->pass ? "  [unexpected pass: update the table]"
-                                                     : "  [unexpected]");
+            c->pass ? "pass" : "FAIL", c->measured, c->unit, c->expected, c->compare, c->tol, tag);
   }
-  fclose(fp);
+  close_output(fp, "claims.tsv");
+  fprintf(stderr, "%s: %d claims, %d documented misses, %d unexpected verdicts: exit %d\n", lab->name,
+          lab->n_claims, misses, unexpected, unexpected ? 1 : 0);
   write_manifest(lab, wall);
+  /* complete: the marker goes once the manifest is in place */
+  if (g_marker[0] && unlink(g_marker) != 0) die("removing %s: %s", g_marker, strerror(errno));
+  g_marker[0] = 0;
   for (int i = 0; i < lab->n_manifest; ++i) free(lab->manifest[i]);
+  for (int i = 0; i < lab->n_files; ++i) free(lab->files[i]);
   free(lab->table);
   free(lab->mclaims);
   free(lab);
-  return all ? 0 : 1;
+  g_lab = NULL;
+  return unexpected ? 1 : 0;
 }

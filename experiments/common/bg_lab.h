@@ -2,19 +2,25 @@
  * (getopt_long), the run manifest, TSV outputs with named columns and units,
  * progress on stderr, and claims checked against references/claims.tsv.
  *
- * A run is: bg_lab_init (parse, create --out) -> work, writing TSV with
- * bg_lab_tsv -> bg_lab_claim for each claim -> bg_lab_finish, whose return
- * value is the exit code (0 only if every claim passed). */
+ * A run is: bg_lab_init (parse, check every input, prepare --out) -> work,
+ * writing TSV with bg_lab_tsv -> bg_lab_claim for each claim ->
+ * bg_lab_finish, whose return value is the exit code: 0 when every verdict
+ * is the one references/claims.tsv expects (a documented miss included),
+ * 1 for an unexpected verdict. Every error exits 2, before any simulation
+ * where it can be found then. */
 #ifndef BG_LAB_H
 #define BG_LAB_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 typedef enum bg_scale { BG_SCALE_QUICK = 0, BG_SCALE_PAPER = 1 } bg_scale;
 
 /* An experiment's own parameter. dest points at a double, an int or a
- * const char *, by type; its value on entry is the default (which may depend
- * on the scale: call bg_lab_init, then the caller fills unset values). */
+ * const char *, by type; its value on entry is the default, unless quick
+ * and paper give one per scale (as text, parsed and range-checked like a
+ * command-line value). Every parameter is recorded in the manifest under
+ * key (default: the name with '-' as '_'). */
 typedef enum bg_param_type { BG_PARAM_DOUBLE = 0, BG_PARAM_INT = 1, BG_PARAM_STRING = 2 } bg_param_type;
 
 typedef struct bg_lab_param {
@@ -24,6 +30,8 @@ typedef struct bg_lab_param {
   double lo, hi; /* accepted closed range for numbers */
   const char *help;
   int set; /* written by bg_lab_init: 1 when given on the command line */
+  const char *quick, *paper; /* per-scale defaults, or NULL: *dest as it is */
+  const char *key;           /* manifest key, or NULL */
 } bg_lab_param;
 
 typedef struct bg_lab bg_lab;
@@ -68,9 +76,31 @@ const char *bg_lab_references(const bg_lab *lab);
 
 /* Opens OUT/file for writing a TSV: a '#' comment line and a '#' header of
  * tab-separated column names with units ("axial_strain\tphi_mob_deg").
- * Exits with a message on failure (an experiment cannot go on without its
- * output). */
+ * Every write and the close are checked (exit 2 naming the path and the
+ * error); the file is written under a temporary name and appears under its
+ * own at fclose. */
 FILE *bg_lab_tsv(bg_lab *lab, const char *file, const char *comment, const char *columns);
+
+/* OUT/file as a path (into path, n bytes) for an output the experiment
+ * writes itself (a series, particles.vtk); recorded in the manifest. */
+const char *bg_lab_output(bg_lab *lab, const char *file, char *path, size_t n);
+
+/* Ends the run on an error the experiment found (a solver call refused, a
+ * write failed): prints "error: ...", marks the run folder FAILED and exits
+ * 2. */
+#ifdef __GNUC__
+__attribute__((format(printf, 1, 2), noreturn))
+#endif
+void bg_lab_fail(const char *fmt, ...);
+
+/* REFERENCES/file as a path, checked readable now: call it before any
+ * simulation for every reference file the run will read. */
+const char *bg_lab_reference(bg_lab *lab, const char *file, char *path, size_t n);
+
+/* Progress of a long simulation, at most every ten seconds of wall time
+ * unless --quiet: simulated time of total, particle-steps/s since the
+ * previous line and the time left at that rate. */
+void bg_lab_progress_sim(bg_lab *lab, const char *tag, double t, double t_total, double particle_steps);
 
 /* Records a parameter or result in the manifest (value as JSON: pass a
  * number or a quoted string via bg_lab_manifest_str). */
@@ -92,8 +122,9 @@ void bg_lab_progress(bg_lab *lab, const char *fmt, ...)
  * id missing from the table is a failed claim with a message, never a pass. */
 int bg_lab_claim(bg_lab *lab, const char *id, double measured);
 
-/* Writes claims.tsv and manifest.json, prints the claims, frees the lab.
- * Returns 0 if every claim passed (and at least one was made), else 1. */
+/* Writes claims.tsv, mutants.tsv and manifest.json, prints the claims,
+ * removes the RUNNING marker, frees the lab. Returns 0 when every verdict
+ * equals its expect, 1 when one does not; no claim at all is an error. */
 int bg_lab_finish(bg_lab *lab);
 
 /* Expected value and tolerance of a claim at this scale, for analyses that

@@ -3,10 +3,13 @@
  * Scene: a cylinder of Klar's sand (radius R0, height H0 = a R0, fed friction
  * angle phi) released at rest on a floor with Coulomb friction mu_floor (or a
  * stick floor), run until it settles; the deposit's flank angle is read by
- * four surface estimators, on a sequence of grids each halving dx, and
- * extrapolated to dx -> 0 with a GSL fit theta(h) = theta_inf + c h^p
- * (h = dx / R0). A floor-friction sweep measures runout; a plane-strain
- * ridge (a slab between slip walls) is compared with the axisymmetric pile.
+ * four surface estimators, on a sequence of grids refined by a constant ratio
+ * (2 at paper scale, sqrt 2 at quick scale), and extrapolated to dx -> 0 with
+ * an unweighted GSL fit theta(h) = theta_inf + c h^p (h = dx / R0, p free,
+ * covariance scaled by chi^2 / dof, so at least four grids). A floor-friction
+ * sweep measures runout; a plane-strain ridge (a slab between slip walls) is
+ * compared with the axisymmetric pile. Expected values that follow from the
+ * model (the flow angle bound) are derived in references/derivations/repose.md.
  *
  * The scene, its symmetry (a quarter cylinder between slip mirror planes),
  * the settling rule, the height field and the runout are bg_column.c's,
@@ -45,8 +48,8 @@
 #define KE_FRAC 1e-4
 #define CHECK_DT_FRAC 0.1
 #define RUNOUT_H 1.0 /* runout thickness threshold, in dx */
-#define MAX_GRIDS 6
-#define MAX_MU 8
+#define MAX_GRIDS 8
+#define SLICK_MU 0.05 /* the slick-floor control's floor: nearly frictionless */
 #define DEG (180.0 / M_PI)
 
 static const char *est_names[N_EST] = {"profile", "cone", "sectors", "slope"};
@@ -59,6 +62,7 @@ typedef struct result {
   int settled;
   double theta[N_EST]; /* deg; the ridge fills theta[0] only */
   double theta_mean, theta_sd;
+  double theta_strip; /* pile only: the ridge's ruler (x-profile of a strip along y = 0) on the pile */
   double h_max, runout, runout_wall; /* m; runout_wall: runout that touches the far wall */
   int nbins;
   double *rbin, *hbin; /* radial (or x) profile: centres and mean heights, m */
@@ -126,15 +130,14 @@ static double cone_angle(const double *x, const double *y, const double *z, size
 /* ---------------------------------------------------------- convergence */
 
 typedef struct conv_data {
-  const double *h, *theta, *sigma;
+  const double *h, *theta;
   size_t n;
 } conv_data;
 
 static int conv_f(const gsl_vector *p, void *vd, gsl_vector *f) {
   const conv_data *d = vd;
   double ti = gsl_vector_get(p, 0), c = gsl_vector_get(p, 1), e = gsl_vector_get(p, 2);
-  for (size_t i = 0; i < d->n; ++i)
-    gsl_vector_set(f, i, (ti + c * pow(d->h[i], e) - d->theta[i]) / d->sigma[i]);
+  for (size_t i = 0; i < d->n; ++i) gsl_vector_set(f, i, ti + c * pow(d->h[i], e) - d->theta[i]);
   return GSL_SUCCESS;
 }
 
@@ -143,55 +146,91 @@ static int conv_df(const gsl_vector *p, void *vd, gsl_matrix *J) {
   double c = gsl_vector_get(p, 1), e = gsl_vector_get(p, 2);
   for (size_t i = 0; i < d->n; ++i) {
     double he = pow(d->h[i], e);
-    gsl_matrix_set(J, i, 0, 1.0 / d->sigma[i]);
-    gsl_matrix_set(J, i, 1, he / d->sigma[i]);
-    gsl_matrix_set(J, i, 2, c * he * log(d->h[i]) / d->sigma[i]);
+    gsl_matrix_set(J, i, 0, 1.0);
+    gsl_matrix_set(J, i, 1, he);
+    gsl_matrix_set(J, i, 2, c * he * log(d->h[i]));
   }
   return GSL_SUCCESS;
 }
 
 typedef struct conv_fit {
   double theta_inf, c, p, s_theta, s_c, s_p, chi2;
-  int dof, status;
+  int dof, status, found;
 } conv_fit;
 
-/* Weighted fit theta_i = theta_inf + c h_i^p with known sigma_i: the
- * parameter covariance is (J^T W J)^-1, not rescaled by chi^2/dof (with three
- * grids the fit has no degree of freedom left; the sigmas carry the
- * uncertainty). */
-static conv_fit fit_convergence(const double *h, const double *theta, const double *sigma, size_t n,
-                                double phi) {
-  conv_fit r = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, (int)n - 3, -1};
-  if (n < 3) return r;
-  conv_data d = {h, theta, sigma, n};
+/* One nonlinear fit from a start at order p0 (theta_inf and c from the
+ * linear fit at that order). */
+static conv_fit fit_from(const double *h, const double *theta, size_t n, double p0) {
+  conv_fit r = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, (int)n - 3, -1, 0};
+  double *x = malloc(n * sizeof *x);
+  for (size_t i = 0; i < n; ++i) x[i] = pow(h[i], p0);
+  double a0, c0, cv0, cv1, cv2, ss;
+  gsl_fit_linear(x, 1, theta, 1, n, &a0, &c0, &cv0, &cv1, &cv2, &ss);
+  free(x);
+  conv_data d = {h, theta, n};
   gsl_multifit_nlinear_fdf fdf = {conv_f, conv_df, NULL, n, 3, &d, 0, 0, 0};
   gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
   gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, 3);
-  /* start: theta_inf at the finest grid's value pushed along the trend, p = 1 */
-  double slope = (theta[n - 1] - theta[0]) / (h[n - 1] - h[0]);
-  double p0[3] = {theta[n - 1] - slope * h[n - 1], slope, 1.0};
-  (void)phi;
-  gsl_vector_view pv = gsl_vector_view_array(p0, 3);
+  double st[3] = {a0, c0, p0};
+  gsl_vector_view pv = gsl_vector_view_array(st, 3);
   gsl_multifit_nlinear_init(&pv.vector, &fdf, w);
   int info;
   r.status = gsl_multifit_nlinear_driver(500, 1e-12, 1e-12, 1e-12, NULL, NULL, &info, w);
   gsl_matrix *cov = gsl_matrix_alloc(3, 3);
-  gsl_matrix *J = gsl_multifit_nlinear_jac(w);
-  gsl_multifit_nlinear_covar(J, 0.0, cov);
-  gsl_vector *f = gsl_multifit_nlinear_residual(w);
-  double chi2;
-  gsl_blas_ddot(f, f, &chi2);
+  gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
+  gsl_blas_ddot(gsl_multifit_nlinear_residual(w), gsl_multifit_nlinear_residual(w), &r.chi2);
+  /* unknown per-grid errors: the scatter about the fit sets them (chi^2 / dof) */
+  double scale = r.dof > 0 ? r.chi2 / r.dof : NAN;
   r.theta_inf = gsl_vector_get(w->x, 0);
   r.c = gsl_vector_get(w->x, 1);
   r.p = gsl_vector_get(w->x, 2);
-  r.s_theta = sqrt(gsl_matrix_get(cov, 0, 0));
-  r.s_c = sqrt(gsl_matrix_get(cov, 1, 1));
-  r.s_p = sqrt(gsl_matrix_get(cov, 2, 2));
-  r.chi2 = chi2;
+  r.s_theta = sqrt(gsl_matrix_get(cov, 0, 0) * scale);
+  r.s_c = sqrt(gsl_matrix_get(cov, 1, 1) * scale);
+  r.s_p = sqrt(gsl_matrix_get(cov, 2, 2) * scale);
   gsl_matrix_free(cov);
   gsl_multifit_nlinear_free(w);
-  if (r.status != GSL_SUCCESS || !isfinite(r.s_theta)) r.s_theta = NAN;
   return r;
+}
+
+/* Unweighted fit theta_i = theta_inf + c h_i^p with p free; the covariance
+ * (J^T J)^-1 is scaled by chi^2 / dof, which needs n >= 4. The limit counts
+ * as found only when the fit converged to an order p > 2 sigma_p (theta
+ * provably approaches theta_inf as h -> 0) with a finite uncertainty. Several starting orders:
+ * the lowest chi^2 wins. */
+static conv_fit fit_convergence(const double *h, const double *theta, size_t n) {
+  conv_fit best = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, (int)n - 3, -1, 0};
+  if (n < 4) return best;
+  for (size_t i = 0; i < n; ++i)
+    if (!isfinite(theta[i])) return best;
+  const double p0[] = {0.25, 0.5, 1.0, 2.0};
+  for (size_t k = 0; k < sizeof p0 / sizeof p0[0]; ++k) {
+    conv_fit r = fit_from(h, theta, n, p0[k]);
+    if (r.status != GSL_SUCCESS || !isfinite(r.chi2)) continue;
+    if (best.status != GSL_SUCCESS || r.chi2 < best.chi2) best = r;
+  }
+  best.found = best.status == GSL_SUCCESS && best.p > 2 * best.s_p && isfinite(best.s_theta) &&
+               isfinite(best.theta_inf);
+  return best;
+}
+
+/* Coarse-to-fine steps (or fine-to-coarse, reversed) whose angle does not
+ * come closer to phi; every step counts when an angle is missing. */
+static int steps_away(const double *th, int n, double phi, int reversed) {
+  int away = 0;
+  for (int k = 0; k + 1 < n; ++k) {
+    double a = reversed ? th[n - 1 - k] : th[k], b = reversed ? th[n - 2 - k] : th[k + 1];
+    if (!isfinite(a) || !isfinite(b)) return n - 1;
+    if (fabs(b - phi) >= fabs(a - phi)) away++;
+  }
+  return away;
+}
+
+/* The friction angle a surface layer mobilises in steady simple shear under
+ * Klar's Drucker-Prager cone (compression-meridian alpha): tau / sigma_n =
+ * sqrt(J2) / p = 2 sqrt(3) sin phi / (3 - sin phi); references/derivations/repose.md. */
+static double flow_angle(double phi_deg) {
+  double s = sin(phi_deg / DEG);
+  return atan(2 * sqrt(3.0) * s / (3 - s)) * DEG;
 }
 
 /* -------------------------------------------------------------- a scene */
@@ -281,6 +320,18 @@ static result run_scene(bg_lab *lab, const bg_column_scene *sc, const char *tag)
       gsl_sort(cz, 1, k);
       res.theta[3] = gsl_stats_median_from_sorted_data(cz, 1, k);
     }
+    /* the ridge's ruler on the pile: x-profile of a strip ridge_cells wide along y = 0 */
+    int ns = sc->ridge_cells < ny ? sc->ridge_cells : ny;
+    k = 0;
+    for (int i = 0; i < nx; ++i) {
+      double m = 0;
+      for (int j = 0; j < ns; ++j) m += hf[(size_t)i * ny + j];
+      m /= ns;
+      if (m < lo || m > hi) continue;
+      cx[k] = (i + 0.5) * dx;
+      cy[k++] = m;
+    }
+    res.theta_strip = line_angle(cx, cy, k);
     free(cx);
     free(cy);
     free(cz);
@@ -296,6 +347,7 @@ static result run_scene(bg_lab *lab, const bg_column_scene *sc, const char *tag)
   } else {
     res.theta_mean = res.theta[0];
     res.theta_sd = NAN;
+    res.theta_strip = NAN;
   }
   bg_lab_progress(lab,
                   "%s: %s at t = %.3f s after %llu steps (KE %.3g J, threshold %.3g J); h_max %.1f mm, "
@@ -312,50 +364,80 @@ static result run_scene(bg_lab *lab, const bg_column_scene *sc, const char *tag)
 
 /* ----------------------------------------------------------------- main */
 
+static const char *const mutants[] = {"grids-fine-to-coarse", "converging-sequence", "slope-over-dx",
+                                      "heights-doubled",      "ridge-ruler-on-pile", "slick-floor",
+                                      NULL};
+
+/* max - min of the four estimators; NaN if one failed */
+static double est_spread(const double *theta) {
+  double mn = theta[0], mx = theta[0];
+  for (int e = 0; e < N_EST; ++e) {
+    if (!isfinite(theta[e])) return NAN;
+    mn = fmin(mn, theta[e]);
+    mx = fmax(mx, theta[e]);
+  }
+  return mx - mn;
+}
+
+/* the seed's limit claim: the 2-sigma bracket of a found limit lies within
+ * phi +- tolerance, i.e. |theta_inf - phi| + 2 sigma; NaN (a fail) when no limit is found */
+static double limit_reach(const conv_fit *f, double phi) {
+  return f->found ? fabs(f->theta_inf - phi) + 2 * f->s_theta : NAN;
+}
+
+static void write_profile(bg_lab *lab, const result *r, int cells, double R0, double aspect, const char *fn) {
+  char cm[256];
+  snprintf(cm, sizeof cm, "radially averaged deposit profile, dx = %.4g m (%d cells per R0), R0 %.3g m, H0 %.3g m",
+           r->dx, cells, R0, aspect * R0);
+  FILE *fp = bg_lab_tsv(lab, fn, cm, "r_m\th_m\tr_over_R0\th_over_H0");
+  for (int b = 0; b < r->nbins; ++b)
+    fprintf(fp, "%.6g\t%.6g\t%.6g\t%.6g\n", r->rbin[b], r->hbin[b], r->rbin[b] / R0, r->hbin[b] / (aspect * R0));
+  fclose(fp);
+}
+
 int main(int argc, char **argv) {
-  double phi = 35, mu_floor = 1.0, aspect = 1.0, R0 = 0.1, domain = 2.5, t_max = 0, jitter = 0.5;
-  int cells = 0, grids = 0, mu_cells = 0, ridge_cells = 4;
+  double phi = 35, mu_floor = 1.0, aspect = 1.0, R0 = 0.1, domain = 2.5, t_max = 3.0, jitter = 0.5, ratio = 0;
+  int cells = 0, grids = 5, mu_cells = 0, ridge_cells = 4;
   bg_lab_param params[] = {
-      {"phi", BG_PARAM_DOUBLE, &phi, 20, 45, "fed friction angle, deg", 0},
-      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0.05, 5, "floor Coulomb coefficient of the refinement runs", 0},
-      {"aspect", BG_PARAM_DOUBLE, &aspect, 0.5, 3, "column aspect ratio a = H0 / R0", 0},
-      {"radius", BG_PARAM_DOUBLE, &R0, 0.02, 0.5, "column radius R0, m", 0},
-      {"cells-coarse", BG_PARAM_INT, &cells, 4, 256, "cells per R0 on the coarsest grid (dx-coarse = R0 / this)", 0},
-      {"grids", BG_PARAM_INT, &grids, 3, MAX_GRIDS, "number of grids, each halving dx", 0},
-      {"mu-cells", BG_PARAM_INT, &mu_cells, 4, 256, "cells per R0 of the floor-friction sweep", 0},
-      {"ridge-cells", BG_PARAM_INT, &ridge_cells, 2, 64, "plane-strain slab thickness, cells", 0},
-      {"domain", BG_PARAM_DOUBLE, &domain, 1.5, 10, "quarter-domain extent L / R0", 0},
-      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 20, "maximum simulated time per run, s", 0},
-      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0},
+      {"phi", BG_PARAM_DOUBLE, &phi, 20, 45, "fed friction angle, deg", 0, NULL, NULL, "phi_deg"},
+      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0.05, 5, "floor Coulomb coefficient of the refinement runs", 0, NULL,
+       NULL, NULL},
+      {"aspect", BG_PARAM_DOUBLE, &aspect, 0.5, 3, "column aspect ratio a = H0 / R0", 0, NULL, NULL, NULL},
+      {"radius", BG_PARAM_DOUBLE, &R0, 0.02, 0.5, "column radius R0, m", 0, NULL, NULL, "radius_m"},
+      {"cells-coarse", BG_PARAM_INT, &cells, 4, 256, "cells per R0 on the coarsest grid (dx-coarse = R0 / this)", 0,
+       "6", "8", NULL},
+      {"grids", BG_PARAM_INT, &grids, 4, MAX_GRIDS, "number of grids (the fit needs >= 4)", 0, NULL, NULL, NULL},
+      {"mu-cells", BG_PARAM_INT, &mu_cells, 4, 256, "cells per R0 of the floor-friction sweep", 0, "12", "32", NULL},
+      {"ridge-cells", BG_PARAM_INT, &ridge_cells, 2, 64, "plane-strain slab thickness, cells", 0, NULL, NULL, NULL},
+      {"domain", BG_PARAM_DOUBLE, &domain, 1.5, 10, "quarter-domain extent L / R0", 0, NULL, NULL, "domain_over_R0"},
+      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 20, "maximum simulated time per run, s", 0, NULL, NULL, "t_max_s"},
+      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0, NULL, NULL,
+       NULL},
+      {"grid-ratio", BG_PARAM_DOUBLE, &ratio, 1.2, 2, "refinement ratio between grids (cells rounded)", 0,
+       "1.4142135623730951", "2", NULL},
   };
   int np = (int)(sizeof params / sizeof params[0]);
   bg_lab *lab = bg_lab_init("exp_repose",
                             "Angle of repose of a released sand cylinder: four surface estimators, "
                             "refinement in dx, floor friction sweep, plane-strain ridge.",
-                            argc, argv, params, np, NULL);
-  int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
-  if (!params[4].set) cells = paper ? 8 : 6;
-  if (!params[5].set) grids = paper ? 5 : 3;
-  if (!params[6].set) mu_cells = paper ? 32 : 12;
-  if (!params[9].set) t_max = 3.0;
+                            argc, argv, params, np, mutants);
   gsl_set_error_handler_off();
-  /* the finest grid must stay addressable */
-  if ((double)cells * pow(2, grids - 1) > 1024) {
-    fprintf(stderr, "error: --cells-coarse %d with --grids %d gives %g cells per R0 (max 1024)\n", cells,
-            grids, cells * pow(2, grids - 1));
-    return 2;
+  int gcells[MAX_GRIDS];
+  for (int gi = 0; gi < grids; ++gi) {
+    gcells[gi] = (int)lround(cells * pow(ratio, gi));
+    if (gcells[gi] > 1024 || (gi > 0 && gcells[gi] <= gcells[gi - 1])) {
+      fprintf(stderr, "error: --cells-coarse %d, --grids %d, --grid-ratio %g give grid %d with %d cells per R0 "
+                      "(grids must be distinct, at most 1024)\n", cells, grids, ratio, gi + 1, gcells[gi]);
+      return 2;
+    }
   }
-  double tanphi = tan(phi / DEG);
-  const char *pnames[] = {"phi_deg", "mu_floor", "aspect", "radius_m", "cells_coarse", "grids",
-                          "mu_cells", "ridge_cells", "domain_over_R0", "t_max_s", "jitter"};
-  for (int i = 0; i < np; ++i)
-    bg_lab_manifest_num(lab, pnames[i],
-                        params[i].type == BG_PARAM_INT ? (double)*(int *)params[i].dest : *(double *)params[i].dest);
+  double tanphi = tan(phi / DEG), phi_flow = flow_angle(phi);
   bg_lab_manifest_num(lab, "ppc", 8);
   bg_lab_manifest_num(lab, "ke_threshold_over_MgR0", KE_FRAC);
   bg_lab_manifest_num(lab, "band_lo_over_hmax", BAND_LO);
   bg_lab_manifest_num(lab, "band_hi_over_hmax", BAND_HI);
   bg_lab_manifest_num(lab, "runout_threshold_over_dx", RUNOUT_H);
+  bg_lab_manifest_num(lab, "phi_flow_deg", phi_flow);
   bg_lab_manifest_str(lab, "material", "Klar 2016 sand (E 3.537e5 Pa, nu 0.3, rho 2200), Hencky, no hardening, volume correction on");
   bg_lab_manifest_str(lab, "symmetry", "quarter cylinder, slip faces at x = 0 and y = 0 as mirror planes");
 
@@ -377,178 +459,209 @@ int main(int argc, char **argv) {
   base.threads = bg_lab_threads(lab);
   base.seed = bg_lab_seed(lab);
 
+  /* which stages this run needs (a mutant run skips the others) */
+  int need_ridge = bg_lab_needed(lab, "repose.ridge_vs_pile");
+  int need_conv = need_ridge || bg_lab_needed(lab, "repose.estimators_agree") ||
+                  bg_lab_needed(lab, "repose.monotone") || bg_lab_needed(lab, "repose.limit") ||
+                  bg_lab_needed(lab, "repose.limit_width") || bg_lab_needed(lab, "repose.flank_below_flow");
+  int need_hi = bg_lab_needed(lab, "repose.floor_mu"); /* the mu = 1 and 1.4 tan phi runs */
+  int need_stick = bg_lab_needed(lab, "repose.stick_runout");
+  int need_low = need_stick || bg_lab_needed(lab, "repose.floor_mu_low_grows");
+  int plain = bg_lab_mutant(lab) == NULL;
+
   /* 1. refinement */
   result conv[MAX_GRIDS];
-  double hdx[MAX_GRIDS], th[MAX_GRIDS], sg[MAX_GRIDS];
-  FILE *fc = bg_lab_tsv(lab, "convergence.tsv",
-                        "flank angle per grid (mid-flank band 0.2-0.8 h_max); sigma = sample sd of the four estimators",
-                        "dx_m\tdx_over_R0\tcells_per_R0\ttheta_profile_deg\ttheta_cone_deg\ttheta_sectors_deg\ttheta_slope_deg\ttheta_mean_deg\tsigma_deg\tspread_deg\th_max_m\trunout_m\tparticles\tsteps\tt_end_s\tsettled");
-  for (int gi = 0; gi < grids; ++gi) {
+  memset(conv, 0, sizeof conv);
+  double hdx[MAX_GRIDS], th[MAX_GRIDS];
+  int ng = need_conv ? grids : 0;
+  FILE *fc = need_conv ? bg_lab_tsv(lab, "convergence.tsv",
+                        "flank angle per grid (mid-flank band 0.2-0.8 h_max); sigma = sample sd of the four estimators (reported, not a fit weight)",
+                        "dx_m\tdx_over_R0\tcells_per_R0\ttheta_profile_deg\ttheta_cone_deg\ttheta_sectors_deg\ttheta_slope_deg\ttheta_mean_deg\tsigma_deg\tspread_deg\th_max_m\trunout_m\tparticles\tsteps\tt_end_s\tsettled\ttheta_strip_deg")
+                       : NULL;
+  for (int gi = 0; gi < ng; ++gi) {
     bg_column_scene sc = base;
-    sc.cells = cells << gi;
+    sc.cells = gcells[gi];
     char tag[64];
     snprintf(tag, sizeof tag, "grid %d/%d", gi + 1, grids);
     conv[gi] = run_scene(lab, &sc, tag);
     result *r = &conv[gi];
-    double mn = r->theta[0], mx = r->theta[0];
-    for (int e = 1; e < N_EST; ++e) {
-      mn = fmin(mn, r->theta[e]);
-      mx = fmax(mx, r->theta[e]);
-    }
     hdx[gi] = r->dx / R0;
     th[gi] = r->theta_mean;
-    sg[gi] = fmax(r->theta_sd, 0.05); /* floor: the estimators' float resolution */
-    fprintf(fc, "%.6g\t%.6g\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%zu\t%llu\t%.4f\t%d\n",
+    fprintf(fc, "%.6g\t%.6g\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%zu\t%llu\t%.4f\t%d\t%.4f\n",
             r->dx, hdx[gi], sc.cells, r->theta[0], r->theta[1], r->theta[2], r->theta[3], r->theta_mean,
-            r->theta_sd, mx - mn, r->h_max, r->runout, r->n_particles, (unsigned long long)r->steps,
-            r->t_end, r->settled);
+            r->theta_sd, est_spread(r->theta), r->h_max, r->runout, r->n_particles, (unsigned long long)r->steps,
+            r->t_end, r->settled, r->theta_strip);
     char fn[64];
     snprintf(fn, sizeof fn, "profile_dx%d.tsv", gi);
-    char cm[256];
-    snprintf(cm, sizeof cm, "radially averaged deposit profile, dx = %.4g m (%d cells per R0), R0 %.3g m, H0 %.3g m",
-             r->dx, sc.cells, R0, aspect * R0);
-    FILE *fp = bg_lab_tsv(lab, fn, cm, "r_m\th_m\tr_over_R0\th_over_H0");
-    for (int b = 0; b < r->nbins; ++b)
-      fprintf(fp, "%.6g\t%.6g\t%.6g\t%.6g\n", r->rbin[b], r->hbin[b], r->rbin[b] / R0,
-              r->hbin[b] / (aspect * R0));
-    fclose(fp);
+    write_profile(lab, r, sc.cells, R0, aspect, fn);
   }
-  fclose(fc);
+  if (fc) fclose(fc);
 
-  /* fit and claims on refinement */
-  conv_fit cf = fit_convergence(hdx, th, sg, (size_t)grids, phi);
-  int n_up = 0, n_down = 0;
-  for (int gi = 0; gi + 1 < grids; ++gi) {
-    /* pairs ordered from coarse to fine */
-    if (th[gi + 1] > th[gi]) n_up++;
-    else if (th[gi + 1] < th[gi]) n_down++;
-  }
-  int non_monotone = (n_up < n_down ? n_up : n_down);
-  if (!isfinite(th[0])) non_monotone = grids; /* an estimator failed: not measurable */
-  for (int gi = 0; gi < grids; ++gi)
-    if (!isfinite(th[gi])) non_monotone = grids;
-  FILE *ff = bg_lab_tsv(lab, "fit.tsv",
-                        "weighted GSL fit theta(h) = theta_inf + c h^p, h = dx / R0; 1-sigma from (J^T W J)^-1 with the per-grid sigmas of convergence.tsv",
-                        "theta_inf_deg\tsigma_theta_inf_deg\tc_deg\tsigma_c_deg\tp\tsigma_p\tchi2\tdof\tgsl_status\tphi_fed_deg");
-  fprintf(ff, "%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.4g\t%d\t%d\t%g\n", cf.theta_inf, cf.s_theta, cf.c, cf.s_c,
-          cf.p, cf.s_p, cf.chi2, cf.dof, cf.status, phi);
-  fclose(ff);
-  FILE *fcurve = bg_lab_tsv(lab, "fit_curve.tsv", "fitted theta(dx) for the figure", "dx_m\ttheta_deg");
-  for (int i = 0; i <= 100; ++i) {
-    double h = hdx[0] * 1.1 * i / 100.0;
-    fprintf(fcurve, "%.6g\t%.5f\n", h * R0, cf.theta_inf + cf.c * pow(h, cf.p));
-  }
-  fclose(fcurve);
-  result *fine = &conv[grids - 1];
-  double spread = NAN;
-  {
-    double mn = fine->theta[0], mx = fine->theta[0];
-    for (int e = 1; e < N_EST; ++e) {
-      mn = fmin(mn, fine->theta[e]);
-      mx = fmax(mx, fine->theta[e]);
+  if (need_conv) {
+    conv_fit cf = fit_convergence(hdx, th, (size_t)grids);
+    /* positive control: a sequence converging at order 1 to phi, with +-0.1 deg of scatter */
+    double thc[MAX_GRIDS];
+    for (int gi = 0; gi < grids; ++gi) thc[gi] = phi - 6.0 * hdx[gi] / hdx[0] + (gi % 2 ? 0.1 : -0.1);
+    conv_fit cc = fit_convergence(hdx, thc, (size_t)grids);
+    bg_lab_progress(lab, "fit: theta_inf %.2f +- %.2f deg, p %.3f +- %.3f, chi2 %.3g on %d dof: limit %s", cf.theta_inf,
+                    cf.s_theta, cf.p, cf.s_p, cf.chi2, cf.dof, cf.found ? "found" : "NOT found");
+    const char *fit_cols = "theta_inf_deg\tsigma_theta_inf_deg\tc_deg\tsigma_c_deg\tp\tsigma_p\tchi2\tdof\tgsl_status\tphi_fed_deg\tfound\tphi_flow_deg";
+    const conv_fit *fr2[2] = {&cf, &cc};
+    const char *fit_file[2] = {"fit.tsv", "fit_control.tsv"};
+    const char *fit_what[2] = {
+        "unweighted GSL fit theta(h) = theta_inf + c h^p, h = dx / R0, p free; 1-sigma from (J^T J)^-1 chi2/dof; found: converged with p > 2 sigma_p",
+        "the same fit on the converging-sequence control: theta = phi - 6 h/h_coarse +- 0.1 deg (mutant converging-sequence)"};
+    for (int k = 0; k < 2; ++k) {
+      FILE *ff = bg_lab_tsv(lab, fit_file[k], fit_what[k], fit_cols);
+      fprintf(ff, "%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.4g\t%d\t%d\t%g\t%d\t%.4f\n", fr2[k]->theta_inf,
+              fr2[k]->s_theta, fr2[k]->c, fr2[k]->s_c, fr2[k]->p, fr2[k]->s_p, fr2[k]->chi2, fr2[k]->dof,
+              fr2[k]->status, phi, fr2[k]->found, phi_flow);
+      fclose(ff);
     }
-    spread = mx - mn;
-    for (int e = 0; e < N_EST; ++e)
-      if (!isfinite(fine->theta[e])) spread = NAN;
-  }
-  double limit_gap = fabs(cf.theta_inf - phi) - 2 * cf.s_theta;
+    FILE *fcurve = bg_lab_tsv(lab, "fit_curve.tsv", "fitted theta(dx) for the figure", "dx_m\ttheta_deg");
+    for (int i = 0; i <= 100; ++i) {
+      double h = hdx[0] * 1.1 * i / 100.0;
+      fprintf(fcurve, "%.6g\t%.5f\n", h * R0, cf.theta_inf + cf.c * pow(h, cf.p));
+    }
+    fclose(fcurve);
+    result *fine = &conv[grids - 1];
+    double spread = est_spread(fine->theta);
+    int away = steps_away(th, grids, phi, 0);
+    double th_max = -INFINITY, th2_max = -INFINITY;
+    for (int gi = 0; gi < grids; ++gi) {
+      th_max = fmax(th_max, th[gi]);
+      th2_max = fmax(th2_max, atan(2 * tan(th[gi] / DEG)) * DEG);
+    }
+    for (int gi = 0; gi < grids; ++gi)
+      if (!isfinite(th[gi])) th_max = th2_max = NAN; /* an estimator failed: not measured */
+    double fine4[N_EST];
+    memcpy(fine4, fine->theta, sizeof fine4);
+    fine4[3] = atan(2 * tan(fine4[3] / DEG)) * DEG; /* the median slope over dx instead of 2 dx */
+    FILE *fs = bg_lab_tsv(lab, "summary.tsv", "one row per quantity", "quantity\tvalue\tunit");
+    fprintf(fs, "phi_fed\t%g\tdeg\n", phi);
+    fprintf(fs, "phi_flow\t%.4f\tdeg\n", phi_flow);
+    fprintf(fs, "theta_finest_mean\t%.4f\tdeg\n", fine->theta_mean);
+    fprintf(fs, "estimator_spread_finest\t%.4f\tdeg\n", spread);
+    fprintf(fs, "steps_away_from_phi\t%d\t1\n", away);
+    fprintf(fs, "theta_inf\t%.4f\tdeg\n", cf.theta_inf);
+    fprintf(fs, "sigma_theta_inf\t%.4f\tdeg\n", cf.s_theta);
+    fprintf(fs, "fit_p\t%.4f\t1\n", cf.p);
+    fprintf(fs, "limit_found\t%d\t1\n", cf.found);
+    fclose(fs);
+    bg_lab_manifest_num(lab, "theta_inf_deg", cf.theta_inf);
+    bg_lab_manifest_num(lab, "sigma_theta_inf_deg", cf.s_theta);
+    bg_lab_manifest_num(lab, "fit_p", cf.p);
+    bg_lab_manifest_num(lab, "limit_found", cf.found);
 
-  /* 2. floor friction sweep */
+    bg_lab_claim(lab, "repose.estimators_agree", spread);
+    bg_lab_claim_mutant(lab, "slope-over-dx", "repose.estimators_agree", est_spread(fine4));
+    bg_lab_claim(lab, "repose.monotone", (double)away);
+    bg_lab_claim_mutant(lab, "grids-fine-to-coarse", "repose.monotone", (double)steps_away(th, grids, phi, 1));
+    bg_lab_claim(lab, "repose.limit", limit_reach(&cf, phi));
+    bg_lab_claim_mutant(lab, "converging-sequence", "repose.limit", limit_reach(&cc, phi));
+    bg_lab_claim(lab, "repose.limit_width", cf.found ? 2 * cf.s_theta : NAN);
+    bg_lab_claim_mutant(lab, "converging-sequence", "repose.limit_width", cc.found ? 2 * cc.s_theta : NAN);
+    bg_lab_claim(lab, "repose.flank_below_flow", th_max - phi_flow);
+    bg_lab_claim_mutant(lab, "heights-doubled", "repose.flank_below_flow", th2_max - phi_flow);
+  }
+
+  /* 2. floor friction sweep; the slick-floor control makes its low floor nearly frictionless */
   const double mu_fac[] = {0.4, 0.7, 1.0, 1.4, 2.0};
-  int n_mu = (int)(sizeof mu_fac / sizeof mu_fac[0]);
-  result rmu[MAX_MU];
-  double mus[MAX_MU];
-  FILE *fm = bg_lab_tsv(lab, "floor_mu.tsv",
-                        "runout (annular mean thickness crosses 1 dx, interpolated) vs floor Coulomb mu, same dx; last row: stick floor (mu column NaN, stick 1)",
-                        "mu_floor\tmu_over_tanphi\trunout_m\trunout_over_R0\ttheta_mean_deg\th_max_m\tsettled\treaches_wall\tstick");
-  for (int i = 0; i <= n_mu; ++i) {
-    bg_column_scene sc = base;
-    sc.cells = mu_cells;
-    char tag[64];
-    if (i < n_mu) {
-      mus[i] = mu_fac[i] * tanphi;
-      sc.mu = mus[i];
-      snprintf(tag, sizeof tag, "floor mu %.3g", mus[i]);
-    } else {
-      sc.floor = BG_FRICTION_STICK;
-      sc.mu = 0;
-      snprintf(tag, sizeof tag, "floor stick");
+  enum { N_MU = 5, I_LOW = 0, I_MID = 1, I_TAN = 2 };
+  result rmu[N_MU + 1];
+  memset(rmu, 0, sizeof rmu);
+  double mus[N_MU + 1];
+  int ran[N_MU + 1];
+  int need_ref = need_hi || need_low; /* the mu = 2 tan phi reference */
+  if (need_ref) {
+    FILE *fm = bg_lab_tsv(lab, "floor_mu.tsv",
+                          "runout (annular mean thickness crosses 1 dx, interpolated) vs floor Coulomb mu, same dx; last row: stick floor (mu column NaN, stick 1)",
+                          "mu_floor\tmu_over_tanphi\trunout_m\trunout_over_R0\ttheta_mean_deg\th_max_m\tsettled\treaches_wall\tstick");
+    for (int i = 0; i <= N_MU; ++i) {
+      ran[i] = i == N_MU ? need_stick : i == I_LOW ? need_low : i == I_MID ? plain : i == N_MU - 1 ? need_ref : need_hi;
+      mus[i] = i < N_MU ? mu_fac[i] * tanphi : NAN;
+      int slick = bg_lab_mutant_is(lab, "slick-floor") && (i == I_LOW || i == I_TAN);
+      if (slick) mus[i] = SLICK_MU;
+      if (slick && i == I_TAN) { /* the same slick floor as the low run: reuse that run */
+        rmu[i] = rmu[I_LOW];
+        rmu[i].rbin = rmu[i].hbin = NULL;
+        continue;
+      }
+      if (!ran[i]) {
+        rmu[i].runout = NAN;
+        continue;
+      }
+      bg_column_scene sc = base;
+      sc.cells = mu_cells;
+      char tag[64];
+      if (i < N_MU) {
+        sc.mu = mus[i];
+        snprintf(tag, sizeof tag, "floor mu %.3g", mus[i]);
+      } else {
+        sc.floor = BG_FRICTION_STICK;
+        sc.mu = 0;
+        snprintf(tag, sizeof tag, "floor stick");
+      }
+      rmu[i] = run_scene(lab, &sc, tag);
+      fprintf(fm, "%.5g\t%.5g\t%.6g\t%.5g\t%.4f\t%.6g\t%d\t%d\t%d\n", mus[i], mus[i] / tanphi, rmu[i].runout,
+              rmu[i].runout / R0, rmu[i].theta_mean, rmu[i].h_max, rmu[i].settled, (int)rmu[i].runout_wall,
+              i == N_MU);
     }
-    rmu[i] = run_scene(lab, &sc, tag);
-    fprintf(fm, "%.5g\t%.5g\t%.6g\t%.5g\t%.4f\t%.6g\t%d\t%d\t%d\n", i < n_mu ? mus[i] : NAN,
-            i < n_mu ? mu_fac[i] : NAN, rmu[i].runout, rmu[i].runout / R0, rmu[i].theta_mean, rmu[i].h_max,
-            rmu[i].settled, (int)rmu[i].runout_wall, i == n_mu);
-  }
-  fclose(fm);
-  /* runout unchanged for mu >= tan phi: max |R - Rref| / Rref, Rref the largest mu */
-  double rref = rmu[n_mu - 1].runout, mu_change = 0, hi_mean = 0;
-  int n_hi = 0;
-  for (int i = 0; i < n_mu; ++i)
-    if (mu_fac[i] >= 1.0) {
+    fclose(fm);
+    /* runout unchanged for mu >= tan phi: max |R - Rref| / Rref, Rref the largest mu */
+    double rref = rmu[N_MU - 1].runout, mu_change = 0;
+    if (!rmu[N_MU - 1].settled || rmu[N_MU - 1].runout_wall) rref = NAN; /* not a free deposit */
+    for (int i = I_TAN; i < N_MU; ++i) {
       mu_change = fmax(mu_change, fabs(rmu[i].runout - rref) / rref);
-      hi_mean += rmu[i].runout;
-      n_hi++;
+      if (!rmu[i].settled || rmu[i].runout_wall) mu_change = NAN;
     }
-  hi_mean /= n_hi;
-  double grow_low = rmu[0].runout / hi_mean - 1; /* lowest mu against the mu >= tan phi mean */
-  double stick_rel = rmu[n_mu].runout / hi_mean - 1;
-  for (int i = 0; i <= n_mu; ++i)
-    if (!rmu[i].settled || rmu[i].runout_wall) mu_change = NAN; /* not a free deposit */
-  if (rmu[0].runout_wall) grow_low = NAN;
+    double r_low = rmu[I_LOW].runout;
+    if (!rmu[I_LOW].settled || rmu[I_LOW].runout_wall) r_low = NAN;
+    double grow_low = r_low / rref - 1;                /* lowest mu against mu = 2 tan phi */
+    double stick_rel = rmu[N_MU].runout / r_low - 1;   /* stick against a real (mu < tan phi) floor */
+    double stick_hi = rmu[N_MU].runout / rref - 1;     /* reported: stick against mu = 2 tan phi */
+    FILE *fs = bg_lab_tsv(lab, "summary_floor.tsv", "one row per quantity", "quantity\tvalue\tunit");
+    fprintf(fs, "floor_mu_max_rel_change_mu_ge_tanphi\t%.4f\t1\n", mu_change);
+    fprintf(fs, "runout_growth_lowest_mu\t%.4f\t1\n", grow_low);
+    fprintf(fs, "runout_stick_rel_to_lowest_mu\t%.4f\t1\n", stick_rel);
+    fprintf(fs, "runout_stick_rel_to_mu_ge_tanphi\t%.4f\t1\n", stick_hi);
+    fclose(fs);
+    bg_lab_manifest_num(lab, "runout_growth_lowest_mu", grow_low);
+    bg_lab_manifest_num(lab, "runout_stick_rel_lowest_mu", stick_rel);
+    if (need_hi) bg_lab_claim(lab, "repose.floor_mu", mu_change);
+    if (need_low) bg_lab_claim(lab, "repose.floor_mu_low_grows", grow_low);
+    if (need_stick) bg_lab_claim(lab, "repose.stick_runout", stick_rel);
+  }
 
   /* 3. plane-strain ridge at the finest grid's dx */
-  bg_column_scene sr = base;
-  sr.ridge = 1;
-  sr.cells = cells << (grids - 1);
-  result rr = run_scene(lab, &sr, "ridge");
-  double ridge_gap = fabs(rr.theta[0] - fine->theta[0]);
-  FILE *fr = bg_lab_tsv(lab, "ridge.tsv",
-                        "plane-strain half ridge (slab between slip walls) vs the axisymmetric pile, same dx; profile estimator for both",
-                        "dx_m\ttheta_ridge_deg\ttheta_pile_profile_deg\ttheta_pile_mean_deg\trunout_ridge_m\trunout_pile_m\th_max_ridge_m\th_max_pile_m\tsettled\tparticles");
-  fprintf(fr, "%.6g\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%zu\n", rr.dx, rr.theta[0], fine->theta[0],
-          fine->theta_mean, rr.runout, fine->runout, rr.h_max, fine->h_max, rr.settled, rr.n_particles);
-  fclose(fr);
-  {
+  result rr;
+  memset(&rr, 0, sizeof rr);
+  if (need_ridge) {
+    result *fine = &conv[grids - 1];
+    bg_column_scene sr = base;
+    sr.ridge = 1;
+    sr.cells = gcells[grids - 1];
+    rr = run_scene(lab, &sr, "ridge");
+    FILE *fr = bg_lab_tsv(lab, "ridge.tsv",
+                          "plane-strain half ridge (slab between slip walls) vs the axisymmetric pile, same dx; profile estimator for both; theta_pile_strip: the ridge's ruler on the pile",
+                          "dx_m\ttheta_ridge_deg\ttheta_pile_profile_deg\ttheta_pile_mean_deg\trunout_ridge_m\trunout_pile_m\th_max_ridge_m\th_max_pile_m\tsettled\tparticles\ttheta_pile_strip_deg");
+    fprintf(fr, "%.6g\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%zu\t%.4f\n", rr.dx, rr.theta[0], fine->theta[0],
+            fine->theta_mean, rr.runout, fine->runout, rr.h_max, fine->h_max, rr.settled, rr.n_particles,
+            fine->theta_strip);
+    fclose(fr);
     FILE *fp = bg_lab_tsv(lab, "profile_ridge.tsv", "ridge profile h(x), averaged over the slab", "x_m\th_m\tx_over_R0\th_over_H0");
     for (int b = 0; b < rr.nbins; ++b)
       fprintf(fp, "%.6g\t%.6g\t%.6g\t%.6g\n", rr.rbin[b], rr.hbin[b], rr.rbin[b] / R0, rr.hbin[b] / (aspect * R0));
     fclose(fp);
+    bg_lab_manifest_num(lab, "theta_ridge_deg", rr.theta[0]);
+    bg_lab_claim(lab, "repose.ridge_vs_pile", fabs(rr.theta[0] - fine->theta[0]));
+    bg_lab_claim_mutant(lab, "ridge-ruler-on-pile", "repose.ridge_vs_pile", fabs(fine->theta_strip - fine->theta[0]));
   }
-
-  FILE *fs = bg_lab_tsv(lab, "summary.tsv", "one row per quantity", "quantity\tvalue\tunit");
-  fprintf(fs, "phi_fed\t%g\tdeg\n", phi);
-  fprintf(fs, "theta_finest_mean\t%.4f\tdeg\n", fine->theta_mean);
-  fprintf(fs, "estimator_spread_finest\t%.4f\tdeg\n", spread);
-  fprintf(fs, "non_monotone_pairs\t%d\t1\n", non_monotone);
-  fprintf(fs, "theta_inf\t%.4f\tdeg\n", cf.theta_inf);
-  fprintf(fs, "sigma_theta_inf\t%.4f\tdeg\n", cf.s_theta);
-  fprintf(fs, "theta_inf_minus_phi_minus_2sigma\t%.4f\tdeg\n", limit_gap);
-  fprintf(fs, "floor_mu_max_rel_change_mu_ge_tanphi\t%.4f\t1\n", mu_change);
-  fprintf(fs, "runout_growth_lowest_mu\t%.4f\t1\n", grow_low);
-  fprintf(fs, "runout_stick_rel_to_mu_ge_tanphi\t%.4f\t1\n", stick_rel);
-  fprintf(fs, "theta_ridge\t%.4f\tdeg\n", rr.theta[0]);
-  fprintf(fs, "ridge_minus_pile\t%.4f\tdeg\n", rr.theta[0] - fine->theta[0]);
-  fclose(fs);
-  bg_lab_manifest_num(lab, "theta_inf_deg", cf.theta_inf);
-  bg_lab_manifest_num(lab, "sigma_theta_inf_deg", cf.s_theta);
-  bg_lab_manifest_num(lab, "fit_p", cf.p);
-  bg_lab_manifest_num(lab, "runout_growth_lowest_mu", grow_low);
-  bg_lab_manifest_num(lab, "runout_stick_rel", stick_rel);
-
-  bg_lab_claim(lab, "repose.estimators_agree", spread);
-  bg_lab_claim(lab, "repose.monotone", (double)non_monotone);
-  bg_lab_claim(lab, "repose.limit", limit_gap);
-  /* a bracket contains phi easily when it is wide: its width is claimed too */
-  bg_lab_claim(lab, "repose.limit_width", 2 * cf.s_theta);
-  bg_lab_claim(lab, "repose.floor_mu", mu_change);
-  bg_lab_claim(lab, "repose.floor_mu_low_grows", grow_low);
-  bg_lab_claim(lab, "repose.ridge_vs_pile", ridge_gap);
-  bg_lab_claim(lab, "repose.stick_runout", stick_rel);
-  for (int gi = 0; gi < grids; ++gi) {
+  for (int gi = 0; gi < ng; ++gi) {
     free(conv[gi].rbin);
     free(conv[gi].hbin);
   }
-  for (int i = 0; i <= n_mu; ++i) {
+  for (int i = 0; i <= N_MU; ++i) {
     free(rmu[i].rbin);
     free(rmu[i].hbin);
   }

@@ -1,30 +1,31 @@
 /* runout.c: the axisymmetric granular column collapse against the laws of
- * Lube et al. (2004) and Lajeunesse et al. (2004).
+ * Lube et al. (2004) and Lajeunesse et al. (2004), and against what the model
+ * implies for the scene (references/derivations/runout.md).
  *
  * Scene (bg_column.c): a quarter cylinder of Klar's sand, radius R0 and
  * height H0 = a R0, released at rest on a Coulomb floor, run until its
  * kinetic energy falls below ke_frac M g R0. Per aspect ratio a the deposit
- * gives the runout R_inf (the outermost radius where the annular mean
- * thickness crosses one dx), the central height H_inf (columns within dx of
- * the axis), the morphology and the time to rest.
+ * gives the runout R_inf as the toe extrapolated from the mass distribution
+ * (bg_column front; the old 1-dx thickness edge is kept beside it), the
+ * central height H_inf (columns within dx of the axis), the morphology and
+ * the time to rest.
  *
- * Morphology: Lube's small-a deposits keep an undisturbed summit (a truncated
- * cone whose top is still at H0); large-a deposits are conical. Here a
- * deposit is "summit" when H_inf >= H0 - dx (its top layer within one cell
- * of where it started), else "conical".
+ * Morphology: Lube's small-a deposits keep an undisturbed summit; here a
+ * deposit is "summit" when H_inf >= H0 - dx, else "conical".
  *
  * Law: y = (R_inf - R0) / R0 against a, fitted (GSL, nonlinear least
- * squares, unweighted) with y = c1 a below the break a_b and
- * y = c1 a_b (a / a_b)^p above it: linear, then a power law, continuous at
- * a_b, three free parameters. The power-law coefficient c2 = c1 a_b^(1 - p)
- * follows. Uncertainties: the covariance (J^T J)^-1 scaled by chi^2 / dof
- * (the scatter of the points about the law is the only error estimate).
+ * squares, unweighted) over the seed's range a <= fit_amax with y = c1 a
+ * below the break a_b and y = c1 a_b (a / a_b)^p above it (continuous, three
+ * free parameters); the break counts only if it survives dropping the
+ * range's largest aspect. The large-a regime is its own fit, y = c2 a^p over
+ * a >= large_amin. Uncertainties: covariances scaled by chi^2 / dof.
  *
- * Refinement: at a = conv_aspect the runout on three grids, each halving dx.
- * Floor friction: at a = mu_aspect the runout for floor mu from mu_lo to
- * mu_hi. */
+ * Refinement: at a = conv_aspect on four grids (1, 1.5, 2, 3 x conv_cells),
+ * the observed order and limit from y = y_inf + C h^q. Floor friction: at
+ * a = mu_aspect the runout for floor mu from mu_lo to mu_hi. */
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_fit.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_vector.h>
@@ -38,7 +39,7 @@
 #include "bg_lab.h"
 
 #define MAX_ASPECTS 32
-#define N_CONV 3
+#define N_CONV 4
 #define N_MU 5
 #define KE_FRAC 1e-4
 #define CHECK_DT_FRAC 0.1
@@ -154,6 +155,113 @@ static law_fit fit_law(const double *a, const double *y, size_t n) {
   return best;
 }
 
+/* the two-regime fit over the aspects a <= amax */
+static law_fit fit_law_upto(const double *a, const double *y, size_t n, double amax) {
+  size_t m = 0;
+  while (m < n && a[m] <= amax * (1 + 1e-9)) m++;
+  return fit_law(a, y, m);
+}
+
+/* The large-a power law y = c2 a^p over a >= amin: a straight line in
+ * (ln a, ln y); GSL's covariance is the scatter about the line (chi^2 scaled),
+ * so at least three points are needed, else NaN. */
+typedef struct power_fit {
+  double p, s_p, c2;
+  int n;
+} power_fit;
+
+static power_fit fit_power(const double *a, const double *y, size_t n, double amin) {
+  power_fit r = {NAN, NAN, NAN, 0};
+  double lx[MAX_ASPECTS], ly[MAX_ASPECTS];
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] >= amin * (1 - 1e-9) && y[i] > 0) {
+      lx[r.n] = log(a[i]);
+      ly[r.n++] = log(y[i]);
+    }
+  if (r.n < 3) return r;
+  double c0, c1, v00, v01, v11, ss;
+  gsl_fit_linear(lx, 1, ly, 1, (size_t)r.n, &c0, &c1, &v00, &v01, &v11, &ss);
+  r.p = c1;
+  r.s_p = sqrt(v11);
+  r.c2 = exp(c0);
+  return r;
+}
+
+/* Observed convergence y(h) = y_inf + C h^q on the refinement grids
+ * (h = dx / R0), three free parameters, no assumed order; 1-sigma from
+ * (J^T J)^-1 chi^2 / dof. */
+typedef struct conv_fit {
+  double y_inf, C, q, s_y_inf, s_C, s_q, chi2;
+  int dof, status;
+} conv_fit;
+
+typedef struct conv_data {
+  const double *h, *y;
+  size_t n;
+} conv_data;
+
+static int conv_f(const gsl_vector *x, void *vd, gsl_vector *f) {
+  const conv_data *d = vd;
+  double yi = gsl_vector_get(x, 0), C = gsl_vector_get(x, 1), q = gsl_vector_get(x, 2);
+  for (size_t i = 0; i < d->n; ++i) gsl_vector_set(f, i, yi + C * pow(d->h[i], q) - d->y[i]);
+  return GSL_SUCCESS;
+}
+
+static int conv_df(const gsl_vector *x, void *vd, gsl_matrix *J) {
+  const conv_data *d = vd;
+  double C = gsl_vector_get(x, 1), q = gsl_vector_get(x, 2);
+  for (size_t i = 0; i < d->n; ++i) {
+    double hq = pow(d->h[i], q);
+    gsl_matrix_set(J, i, 0, 1);
+    gsl_matrix_set(J, i, 1, hq);
+    gsl_matrix_set(J, i, 2, C * hq * log(d->h[i]));
+  }
+  return GSL_SUCCESS;
+}
+
+static conv_fit fit_conv(const double *h, const double *y, size_t n) {
+  conv_fit r;
+  memset(&r, 0, sizeof r);
+  r.status = -1;
+  r.y_inf = r.C = r.q = r.s_y_inf = r.s_C = r.s_q = NAN;
+  if (n < 4) return r;
+  conv_data d = {h, y, n};
+  gsl_multifit_nlinear_fdf fdf = {conv_f, conv_df, NULL, n, 3, &d, 0, 0, 0};
+  gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
+  gsl_multifit_nlinear_workspace *w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &par, n, 3);
+  /* start: first order through the coarsest and finest grids */
+  double C0 = (y[0] - y[n - 1]) / (h[0] - h[n - 1]);
+  double x0[3] = {y[n - 1] - C0 * h[n - 1], C0, 1.0};
+  gsl_vector_view xv = gsl_vector_view_array(x0, 3);
+  gsl_multifit_nlinear_init(&xv.vector, &fdf, w);
+  int info;
+  r.status = gsl_multifit_nlinear_driver(500, 1e-12, 1e-12, 1e-12, NULL, NULL, &info, w);
+  gsl_vector *f = gsl_multifit_nlinear_residual(w);
+  gsl_blas_ddot(f, f, &r.chi2);
+  r.y_inf = gsl_vector_get(w->x, 0);
+  r.C = gsl_vector_get(w->x, 1);
+  r.q = gsl_vector_get(w->x, 2);
+  r.dof = (int)n - 3;
+  gsl_matrix *cov = gsl_matrix_alloc(3, 3);
+  gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 0.0, cov);
+  double s2 = r.chi2 / r.dof;
+  r.s_y_inf = sqrt(s2 * gsl_matrix_get(cov, 0, 0));
+  r.s_C = sqrt(s2 * gsl_matrix_get(cov, 1, 1));
+  r.s_q = sqrt(s2 * gsl_matrix_get(cov, 2, 2));
+  gsl_matrix_free(cov);
+  gsl_multifit_nlinear_free(w);
+  return r;
+}
+
+/* The claim: the finest grid's distance from the fitted limit plus the
+ * limit's 1-sigma, relative to the limit (an unsure limit cannot pass); NaN
+ * (a fail) when no limit is found: the fit failed or the order is not
+ * positive. */
+static double conv_error(const conv_fit *c, double y_finest) {
+  if (c->status != GSL_SUCCESS || !(c->q > 0) || !isfinite(c->s_y_inf)) return NAN;
+  return (fabs(y_finest - c->y_inf) + c->s_y_inf) / fabs(c->y_inf);
+}
+
 /* parses "0.5,1,2" into v (sorted ascending, distinct), range-checked */
 static int parse_list(const char *s, double *v, int max, double lo, double hi, const char *opt) {
   int n = 0;
@@ -199,8 +307,7 @@ static lit_law read_law(bg_lab *lab, const char *file, const char *source) {
   snprintf(path, sizeof path, "%s/%s", bg_lab_references(lab), file);
   FILE *f = fopen(path, "r");
   if (!f) {
-    fprintf(stderr, "error: cannot read %s\n", path);
-    exit(1);
+    bg_lab_fail("cannot read %s", path);
   }
   while (fgets(line, sizeof line, f)) {
     if (line[0] == '#') continue;
@@ -216,8 +323,7 @@ static lit_law read_law(bg_lab *lab, const char *file, const char *source) {
   }
   fclose(f);
   if (!l.found) {
-    fprintf(stderr, "error: %s has no row '%s'\n", path, source);
-    exit(1);
+    bg_lab_fail("%s has no row '%s'", path, source);
   }
   return l;
 }
@@ -232,7 +338,7 @@ static double domain_for(const lit_law *lube_law, double a) {
 }
 
 typedef struct run_row {
-  double a, runout, y, h_center, t_rest, r99;
+  double a, runout, y, h_center, t_rest, r99, thr, y_thr;
   int summit, settled, wall;
   size_t particles;
   uint64_t steps;
@@ -241,9 +347,11 @@ typedef struct run_row {
 static run_row row_of(const bg_column_result *r, const bg_column_scene *sc) {
   run_row w;
   w.a = sc->aspect;
-  w.runout = r->runout;
+  w.runout = r->front;
   w.r99 = r->r99;
-  w.y = (r->runout - sc->R0) / sc->R0;
+  w.y = (r->front - sc->R0) / sc->R0;
+  w.thr = r->runout;
+  w.y_thr = (r->runout - sc->R0) / sc->R0;
   w.h_center = r->h_center;
   w.t_rest = r->t_end;
   w.summit = r->h_center >= r->H0 - r->dx;
@@ -256,55 +364,83 @@ static run_row row_of(const bg_column_result *r, const bg_column_scene *sc) {
 
 static void write_row(FILE *f, const run_row *w, double R0, double dx, double mu, int cells) {
   double H0 = w->a * R0;
-  fprintf(f, "%.4g\t%.4g\t%d\t%.5g\t%.6g\t%.5f\t%.6g\t%.5f\t%s\t%.4f\t%.4f\t%d\t%d\t%zu\t%llu\t%.6g\n", w->a,
+  fprintf(f, "%.4g\t%.4g\t%d\t%.5g\t%.6g\t%.5f\t%.6g\t%.5f\t%s\t%.4f\t%.4f\t%d\t%d\t%zu\t%llu\t%.6g\t%.6g\t%.5f\n", w->a,
           mu, cells, dx, w->runout, w->y, w->h_center, w->h_center / H0, w->summit ? "summit" : "conical",
           w->t_rest, w->t_rest / sqrt(H0 / 9.81), w->settled, w->wall, w->particles,
-          (unsigned long long)w->steps, w->r99);
+          (unsigned long long)w->steps, w->r99, w->thr, w->y_thr);
 }
 
 #define ROW_COLUMNS                                                                                       \
   "aspect\tmu_floor\tcells_per_R0\tdx_m\trunout_m\trunout_norm\th_center_m\th_center_over_H0\tmorphology\t" \
-  "t_rest_s\tt_rest_over_sqrt_H0_g\tsettled\treaches_wall\tparticles\tsteps\tr99_m"
+  "t_rest_s\tt_rest_over_sqrt_H0_g\tsettled\treaches_wall\tparticles\tsteps\tr99_m\tthreshold_m\tthreshold_norm"
+
+/* a stage a mutant run leaves out: every measurement NaN */
+static bg_column_result skipped_result(void) {
+  bg_column_result r;
+  memset(&r, 0, sizeof r);
+  r.runout = r.front = r.r99 = r.h_center = r.dx = r.H0 = NAN;
+  return r;
+}
+
+/* the refinement grids, in multiples of --conv-cells / 2 */
+static const int conv_factor2[N_CONV] = {2, 3, 4, 6};
 
 int main(int argc, char **argv) {
-  double phi = 33, mu_floor = 0.6, R0 = 0.05, t_max = 0, jitter = 0.5, conv_aspect = 0.5, mu_aspect = 2.0;
-  double mu_lo = 0.3, mu_hi = 1.0;
+  static const char *const mutants[] = {"runout-1dx-threshold",
+                                        "aspect-as-diameter",
+                                        "lube-power-law", NULL};
+  double phi = 33, mu_floor = 0.6, R0 = 0.05, t_max = 6.0, jitter = 0.5, conv_aspect = 0.5, mu_aspect = 2.0;
+  double mu_lo = 0.3, mu_hi = 1.0, fit_amax = 4, large_amin = 0;
   int cells = 0, conv_cells = 0, jobs = 1;
   const char *aspects_s = NULL;
   bg_lab_param params[] = {
-      {"phi", BG_PARAM_DOUBLE, &phi, 20, 45, "fed friction angle, deg", 0},
-      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0.05, 5, "floor Coulomb coefficient of the aspect sweep", 0},
-      {"radius", BG_PARAM_DOUBLE, &R0, 0.01, 0.5, "column radius R0, m", 0},
-      {"cells", BG_PARAM_INT, &cells, 4, 256, "cells per R0 of the aspect and floor sweeps", 0},
+      {"phi", BG_PARAM_DOUBLE, &phi, 20, 45, "fed friction angle, deg", 0, NULL, NULL, "phi_deg"},
+      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0.05, 5, "floor Coulomb coefficient of the aspect sweep", 0, NULL, NULL,
+       NULL},
+      {"radius", BG_PARAM_DOUBLE, &R0, 0.01, 0.5, "column radius R0, m", 0, NULL, NULL, "radius_m"},
+      {"cells", BG_PARAM_INT, &cells, 4, 256, "cells per R0 of the aspect and floor sweeps", 0, "8", "30",
+       "cells_per_R0"},
       {"aspects", BG_PARAM_STRING, &aspects_s, 0, 0,
-       "aspect ratios a = H0/R0, comma-separated, increasing, in [0.25, 12]", 0},
-      {"conv-cells", BG_PARAM_INT, &conv_cells, 4, 256, "cells per R0 of the coarsest refinement grid", 0},
-      {"conv-aspect", BG_PARAM_DOUBLE, &conv_aspect, 0.25, 12, "aspect ratio of the refinement runs", 0},
-      {"mu-aspect", BG_PARAM_DOUBLE, &mu_aspect, 0.25, 12, "aspect ratio of the floor-friction sweep", 0},
-      {"mu-lo", BG_PARAM_DOUBLE, &mu_lo, 0.05, 5, "lowest floor mu of the sweep", 0},
-      {"mu-hi", BG_PARAM_DOUBLE, &mu_hi, 0.05, 5, "highest floor mu of the sweep", 0},
-      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 30, "maximum simulated time per run, s", 0},
-      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0},
+       "aspect ratios a = H0/R0, comma-separated, increasing, in [0.25, 12]", 0, "0.5,1,1.5,2,3,4,6",
+       "0.5,0.75,1,1.5,2,3,4,6,8,10", NULL},
+      {"conv-cells", BG_PARAM_INT, &conv_cells, 4, 256, "cells per R0 of the coarsest refinement grid", 0, "8", "16",
+       "conv_cells_coarse"},
+      {"conv-aspect", BG_PARAM_DOUBLE, &conv_aspect, 0.25, 12, "aspect ratio of the refinement runs", 0, NULL, NULL,
+       NULL},
+      {"mu-aspect", BG_PARAM_DOUBLE, &mu_aspect, 0.25, 12, "aspect ratio of the floor-friction sweep", 0, NULL, NULL,
+       NULL},
+      {"mu-lo", BG_PARAM_DOUBLE, &mu_lo, 0.05, 5, "lowest floor mu of the sweep", 0, NULL, NULL, NULL},
+      {"mu-hi", BG_PARAM_DOUBLE, &mu_hi, 0.05, 5, "highest floor mu of the sweep", 0, NULL, NULL, NULL},
+      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 30, "maximum simulated time per run, s", 0, NULL, NULL, "t_max_s"},
+      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0, NULL, NULL,
+       NULL},
+      {"fit-amax", BG_PARAM_DOUBLE, &fit_amax, 1, 12, "largest aspect of the two-regime fit (the seed's range: 4)", 0,
+       NULL, NULL, NULL},
+      {"large-amin", BG_PARAM_DOUBLE, &large_amin, 0.25, 12, "smallest aspect of the large-a power-law fit", 0, "3",
+       "6", NULL},
       {"jobs", BG_PARAM_INT, &jobs, 1, 64,
        "runs simulated at once, each its own simulation with one CPU thread, or on cuda its own stream; "
-       "results do not depend on it", 0},
+       "results do not depend on it", 0, NULL, NULL, NULL},
   };
   int np = (int)(sizeof params / sizeof params[0]);
   bg_lab *lab = bg_lab_init("exp_runout",
                             "Axisymmetric column collapse: runout vs aspect ratio against Lube 2004 and "
                             "Lajeunesse 2004, a two-regime GSL fit, refinement and floor friction.",
-                            argc, argv, params, np, NULL);
-  int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
-  if (!params[3].set) cells = paper ? 30 : 8;
-  if (!params[4].set) aspects_s = paper ? "0.5,0.75,1,1.5,2,3,4,6,8,10" : "0.5,1,1.5,2,3,4";
-  if (!params[5].set) conv_cells = paper ? 8 : 6;
-  if (!params[10].set) t_max = 6.0;
+                            argc, argv, params, np, mutants);
+  /* every reference file the analysis reads, checked before any simulation */
+  char ref_path[1400];
+  bg_lab_reference(lab, LAWS, ref_path, sizeof ref_path);
+  bg_lab_reference(lab, SEED, ref_path, sizeof ref_path);
   if (!(mu_lo < mu_hi)) {
     fprintf(stderr, "error: --mu-lo %g must be below --mu-hi %g\n", mu_lo, mu_hi);
     return 2;
   }
-  if (conv_cells * 4 > 1024) {
-    fprintf(stderr, "error: --conv-cells %d: the finest grid (x4) must stay at or below 1024 cells per R0\n",
+  if (conv_cells % 2) {
+    fprintf(stderr, "error: --conv-cells %d: must be even (the grids are 1, 1.5, 2 and 3 times it)\n", conv_cells);
+    return 2;
+  }
+  if (conv_cells * 3 > 1024) {
+    fprintf(stderr, "error: --conv-cells %d: the finest grid (x3) must stay at or below 1024 cells per R0\n",
             conv_cells);
     return 2;
   }
@@ -314,23 +450,25 @@ int main(int argc, char **argv) {
     fprintf(stderr, "error: --aspects: at least 4 values are needed for a three-parameter fit (got %d)\n", na);
     return 2;
   }
+  /* a mutant run simulates only the stages its claims need */
+  int need_small = bg_lab_needed(lab, "runout.break") || bg_lab_needed(lab, "runout.small_a_slope");
+  int need_large = bg_lab_needed(lab, "runout.large_a_exponent");
+  int need_conv = bg_lab_needed(lab, "runout.converged_dx"), need_floor = bg_lab_needed(lab, "runout.floor_mu");
+  {
+    int m = 0;
+    for (int i = 0; i < na; ++i)
+      if ((need_small && aspects[i] <= fit_amax * (1 + 1e-9)) || (need_large && aspects[i] >= large_amin * (1 - 1e-9)))
+        aspects[m++] = aspects[i];
+    na = m;
+  }
   gsl_set_error_handler_off();
-  bg_lab_manifest_num(lab, "phi_deg", phi);
-  bg_lab_manifest_num(lab, "mu_floor", mu_floor);
   bg_lab_manifest_num(lab, "radius_m", R0);
-  bg_lab_manifest_num(lab, "cells_per_R0", cells);
-  bg_lab_manifest_str(lab, "aspects", aspects_s);
-  bg_lab_manifest_num(lab, "conv_cells_coarse", conv_cells);
-  bg_lab_manifest_num(lab, "conv_aspect", conv_aspect);
-  bg_lab_manifest_num(lab, "mu_aspect", mu_aspect);
-  bg_lab_manifest_num(lab, "mu_lo", mu_lo);
-  bg_lab_manifest_num(lab, "mu_hi", mu_hi);
-  bg_lab_manifest_num(lab, "t_max_s", t_max);
-  bg_lab_manifest_num(lab, "jitter", jitter);
-  bg_lab_manifest_num(lab, "jobs", jobs);
   bg_lab_manifest_num(lab, "ppc", 8);
   bg_lab_manifest_num(lab, "ke_threshold_over_MgR0", KE_FRAC);
   bg_lab_manifest_num(lab, "runout_threshold_over_dx", 1.0);
+  bg_lab_manifest_num(lab, "fit_amax", fit_amax);
+  bg_lab_manifest_num(lab, "large_amin", large_amin);
+  bg_lab_manifest_str(lab, "runout_estimator", "toe extrapolated from the mass fractions 0.80-0.99 against sqrt(1-F)");
   bg_lab_manifest_str(lab, "material", "Klar 2016 sand (E 3.537e5 Pa, nu 0.3, rho 2200), Hencky, no hardening, volume correction on");
   bg_lab_manifest_str(lab, "symmetry", "quarter cylinder, slip faces at x = 0 and y = 0 as mirror planes");
 
@@ -359,6 +497,7 @@ int main(int argc, char **argv) {
   enum { N_RUNS = MAX_ASPECTS + N_CONV + N_MU };
   bg_column_scene scenes[N_RUNS];
   char tags[N_RUNS][64];
+  int skip[N_RUNS] = {0};
   int nr = 0;
   for (int i = 0; i < na; ++i, ++nr) {
     scenes[nr] = base;
@@ -369,9 +508,10 @@ int main(int argc, char **argv) {
   for (int gi = 0; gi < N_CONV; ++gi, ++nr) {
     scenes[nr] = base;
     scenes[nr].aspect = conv_aspect;
-    scenes[nr].cells = conv_cells << gi;
+    scenes[nr].cells = conv_cells * conv_factor2[gi] / 2;
     scenes[nr].L_over_R0 = domain_for(&lube, conv_aspect);
     snprintf(tags[nr], sizeof tags[nr], "refinement %d/%d", gi + 1, N_CONV);
+    skip[nr] = !need_conv;
   }
   for (int i = 0; i < N_MU; ++i, ++nr) {
     scenes[nr] = base;
@@ -379,6 +519,7 @@ int main(int argc, char **argv) {
     scenes[nr].mu = mu_lo + (mu_hi - mu_lo) * i / (N_MU - 1);
     scenes[nr].L_over_R0 = domain_for(&lube, mu_aspect);
     snprintf(tags[nr], sizeof tags[nr], "floor mu %.3g", scenes[nr].mu);
+    skip[nr] = !need_floor;
   }
   /* work per run ~ particles x steps ~ a cells^4: the order to start them */
   int order[N_RUNS];
@@ -397,7 +538,8 @@ int main(int argc, char **argv) {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(jobs) if (jobs > 1)
 #endif
-  for (int k = 0; k < nr; ++k) results[order[k]] = bg_column_run(lab, &scenes[order[k]], tags[order[k]]);
+  for (int k = 0; k < nr; ++k)
+    results[order[k]] = skip[order[k]] ? skipped_result() : bg_column_run(lab, &scenes[order[k]], tags[order[k]]);
   int next = 0; /* the runs are read back in the order they were built */
 
   /* 1. the aspect sweep */
@@ -428,23 +570,58 @@ int main(int argc, char **argv) {
   fclose(fs);
 
   /* 2. the law */
-  double av[MAX_ASPECTS], yv[MAX_ASPECTS];
+  double av[MAX_ASPECTS], yv[MAX_ASPECTS], yt[MAX_ASPECTS];
   for (int i = 0; i < na; ++i) {
     av[i] = rows[i].a;
     yv[i] = rows[i].y;
+    yt[i] = rows[i].y_thr;
   }
-  law_fit lf = fit_law(av, yv, (size_t)na);
+  law_fit lf = fit_law_upto(av, yv, (size_t)na, fit_amax);
+  /* the break is measured only if it stays within the claim's tolerance
+   * when the fitted range loses its largest aspect */
+  int n_fit = 0;
+  while (n_fit < na && av[n_fit] <= fit_amax * (1 + 1e-9)) n_fit++;
+  double ab_tol = NAN;
+  law_fit lf_prev = fit_law(av, yv, (size_t)(n_fit > 0 ? n_fit - 1 : 0));
+  bg_lab_claim_ref(lab, "runout.break", NULL, &ab_tol);
+  double ab_claim = fabs(lf.ab - lf_prev.ab) <= ab_tol ? lf.ab : NAN;
+  double adia[MAX_ASPECTS];
+  for (int i = 0; i < na; ++i) adia[i] = 0.5 * av[i];
+  law_fit lf_dia = fit_law_upto(adia, yv, (size_t)na, 0.5 * fit_amax);
+  law_fit lf_thr = fit_law_upto(av, yt, (size_t)na, fit_amax);
+  power_fit pw = fit_power(av, yv, (size_t)na, large_amin);
+  power_fit pw_thr = fit_power(av, yt, (size_t)na, large_amin);
+  /* positive control: Lube's own a^(1/2) law at the measured aspects, +-1%
+   * alternating, through the same fit, must give its exponent back */
+  double ylube[MAX_ASPECTS];
+  for (int i = 0; i < na; ++i) ylube[i] = lit_value(&lube, av[i]) * (i % 2 ? 1.01 : 0.99);
+  power_fit pw_lube = fit_power(av, ylube, (size_t)na, large_amin);
   if (n_bad) {
     bg_lab_progress(lab, "%d run(s) did not settle or reached the wall: the fit is not a free-deposit fit", n_bad);
     lf.c1 = lf.ab = lf.p = lf.c2 = NAN;
+    ab_claim = lf_dia.ab = lf_dia.c1 = lf_thr.c1 = pw.p = pw_thr.p = NAN;
   }
+  /* identifiability: the same two fits as the fitted range changes */
+  FILE *fr = bg_lab_tsv(lab, "fit_ranges.tsv",
+                        "the two-regime fit over a <= a_max and the power law over a >= a_min, as the range "
+                        "changes (toe estimator); the claims use a_max = fit_amax and a_min = large_amin",
+                        "a_limit	kink_c1	kink_a_break	kink_p	kink_chi2	power_p	sigma_power_p	power_c2	power_n");
+  for (int i = 0; i < na; ++i) {
+    law_fit k = fit_law_upto(av, yv, (size_t)na, av[i]);
+    power_fit q = fit_power(av, yv, (size_t)na, av[i]);
+    fprintf(fr, "%g\t%.5f\t%.5f\t%.5f\t%.4g\t%.5f\t%.5f\t%.5f\t%d\n", av[i], k.c1, k.ab, k.p, k.chi2, q.p, q.s_p,
+            q.c2, q.n);
+  }
+  fclose(fr);
   FILE *ff = bg_lab_tsv(lab, "fit.tsv",
                         "GSL fit (R_inf-R0)/R0 = c1 a for a < a_b, c1 a_b (a/a_b)^p above (c2 = c1 a_b^(1-p)); "
                         "1-sigma from (J^T J)^-1 chi2/dof",
-                        "c1\tsigma_c1\ta_break\tsigma_a_break\tp\tsigma_p\tc2\tsigma_c2\tchi2\tdof\tn_below\tn_above\tgsl_status\tlube_a_break\tlajeunesse_a_break");
-  fprintf(ff, "%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.4g\t%d\t%d\t%d\t%d\t%g\t%g\n", lf.c1, lf.s_c1,
-          lf.ab, lf.s_ab, lf.p, lf.s_p, lf.c2, lf.s_c2, lf.chi2, lf.dof, lf.n_below, lf.n_above, lf.status, lube.ab,
-          read_law(lab, LAWS, "lajeunesse2004").ab);
+                        "c1\tsigma_c1\ta_break\tsigma_a_break\tp\tsigma_p\tc2\tsigma_c2\tchi2\tdof\tn_below\tn_above\tgsl_status\tlube_a_break\tlajeunesse_a_break\t"
+                        "fit_amax\tlarge_amin\tlarge_p\tsigma_large_p\tlarge_c2\tlarge_n");
+  fprintf(ff, "%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.4g\t%d\t%d\t%d\t%d\t%g\t%g\t%g\t%g\t%.5f\t%.5f\t%.5f\t%d\n",
+          lf.c1, lf.s_c1, lf.ab, lf.s_ab, lf.p, lf.s_p, lf.c2, lf.s_c2, lf.chi2, lf.dof, lf.n_below, lf.n_above,
+          lf.status, lube.ab, read_law(lab, LAWS, "lajeunesse2004").ab, fit_amax, large_amin, pw.p, pw.s_p, pw.c2,
+          pw.n);
   fclose(ff);
   /* the seed's fitted law, in the literature table's seed rows */
   lit_law seed = {NAN, NAN, NAN, NAN, 1};
@@ -460,11 +637,12 @@ int main(int argc, char **argv) {
     fprintf(fcurve, "%.5g\t%.5g\t%.5g\t%.5g\n", a, law(a, lf.c1, lf.ab, lf.p), lit_value(&lube, a), lit_value(&seed, a));
   }
   fclose(fcurve);
-  bg_lab_progress(lab, "fit: c1 %.3f +- %.3f, a_b %.2f +- %.2f, p %.3f +- %.3f, c2 %.3f +- %.3f (chi2 %.3g, dof %d)",
-                  lf.c1, lf.s_c1, lf.ab, lf.s_ab, lf.p, lf.s_p, lf.c2, lf.s_c2, lf.chi2, lf.dof);
+  bg_lab_progress(lab, "fit a <= %g: c1 %.3f +- %.3f, a_b %.2f +- %.2f, p %.3f +- %.3f, c2 %.3f +- %.3f (chi2 %.3g, dof %d)",
+                  fit_amax, lf.c1, lf.s_c1, lf.ab, lf.s_ab, lf.p, lf.s_p, lf.c2, lf.s_c2, lf.chi2, lf.dof);
+  bg_lab_progress(lab, "power law a >= %g: p %.3f +- %.3f, c2 %.3f (%d aspects)", large_amin, pw.p, pw.s_p, pw.c2, pw.n);
 
   /* 3. refinement at conv_aspect */
-  FILE *fc = bg_lab_tsv(lab, "convergence.tsv", "runout on three grids each halving dx, same aspect ratio",
+  FILE *fc = bg_lab_tsv(lab, "convergence.tsv", "runout on four grids (1, 1.5, 2, 3 x the coarsest cells per R0), same aspect ratio",
                         ROW_COLUMNS);
   run_row conv[N_CONV];
   for (int gi = 0; gi < N_CONV; ++gi) {
@@ -472,7 +650,8 @@ int main(int argc, char **argv) {
     const char *tag = tags[next];
     bg_column_result r = results[next++];
     conv[gi] = row_of(&r, &sc);
-    bg_lab_progress(lab, "%s: runout %.2f mm, (R-R0)/R0 %.4f", tag, r.runout * 1e3, conv[gi].y);
+    bg_lab_progress(lab, "%s: toe %.2f mm, (R-R0)/R0 %.4f (1-dx threshold %.4f)", tag, r.front * 1e3, conv[gi].y,
+                    conv[gi].y_thr);
     write_row(fc, &conv[gi], R0, r.dx, mu_floor, sc.cells);
     fflush(fc);
     char fn[64], cm[160];
@@ -482,11 +661,35 @@ int main(int argc, char **argv) {
     bg_column_result_free(&r);
   }
   fclose(fc);
-  /* change of R_inf between the two finest grids, relative to the finest */
-  double conv_change = fabs(conv[N_CONV - 1].runout - conv[N_CONV - 2].runout) / conv[N_CONV - 1].runout;
-  double conv_change_coarse = fabs(conv[1].runout - conv[0].runout) / conv[1].runout;
+  /* observed convergence of (R_inf - R0)/R0, of the 1-dx threshold's and of
+   * R_inf itself (the last two are measurement mutants) */
+  double hv[N_CONV], cy[N_CONV], cyt[N_CONV], cR[N_CONV];
+  for (int gi = 0; gi < N_CONV; ++gi) {
+    hv[gi] = 2.0 / (conv_cells * conv_factor2[gi]);
+    cy[gi] = conv[gi].y;
+    cyt[gi] = conv[gi].y_thr;
+    cR[gi] = conv[gi].runout / R0;
+  }
+  conv_fit cf = fit_conv(hv, cy, N_CONV), cf_thr = fit_conv(hv, cyt, N_CONV), cf_R = fit_conv(hv, cR, N_CONV);
+  double conv_err = conv_error(&cf, cy[N_CONV - 1]), conv_err_thr = conv_error(&cf_thr, cyt[N_CONV - 1]);
+  double conv_err_R = conv_error(&cf_R, cR[N_CONV - 1]);
+  double conv_change = fabs(cy[N_CONV - 1] - cy[N_CONV - 2]) / fabs(cy[N_CONV - 1]);
   for (int gi = 0; gi < N_CONV; ++gi)
-    if (!conv[gi].settled || conv[gi].wall) conv_change = NAN;
+    if (!conv[gi].settled || conv[gi].wall) conv_err = conv_err_thr = conv_err_R = NAN;
+  FILE *fcf = bg_lab_tsv(lab, "convergence_fit.tsv",
+                         "GSL fit y(h) = y_inf + C h^q over the refinement grids, h = dx/R0, 1-sigma from (J^T J)^-1 "
+                         "chi2/dof; error = (|y(finest) - y_inf| + sigma_y_inf) / y_inf",
+                         "quantity\ty_inf\tsigma_y_inf\tC\tsigma_C\tq\tsigma_q\tchi2\tdof\tgsl_status\ty_finest\terror");
+  const conv_fit *cfs[3] = {&cf, &cf_thr, &cf_R};
+  const char *cfn[3] = {"toe_runout_norm", "threshold_runout_norm", "toe_R_over_R0"};
+  double cfin[3] = {cy[N_CONV - 1], cyt[N_CONV - 1], cR[N_CONV - 1]}, cerr[3] = {conv_err, conv_err_thr, conv_err_R};
+  for (int k = 0; k < 3; ++k)
+    fprintf(fcf, "%s\t%.6g\t%.3g\t%.5g\t%.3g\t%.4g\t%.3g\t%.3g\t%d\t%d\t%.6g\t%.4g\n", cfn[k], cfs[k]->y_inf,
+            cfs[k]->s_y_inf, cfs[k]->C, cfs[k]->s_C, cfs[k]->q, cfs[k]->s_q, cfs[k]->chi2, cfs[k]->dof,
+            cfs[k]->status, cfin[k], cerr[k]);
+  fclose(fcf);
+  bg_lab_progress(lab, "refinement fit: y_inf %.4f +- %.4f, q %.2f +- %.2f; finest-grid error %.4f", cf.y_inf,
+                  cf.s_y_inf, cf.q, cf.s_q, conv_err);
 
   /* 4. floor friction at mu_aspect */
   FILE *fm = bg_lab_tsv(lab, "floor_mu.tsv", "runout vs floor Coulomb mu at one aspect ratio and dx", ROW_COLUMNS);
@@ -496,7 +699,8 @@ int main(int argc, char **argv) {
     const char *tag = tags[next];
     bg_column_result r = results[next++];
     rmu[i] = row_of(&r, &sc);
-    bg_lab_progress(lab, "%s: runout %.2f mm, r99 %.2f mm", tag, r.runout * 1e3, r.r99 * 1e3);
+    bg_lab_progress(lab, "%s: toe %.2f mm, 1-dx threshold %.2f mm, r99 %.2f mm", tag, r.front * 1e3, r.runout * 1e3,
+                    r.r99 * 1e3);
     write_row(fm, &rmu[i], R0, dx, sc.mu, cells);
     fflush(fm);
     bg_column_result_free(&r);
@@ -504,8 +708,9 @@ int main(int argc, char **argv) {
   fclose(fm);
   double mu_effect = (rmu[0].runout - rmu[N_MU - 1].runout) / rmu[N_MU - 1].runout;
   double mu_effect_r99 = (rmu[0].r99 - rmu[N_MU - 1].r99) / rmu[N_MU - 1].r99;
+  double mu_effect_thr = (rmu[0].thr - rmu[N_MU - 1].thr) / rmu[N_MU - 1].thr;
   for (int i = 0; i < N_MU; ++i)
-    if (!rmu[i].settled || rmu[i].wall) mu_effect = NAN;
+    if (!rmu[i].settled || rmu[i].wall) mu_effect = mu_effect_thr = NAN;
 
   int n_summit_small = 0, n_small = 0, n_conical_large = 0, n_large = 0;
   for (int i = 0; i < na; ++i) {
@@ -520,11 +725,20 @@ int main(int argc, char **argv) {
   FILE *fsum = bg_lab_tsv(lab, "summary.tsv", "one row per quantity", "quantity\tvalue\tunit");
   fprintf(fsum, "c1_small_a_slope\t%.5f\t1\n", lf.c1);
   fprintf(fsum, "a_break\t%.5f\t1\n", lf.ab);
+  fprintf(fsum, "a_break_without_largest_aspect\t%.5f\t1\n", lf_prev.ab);
+  fprintf(fsum, "conv_R_finest_grid_error\t%.5f\t1\n", conv_err_R);
   fprintf(fsum, "p_large_a_exponent\t%.5f\t1\n", lf.p);
   fprintf(fsum, "c2_large_a_coefficient\t%.5f\t1\n", lf.c2);
+  fprintf(fsum, "large_a_power_exponent\t%.5f\t1\n", pw.p);
+  fprintf(fsum, "large_a_power_coefficient\t%.5f\t1\n", pw.c2);
+  fprintf(fsum, "c1_small_a_slope_threshold_estimator\t%.5f\t1\n", lf_thr.c1);
+  fprintf(fsum, "a_break_threshold_estimator\t%.5f\t1\n", lf_thr.ab);
+  fprintf(fsum, "large_a_power_exponent_threshold_estimator\t%.5f\t1\n", pw_thr.p);
+  fprintf(fsum, "conv_finest_grid_error\t%.5f\t1\n", conv_err);
+  fprintf(fsum, "conv_observed_order\t%.4f\t1\n", cf.q);
   fprintf(fsum, "conv_rel_change_finest_pair\t%.5f\t1\n", conv_change);
-  fprintf(fsum, "conv_rel_change_coarsest_pair\t%.5f\t1\n", conv_change_coarse);
   fprintf(fsum, "floor_mu_rel_runout_change\t%.5f\t1\n", mu_effect);
+  fprintf(fsum, "floor_mu_rel_threshold_change\t%.5f\t1\n", mu_effect_thr);
   fprintf(fsum, "floor_mu_rel_r99_change\t%.5f\t1\n", mu_effect_r99);
   fprintf(fsum, "summit_deposits_below_lube_break\t%d of %d\t1\n", n_summit_small, n_small);
   fprintf(fsum, "conical_deposits_above_lube_break\t%d of %d\t1\n", n_conical_large, n_large);
@@ -534,10 +748,16 @@ int main(int argc, char **argv) {
   bg_lab_manifest_num(lab, "fit_p", lf.p);
   bg_lab_manifest_num(lab, "fit_c2", lf.c2);
 
-  bg_lab_claim(lab, "runout.break", lf.ab);
+  bg_lab_claim(lab, "runout.break", ab_claim);
   bg_lab_claim(lab, "runout.small_a_slope", lf.c1);
-  bg_lab_claim(lab, "runout.large_a_exponent", lf.p);
-  bg_lab_claim(lab, "runout.converged_dx", conv_change);
+  bg_lab_claim(lab, "runout.large_a_exponent", pw.p);
+  bg_lab_claim(lab, "runout.converged_dx", conv_err);
   bg_lab_claim(lab, "runout.floor_mu", mu_effect);
+  bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.converged_dx", conv_err_thr);
+  bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.floor_mu", mu_effect_thr);
+  bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.small_a_slope", lf_thr.c1);
+  bg_lab_claim_mutant(lab, "aspect-as-diameter", "runout.break", lf_dia.ab);
+  bg_lab_claim_mutant(lab, "aspect-as-diameter", "runout.small_a_slope", lf_dia.c1);
+  bg_lab_claim_mutant(lab, "lube-power-law", "runout.large_a_exponent", pw_lube.p);
   return bg_lab_finish(lab);
 }

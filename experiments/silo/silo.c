@@ -21,9 +21,14 @@
  * Apertures are resolved on the grid, not at the nominal D: a floor node is
  * free when it lies in the hole, so the geometric aperture is counted from
  * the free nodes of the floor plane (slot: N dx; round: sqrt(4 N dx^2 / pi)).
- * Every fit uses this counted aperture. In a continuum there is no grain
- * size, so the length d in Beverloo's (D - k d) is the grid spacing dx: the
- * deficit is the dead zone at the rim, which is cells wide.
+ * Every fit uses this counted aperture. A continuum has no grain size, so
+ * Beverloo's k d is 0 (references/derivations/silo.md); the fits that let
+ * k float measure it in cells of dx, a resolution artefact.
+ *
+ * Resolution criterion: only apertures whose centreline exit speed over
+ * sqrt(g D) has levelled off against D (|d ln u_c / d ln D| <= plateau_slope)
+ * enter the Beverloo fits; the claims are NaN (fail) when too few pass.
+ * --refine D runs one physical aperture on three grids (dx x 2, dx, dx / 2).
  *
  * Measurements, one run per aperture, sampled every sample_dt:
  *   parked mass in the sink (the discharge, W its slope), mass below the
@@ -105,6 +110,9 @@ typedef struct run_result {
   double W_plane, sW_plane;
   double W_sub[N_SUB], t_sub[N_SUB][2], flat; /* flat: max |W_k / W - 1| */
   double W_closure, W_counted; /* integrals over the exit profile */
+  double W_closure_rho0;       /* the same integral with rho0 for the state density (a mutant) */
+  double flat_startup;         /* flatness with the window opened at t = 0 (a mutant) */
+  double v_c, u_c;             /* centreline exit speed (bins within dx/2 of the axis), v_c / sqrt(g D_geo) */
   double D_flow;               /* width where v > 10% of its centreline value */
   double rel_se;               /* relative standard error of W, see w_rel_se() */
   const char *stop_rule;       /* which rule ended the run */
@@ -115,8 +123,7 @@ typedef struct run_result {
 } run_result;
 
 static void fail_sim(const char *what, bg_status s, const char *msg) {
-  fprintf(stderr, "error: %s: %s (%s)\n", what, bg_status_name(s), msg);
-  exit(1);
+  bg_lab_fail("%s: %s (%s)", what, bg_status_name(s), msg);
 }
 
 /* --------------------------------------------------------------- geometry */
@@ -172,8 +179,7 @@ static void build_geometry(const scene *sc, grid_geo *g) {
   int64_t nx = (int64_t)d->dims[0], ny = (int64_t)d->dims[1], nz = (int64_t)d->dims[2];
   g->phi = malloc((size_t)(nx * ny * nz) * sizeof *g->phi);
   if (!g->phi) {
-    fprintf(stderr, "error: out of memory for the floor field\n");
-    exit(1);
+    bg_lab_fail("out of memory for the floor field");
   }
   double t = sc->floor_cells * dx, R = 0.5 * sc->D_cells * dx;
   g->n_free = 0;
@@ -382,8 +388,7 @@ static run_result run_aperture(bg_lab *lab, const scene *sc, const char *tag, FI
       hs = realloc(hs, cap_s * sizeof *hs);
       rbs = realloc(rbs, cap_s * sizeof *rbs);
       if (!ts || !msink || !mbelow || !hs || !rbs) {
-        fprintf(stderr, "error: out of memory for the time series\n");
-        exit(1);
+        bg_lab_fail("out of memory for the time series");
       }
     }
     ts[ns] = t;
@@ -477,20 +482,34 @@ static run_result run_aperture(bg_lab *lab, const scene *sc, const char *tag, FI
       r.flat = isfinite(r.W_sub[k]) ? fmax(r.flat, fabs(r.W_sub[k] / r.W - 1)) : NAN;
     }
     r.rel_se = w_rel_se(ts, msink, w0, w1);
+    /* the same flatness had the window opened at t = 0 */
+    double sd, w_all = slope(ts, msink, 0, w1, &sd);
+    r.flat_startup = 0;
+    for (int k = 0; k < N_SUB; ++k) {
+      double wk = slope(ts, msink, w1 * k / N_SUB, w1 * (k + 1) / N_SUB, &sd);
+      r.flat_startup = isfinite(wk) ? fmax(r.flat_startup, fabs(wk / w_all - 1)) : NAN;
+    }
   } else {
-    r.W = r.W_plane = r.flat = r.rel_se = NAN;
+    r.W = r.W_plane = r.flat = r.rel_se = r.flat_startup = NAN;
   }
   /* profile integrals (per unit width for the slot) */
-  double vmax = 0;
-  r.W_closure = r.W_counted = 0;
+  double vmax = 0, smc = 0, smvc = 0;
+  r.W_closure = r.W_counted = r.W_closure_rho0 = 0;
   for (int b = 0; b < r.nb; ++b) {
     if (r.sm[b] <= 0 || r.n_prof == 0) continue;
     double vol = r.area[b] * dx * r.n_prof;
     double vb = r.smv[b] / r.sm[b], rb = r.smr[b] / r.sm[b];
     r.W_closure += rb * vb * r.area[b] * wscale;
     r.W_counted += r.smv[b] / vol * r.area[b] * wscale;
+    r.W_closure_rho0 += (double)g.desc.material.rho0 * vb * r.area[b] * wscale;
     if (vb > vmax) vmax = vb;
+    if (fabs(r.pos[b]) < 0.5 * dx) {
+      smc += r.sm[b];
+      smvc += r.smv[b];
+    }
   }
+  r.v_c = smc > 0 ? smvc / smc : NAN;
+  r.u_c = r.v_c / sqrt(G * r.D_geo);
   /* flowing width: extent of the bins with v > 10% of the maximum */
   {
     double lo = INFINITY, hi = -INFINITY;
@@ -613,7 +632,72 @@ static bev_fit fit_beverloo(const double *D, const double *y, size_t n, double d
   return r;
 }
 
+/* C of W / (rho_b sqrt g) = C (D - kd)^n_law with k fixed: a linear fit
+ * through the origin of the relative residuals, C x_i - 1 with
+ * x_i = (D_i - kd)^n_law / y_i (GSL, variance from the scatter) */
+static bev_fit fit_C_kfixed(const double *D, const double *y, size_t n, double kd, double n_law) {
+  bev_fit r = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, -1, (int)n - 1};
+  if (n < 2) return r;
+  double x[MAX_AP + 3], one[MAX_AP + 3], c1, cov11, ss;
+  for (size_t i = 0; i < n; ++i) {
+    if (D[i] - kd <= 0) return r;
+    x[i] = pow(D[i] - kd, n_law) / y[i];
+    one[i] = 1;
+  }
+  r.status = gsl_fit_mul(x, 1, one, 1, n, &c1, &cov11, &ss);
+  r.C = c1;
+  r.sC = sqrt(cov11);
+  r.n = n_law;
+  r.sn = 0;
+  r.rms = sqrt(ss / n);
+  return r;
+}
+
+/* n (and C) of the same law with k fixed: a straight line in logs,
+ * ln y = ln C + n ln(D - kd) (GSL, covariance from the scatter) */
+static bev_fit fit_n_kfixed(const double *D, const double *y, size_t n, double kd) {
+  bev_fit r = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, -1, (int)n - 2};
+  if (n < 3) return r;
+  double lx[MAX_AP + 3], ly[MAX_AP + 3], c0, c1, c00, c01, c11, ss;
+  for (size_t i = 0; i < n; ++i) {
+    if (D[i] - kd <= 0) return r;
+    lx[i] = log(D[i] - kd);
+    ly[i] = log(y[i]);
+  }
+  r.status = gsl_fit_linear(lx, 1, ly, 1, n, &c0, &c1, &c00, &c01, &c11, &ss);
+  r.C = exp(c0);
+  r.sC = r.C * sqrt(c00);
+  r.n = c1;
+  r.sn = sqrt(c11);
+  r.rms = sqrt(ss / n);
+  return r;
+}
+
+/* Resolution criterion: an aperture's run has reached its steady exit speed
+ * when u_c = v_c / sqrt(g D) has levelled off against D. s_i is the local
+ * log-slope d ln u_c / d ln D to the next larger aperture (the largest: to
+ * the one below); W ~ u_c D^(n_law) in the law's dimensions, so the drift of
+ * u_c adds s_i to the local exponent of W, and an aperture passes when
+ * |s_i| <= s_max. Runs that did not discharge never pass. */
+static int resolution(const run_result *rr, int n, double s_max, double *s, int *ok) {
+  int nok = 0;
+  for (int i = 0; i < n; ++i) {
+    int j = i + 1 < n ? i + 1 : i - 1;
+    const run_result *a = &rr[i], *b = &rr[j];
+    int disch = isfinite(a->W) && a->W > 0 && !a->jammed && isfinite(a->u_c) && a->u_c > 0;
+    int disch_b = isfinite(b->W) && b->W > 0 && !b->jammed && isfinite(b->u_c) && b->u_c > 0;
+    s[i] = n > 1 && disch && disch_b ? log(b->u_c / a->u_c) / log(b->D_geo / a->D_geo) : NAN;
+    ok[i] = isfinite(s[i]) && fabs(s[i]) <= s_max;
+    nok += ok[i];
+  }
+  return nok;
+}
+
 /* ---------------------------------------------------------------- main */
+
+/* measurement mutants (references/mutants.tsv), evaluated on the plain run's data */
+static const char *const silo_mutants[] = {"criterion-off",       "startup-included",    "density-rho0",
+                                           "criterion-off-round", "k-fixed-wrong-round", "aperture-misread", NULL};
 
 static int parse_apertures(const char *s, double *out, int max, double lo, double hi) {
   int n = 0;
@@ -653,51 +737,55 @@ static int parse_apertures(const char *s, double *out, int max, double lo, doubl
 int main(int argc, char **argv) {
   const char *geometry = NULL, *apertures = NULL;
   double dx = 0, hr = 5.5, mu_wall = 0.5, mu_floor = 0.5, drop_sweep = 0, t_max = 20, sample_dt = 0,
-         jitter = 0.5, t_win_min = 0, w_rel_se_max = 0.01, startup_frac = 0.05;
+         jitter = 0.5, t_win_min = 0, w_rel_se_max = 0.01, startup_frac = 0.05, plateau_slope = 0.1, k_fixed = 0,
+         refine = 0;
   int silo_cells = 0, floor_cells = 2, gap_cells = 3, slab_cells = 1, jobs = 1;
   bg_lab_param params[] = {
-      {"geometry", BG_PARAM_STRING, &geometry, 0, 0, "slot (planar, W ~ D^3/2) or round (W ~ D^5/2); by scale: quick slot, paper round", 0},
-      {"dx", BG_PARAM_DOUBLE, &dx, 1e-4, 0.1, "grid spacing, m (by scale: quick 0.01, paper 0.005)", 0},
-      {"silo-cells", BG_PARAM_INT, &silo_cells, 8, 512, "silo width (slot) or diameter (round) L, cells (by scale: quick 20, paper 40)", 0},
-      {"apertures", BG_PARAM_STRING, &apertures, 0, 0, "orifice sizes D, cells, comma-separated, increasing (by scale: quick 4,5,6,7, paper 6,8,10,12,14,16)", 0},
-      {"h-over-r", BG_PARAM_DOUBLE, &hr, 5, 20, "fill height over silo half-width H / R (Janssen: >= 5)", 0},
-      {"mu-wall", BG_PARAM_DOUBLE, &mu_wall, 0, 2, "silo wall Coulomb coefficient", 0},
-      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0, 2, "floor Coulomb coefficient", 0},
-      {"floor-cells", BG_PARAM_INT, &floor_cells, 2, 8, "floor thickness, cells", 0},
-      {"gap-cells", BG_PARAM_INT, &gap_cells, 1, 32, "distance from the floor's underside to the sink, cells", 0},
-      {"slab-cells", BG_PARAM_INT, &slab_cells, 1, 32, "slot silo thickness between the slip walls, cells", 0},
+      {"geometry", BG_PARAM_STRING, &geometry, 0, 0, "slot (planar, W ~ D^3/2) or round (W ~ D^5/2)", 0, "slot", "round", NULL},
+      {"dx", BG_PARAM_DOUBLE, &dx, 1e-4, 0.1, "grid spacing, m", 0, "0.01", "0.005", "dx_m"},
+      {"silo-cells", BG_PARAM_INT, &silo_cells, 8, 512, "silo width (slot) or diameter (round) L, cells", 0, "20", "60", NULL},
+      {"apertures", BG_PARAM_STRING, &apertures, 0, 0, "orifice sizes D, cells, comma-separated, increasing", 0, "4,5,6,7", "14,17,20,22,24", "apertures_cells"},
+      {"h-over-r", BG_PARAM_DOUBLE, &hr, 5, 20, "fill height over silo half-width H / R (Janssen: >= 5)", 0, NULL, NULL, NULL},
+      {"mu-wall", BG_PARAM_DOUBLE, &mu_wall, 0, 2, "silo wall Coulomb coefficient", 0, NULL, NULL, NULL},
+      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0, 2, "floor Coulomb coefficient", 0, NULL, NULL, NULL},
+      {"floor-cells", BG_PARAM_INT, &floor_cells, 2, 8, "floor thickness, cells", 0, NULL, NULL, NULL},
+      {"gap-cells", BG_PARAM_INT, &gap_cells, 1, 32, "distance from the floor's underside to the sink, cells", 0, NULL, NULL, NULL},
+      {"slab-cells", BG_PARAM_INT, &slab_cells, 1, 32, "slot silo thickness between the slip walls, cells", 0, NULL, NULL, NULL},
       {"drop-sweep", BG_PARAM_DOUBLE, &drop_sweep, 0.1, 1,
-       "fraction of the fill range H to 1.2 L the sweep runs drain inside their steady window (the largest aperture drains to 1.2 L; by scale: quick 0.2, paper 0.5)", 0},
-      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.01, 100, "maximum simulated time per run, s", 0},
-      {"sample-dt", BG_PARAM_DOUBLE, &sample_dt, 1e-4, 0.1, "sampling interval, s (unset: 0.25 sqrt(dx / g))", 0},
-      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0},
+       "fraction of the fill range H to 1.2 L the sweep runs drain inside their steady window (the largest aperture drains to 1.2 L)", 0, "0.2", "0.5", NULL},
+      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.01, 100, "maximum simulated time per run, s", 0, NULL, NULL, "t_max_s"},
+      {"sample-dt", BG_PARAM_DOUBLE, &sample_dt, 1e-4, 0.1, "sampling interval, s (default: derived, 0.25 sqrt(dx / g))", 0, NULL, NULL, "sample_dt_s"},
+      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0, NULL, NULL, NULL},
       {"t-window-min", BG_PARAM_DOUBLE, &t_win_min, 0.01, 100,
-       "steady-window rule for the sweep runs: the shortest window, s (unset: 2 x 5 = 10 elastic periods 4 H / c_p)", 0},
+       "steady-window rule for the sweep runs: the shortest window, s (unset: 2 x 5 = 10 elastic periods 4 H / c_p)", 0, NULL, NULL, "t_window_min_s"},
       {"w-rel-se", BG_PARAM_DOUBLE, &w_rel_se_max, 1e-4, 0.5,
-       "steady-window rule: a sweep run ends once its window lasts t-window-min and W's relative standard error is at most this", 0},
+       "steady-window rule: a sweep run ends once its window lasts t-window-min and W's relative standard error is at most this", 0, NULL, NULL, "w_rel_se_max"},
       {"startup-frac", BG_PARAM_DOUBLE, &startup_frac, 0.005, 0.5,
-       "start-up exclusion: the window opens once the fill has dropped this fraction of H - 1.2 L (and t >= 2 x 4 H / c_p)", 0},
+       "start-up exclusion: the window opens once the fill has dropped this fraction of H - 1.2 L (and t >= 2 x 4 H / c_p)", 0, NULL, NULL, NULL},
       {"jobs", BG_PARAM_INT, &jobs, 1, MAX_AP,
        "apertures simulated at once, each its own simulation with one CPU thread, or on cuda its own stream (which "
-       "hides every run's host-side sampling behind the others' kernels); results do not depend on it", 0},
+       "hides every run's host-side sampling behind the others' kernels); results do not depend on it", 0, NULL, NULL, NULL},
+      {"plateau-slope", BG_PARAM_DOUBLE, &plateau_slope, 0.01, 1,
+       "resolution criterion: an aperture enters the Beverloo fits when |d ln u_c / d ln D| <= this, u_c = v_c / sqrt(g D) its centreline exit speed (slope to the next larger aperture; the largest: to the one below)", 0, NULL, NULL, NULL},
+      {"k-fixed", BG_PARAM_DOUBLE, &k_fixed, 0, 10,
+       "k of the fixed-k Beverloo fits, cells (0: a continuum has no grain size, see references/derivations/silo.md)", 0, NULL, NULL, "k_fixed_cells"},
+      {"refine", BG_PARAM_DOUBLE, &refine, 0, 1,
+       "dx refinement at a fixed physical aperture D (m; 0: off): the same silo geometry with L = 2.5 D at dx x 2, dx, dx / 2, one run each, W, u_c and C(k=0) per grid in refine.tsv", 0, NULL, NULL, "refine_D_m"},
   };
   int np = (int)(sizeof params / sizeof params[0]);
   bg_lab *lab = bg_lab_init("exp_silo",
                             "Silo discharge through a floor orifice: rate against fill height, Beverloo "
                             "aperture sweep with GSL fits, exit profiles and flux closure.",
-                            argc, argv, params, np, NULL);
-  int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
-  if (!geometry) geometry = paper ? "round" : "slot";
+                            argc, argv, params, np, silo_mutants);
   if (strcmp(geometry, "slot") && strcmp(geometry, "round")) {
     fprintf(stderr, "error: --geometry: '%s' is not one of slot, round\n", geometry);
     return 2;
   }
   int round = !strcmp(geometry, "round");
-  if (!params[1].set) dx = paper ? 0.005 : 0.01;
-  if (!params[2].set) silo_cells = paper ? 40 : 20;
-  if (!apertures) apertures = paper ? "6,8,10,12,14,16" : "4,5,6,7";
-  if (!params[10].set) drop_sweep = paper ? 0.5 : 0.2;
-  if (!params[12].set) sample_dt = 0.25 * sqrt(dx / G);
+  /* paper: apertures of 14-24 cells (L/D >= 2.5), where u_c levels off in the recorded round runs */
+  /* 0 (below the accepted range): derived from the grid and the column */
+  const int derive_sample_dt = sample_dt == 0, derive_t_win = t_win_min == 0;
+  if (derive_sample_dt) sample_dt = 0.25 * sqrt(dx / G);
   /* Sweep runs (every aperture but the largest) end on whichever comes first:
    * the fill-drop target (drop-sweep), or the steady-window rule: the window
    * has lasted t-window-min AND W's relative standard error (w_rel_se: the
@@ -715,19 +803,12 @@ int main(int argc, char **argv) {
    * The rate run is not affected: it drains to 1.2 L for silo.rate_flat.
    * The quick preset's sweep windows (0.45-1.28 s) are shorter than 1.5 s,
    * so there the fill drop ends them as before.
-   * Paper preset estimate (round; Beverloo with the seed's C ~ 0.5, k ~ 2.5
-   * cells: W ~ 0.14, 0.44, 0.95, 1.7, 2.8, 4.1 kg/s for 6-16 cells; start-up
-   * max(0.3 s, 5% of the range = 1.05 kg / W) = 7.4, 2.4, 1.1, 0.6, 0.4,
-   * 0.3 s; sweep windows T_min; rate run ~5 s): ~25 s simulated in all
-   * (fill-drop rule alone: ~137 s, 82 s at 6 cells), ~2.9e11 particle-steps
-   * at 1.09 M particles and dt ~ 9.4e-5 s (1.6e12 before): ~4 min at
-   * 1.2 G particle-steps/s, ~7 min at 0.7 G/s, ~14 min at the 35 s of wall
-   * per simulated second measured on an H200 (before: ~80 min). Start-up
-   * then dominates the 6-cell run (7.4 of 8.9 s); runs whose W error stays
-   * above 1% at T_min run longer. See reports/silo.md. */
+   * Paper preset (round, 60 cells, 14-24-cell apertures): 3.7M particles;
+   * the recorded 56-cell run with 8-22 cells took 262 s on an H200 at
+   * --jobs 6, so expect ~5 min. See reports/silo.md. */
   bg_material sand = bg_material_sand();
   double period = 4 * (hr * 0.5 * silo_cells * dx) / (double)bg_material_pwave_speed(&sand);
-  if (!params[14].set) t_win_min = 2.0 * N_SUB * period;
+  if (derive_t_win) t_win_min = 2.0 * N_SUB * period;
   double D[MAX_AP];
   int nap = parse_apertures(apertures, D, MAX_AP, 3, silo_cells / 2.5);
   if (nap < 4) {
@@ -735,18 +816,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   gsl_set_error_handler_off();
-  bg_lab_manifest_str(lab, "geometry", geometry);
-  bg_lab_manifest_str(lab, "apertures_cells", apertures);
-  const char *pnames[] = {"geometry", "dx_m", "silo_cells", "apertures", "h_over_r", "mu_wall", "mu_floor",
-                          "floor_cells", "gap_cells", "slab_cells", "drop_sweep", "t_max_s", "sample_dt_s",
-                          "jitter", "t_window_min_s", "w_rel_se_max", "startup_frac", "jobs"};
-  _Static_assert(sizeof pnames / sizeof pnames[0] == sizeof params / sizeof params[0],
-                 "one manifest name per parameter");
-  for (int i = 0; i < np; ++i) {
-    if (params[i].type == BG_PARAM_STRING) continue;
-    bg_lab_manifest_num(lab, pnames[i],
-                        params[i].type == BG_PARAM_INT ? (double)*(int *)params[i].dest : *(double *)params[i].dest);
-  }
+  /* the derived values, as used */
+  bg_lab_manifest_num(lab, "sample_dt_s", sample_dt);
+  bg_lab_manifest_num(lab, "t_window_min_s", t_win_min);
   bg_lab_manifest_num(lab, "ppc", 8);
   bg_lab_manifest_num(lab, "startup_periods_4H_over_cp", STARTUP_PERIODS);
   bg_lab_manifest_num(lab, "h_end_over_L", H_END_OVER_L);
@@ -761,21 +833,49 @@ int main(int argc, char **argv) {
                 0, t_win_min, w_rel_se_max, startup_frac, t_max, sample_dt, jitter, bg_lab_backend(lab), bg_lab_threads(lab), bg_lab_seed(lab)};
   double n0 = round ? 2.5 : 1.5;
   const char *unit_w = round ? "kg_per_s" : "kg_per_m_s";
-  run_result rr[MAX_AP];
+  /* runs: the aperture sweep, then (--refine) one fixed physical aperture on three grids */
+  int nref = refine > 0 ? 3 : 0, ntot = nap + nref;
+  scene scs[MAX_AP + 3];
+  run_result rr[MAX_AP + 3];
   int iref = nap - 1; /* the largest aperture drains the whole window: the rate run */
   char cols[512];
   snprintf(cols, sizeof cols,
            "t_s\tparked_%s\tbelow_plane_%s\tW_sink_%s\tW_plane_%s\tfill_m\tfill_over_L\tfill_over_H\trho_b_kg_m3\tin_window",
            round ? "kg" : "kg_per_m", round ? "kg" : "kg_per_m", unit_w, unit_w);
-  FILE *fs[MAX_AP];
+  FILE *fs[MAX_AP + 3];
   for (int i = 0; i < nap; ++i) {
+    scs[i] = base;
+    scs[i].D_cells = D[i];
+    scs[i].drop = i == iref ? 1.0 : drop_sweep;
+    scs[i].steady_stop = i != iref;
+  }
+  /* refinement: L = 2.5 D (Mankoc 2007: wider does not matter) in whole even cells of the coarsest grid */
+  int rlc0 = refine > 0 ? 2 * (int)ceil(1.25 * refine / (2 * dx) - 1e-9) : 0;
+  for (int j = 0; j < nref; ++j) {
+    scene *sc = &scs[nap + j];
+    *sc = base;
+    sc->dx = 2 * dx / (1 << j);
+    sc->silo_cells = rlc0 << j;
+    sc->D_cells = refine / sc->dx;
+    sc->drop = drop_sweep;
+    sc->steady_stop = 1;
+    if (derive_sample_dt) sc->sample_dt = 0.25 * sqrt(sc->dx / G);
+    if (derive_t_win) sc->t_win_min = 2.0 * N_SUB * 4 * (hr * 0.5 * rlc0 * 2 * dx) / (double)bg_material_pwave_speed(&sand);
+    if (sc->D_cells < 3 || sc->silo_cells > 1024) {
+      fprintf(stderr, "error: --refine %g m: %.2f cells on the coarsest grid (dx %g m) and %d silo cells on the finest; "
+                      "need >= 3 and <= 1024\n", refine, refine / (2 * dx), 2 * dx, rlc0 << 2);
+      return 2;
+    }
+  }
+  for (int i = 0; i < ntot; ++i) {
     char fn[64], cm[256];
-    snprintf(fn, sizeof fn, "series_D%d.tsv", i);
-    snprintf(cm, sizeof cm, "%s silo, aperture %g cells nominal, dx %g m; W per %s; local rates over +-5 samples; fill = mass above z=0 / (rho_b A)",
-             geometry, D[i], dx, round ? "silo" : "unit slot width");
+    if (i < nap) snprintf(fn, sizeof fn, "series_D%d.tsv", i);
+    else snprintf(fn, sizeof fn, "series_R%d.tsv", i - nap);
+    snprintf(cm, sizeof cm, "%s silo, aperture %g cells nominal, dx %g m, L %d cells; W per %s; local rates over +-5 samples; fill = mass above z=0 / (rho_b A)",
+             geometry, scs[i].D_cells, scs[i].dx, scs[i].silo_cells, round ? "silo" : "unit slot width");
     fs[i] = bg_lab_tsv(lab, fn, cm, cols);
   }
-  if (jobs > nap) jobs = nap; /* the manifest keeps the value asked for */
+  if (jobs > ntot) jobs = ntot; /* the manifest keeps the value asked for */
   /* Each aperture is an independent simulation; with --jobs > 1 they run
    * side by side (dynamic schedule, smallest aperture first: it runs the
    * longest). Inside the region the CPU backend's own parallel loops get one
@@ -783,96 +883,161 @@ int main(int argc, char **argv) {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(jobs) if (jobs > 1)
 #endif
-  for (int i = 0; i < nap; ++i) {
-    scene sc = base;
-    sc.D_cells = D[i];
-    sc.drop = i == iref ? 1.0 : drop_sweep;
-    sc.steady_stop = i != iref;
-    char tag[64];
-    snprintf(tag, sizeof tag, "D %g cells (%d/%d)", D[i], i + 1, nap);
-    rr[i] = run_aperture(lab, &sc, tag, fs[i]);
+  for (int q = 0; q < ntot; ++q) {
+    /* the finest refinement grid first: it runs the longest */
+    int i = q < nref ? ntot - 1 - q : q - nref;
+    char tag[96];
+    if (i < nap) snprintf(tag, sizeof tag, "D %g cells (%d/%d)", D[i], i + 1, nap);
+    else snprintf(tag, sizeof tag, "refine D %g m, dx %g m (%d/%d)", refine, scs[i].dx, i - nap + 1, nref);
+    rr[i] = run_aperture(lab, &scs[i], tag, fs[i]);
     fclose(fs[i]);
   }
-  for (int i = 0; i < nap; ++i) bg_lab_add_work(lab, (double)rr[i].n_particles * (double)rr[i].steps);
+  for (int i = 0; i < ntot; ++i) bg_lab_add_work(lab, (double)rr[i].n_particles * (double)rr[i].steps);
 
-  /* rates and apertures */
+  /* rates, exit speeds and the resolution criterion */
+  double slope_u[MAX_AP];
+  int res[MAX_AP];
+  int nres = resolution(rr, nap, plateau_slope, slope_u, res);
   FILE *fr = bg_lab_tsv(lab, "rates.tsv",
-                        round ? "discharge rate per aperture (kg/s), parked-mass fit over the steady window; D_geo counted from free floor nodes"
-                              : "discharge rate per unit slot width (kg/(m s)), parked-mass fit over the steady window; D_geo counted from free floor nodes",
-                        "D_nominal_m\tD_geo_m\tD_over_dx\tW\tsigma_W\tW_plane\tsigma_W_plane\tW_closure\tW_counted\trho_b_kg_m3\tsigma_rho_b_kg_m3\tflatness\tD_flow_m\tt_window_start_s\tt_window_end_s\tsamples\tjammed\tparticles\tsteps\tW_rel_se\tstop_rule");
-  double Dg[MAX_AP], y[MAX_AP], lD[MAX_AP], lW[MAX_AP], rb_mean = 0;
-  int nfit = 0;
+                        round ? "discharge rate per aperture (kg/s), parked-mass fit over the steady window; D_geo counted from free floor nodes; u_c = v_c / sqrt(g D_geo), u_slope = d ln u_c / d ln D, resolved: |u_slope| <= plateau_slope"
+                              : "discharge rate per unit slot width (kg/(m s)), parked-mass fit over the steady window; D_geo counted from free floor nodes; u_c = v_c / sqrt(g D_geo), u_slope = d ln u_c / d ln D, resolved: |u_slope| <= plateau_slope",
+                        "D_nominal_m\tD_geo_m\tD_over_dx\tW\tsigma_W\tW_plane\tsigma_W_plane\tW_closure\tW_counted\trho_b_kg_m3\tsigma_rho_b_kg_m3\tflatness\tD_flow_m\tt_window_start_s\tt_window_end_s\tsamples\tjammed\tparticles\tsteps\tW_rel_se\tstop_rule\tv_c_m_s\tu_c\tu_slope\tresolved\tC_k0");
+  /* fit sets: every discharging aperture (all), and those that pass the criterion (res) */
+  double Da[MAX_AP], ya[MAX_AP], Dr[MAX_AP], yr[MAX_AP], lD[MAX_AP], lW[MAX_AP], rb_mean = 0;
+  int nfit = 0, nr = 0;
   for (int i = 0; i < nap; ++i) {
     run_result *r = &rr[i];
-    fprintf(fr, "%.6g\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.6g\t%.2f\t%.2f\t%.5f\t%.5g\t%.4f\t%.4f\t%d\t%d\t%zu\t%llu\t%.3g\t%s\n",
+    double yy = r->W / (r->rho_b * sqrt(G));
+    fprintf(fr, "%.6g\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.6g\t%.2f\t%.2f\t%.5f\t%.5g\t%.4f\t%.4f\t%d\t%d\t%zu\t%llu\t%.3g\t%s\t%.5g\t%.5g\t%.4g\t%d\t%.5g\n",
             r->D_nom, r->D_geo, r->D_geo / dx, r->W, r->sW, r->W_plane, r->sW_plane, r->W_closure, r->W_counted,
             r->rho_b, r->rho_b_sd, r->flat, r->D_flow, r->t0w, r->t1w, r->n_window, r->jammed, r->n_particles,
-            (unsigned long long)r->steps, r->rel_se, r->stop_rule);
+            (unsigned long long)r->steps, r->rel_se, r->stop_rule, r->v_c, r->u_c, slope_u[i], res[i],
+            yy / pow(r->D_geo, n0));
     if (isfinite(r->W) && r->W > 0 && !r->jammed) {
-      Dg[nfit] = r->D_geo;
-      y[nfit] = r->W / (r->rho_b * sqrt(G));
+      Da[nfit] = r->D_geo;
+      ya[nfit] = yy;
       lD[nfit] = log(r->D_geo);
       lW[nfit] = log(r->W);
       rb_mean += r->rho_b;
       nfit++;
+      if (res[i]) {
+        Dr[nr] = r->D_geo;
+        yr[nr] = yy;
+        nr++;
+      }
     }
   }
   fclose(fr);
+  (void)nres;
 
-  /* fits: exponent fixed, then free; geometric power law */
-  /* with fewer than 4 discharging apertures the fits are not made: their
-   * values stay NaN and the claims on them fail */
-  if (nfit < 4)
-    bg_lab_progress(lab, "only %d apertures discharged (jammed or no steady window): no Beverloo fits", nfit);
-  /* start: k = 1, C from the largest aperture */
-  double st0[3] = {nfit > 0 ? y[nfit - 1] / pow(Dg[nfit - 1] - dx, n0) : 1.0, 1.0, n0};
+  /* fits: k fixed by the physical argument (k_fixed, 0) and k free, on the
+   * resolved apertures, and the same on all (the definitions before the
+   * criterion); the geometric power law on all */
   bev_fit none = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, -1, 0};
-  bev_fit fa = nfit >= 4 ? fit_beverloo(Dg, y, (size_t)nfit, dx, n0, 0, st0) : none;
-  double st1[3] = {fa.C, fa.k, n0};
-  bev_fit fb = nfit >= 4 ? fit_beverloo(Dg, y, (size_t)nfit, dx, n0, 1, st1) : none;
+  double kd = k_fixed * dx;
+  bev_fit c_fix = fit_C_kfixed(Dr, yr, (size_t)nr, kd, n0);
+  bev_fit n_fix = fit_n_kfixed(Dr, yr, (size_t)nr, kd);
+  double st0[3] = {nr > 0 ? yr[nr - 1] / pow(Dr[nr - 1], n0) : 1.0, 0.5, n0};
+  bev_fit c_free = nr >= 3 ? fit_beverloo(Dr, yr, (size_t)nr, dx, n0, 0, st0) : none;
+  double st1[3] = {c_free.C, c_free.k, n0};
+  bev_fit n_free = nr >= 4 && isfinite(c_free.C) ? fit_beverloo(Dr, yr, (size_t)nr, dx, n0, 1, st1) : none;
+  double sa0[3] = {nfit > 0 ? ya[nfit - 1] / pow(Da[nfit - 1] - dx, n0) : 1.0, 1.0, n0};
+  bev_fit c_free_all = nfit >= 4 ? fit_beverloo(Da, ya, (size_t)nfit, dx, n0, 0, sa0) : none;
+  double sa1[3] = {c_free_all.C, c_free_all.k, n0};
+  bev_fit n_free_all = nfit >= 4 ? fit_beverloo(Da, ya, (size_t)nfit, dx, n0, 1, sa1) : none;
+  bev_fit c_fix_all = fit_C_kfixed(Da, ya, (size_t)nfit, kd, n0);
+  bev_fit n_fix_all = fit_n_kfixed(Da, ya, (size_t)nfit, kd);
+  /* measurement mutants: k fixed at 2.5 cells (the seed's dead annulus) on the resolved set;
+   * the aperture read 20% larger than the free nodes give */
+  bev_fit c_kwrong = fit_C_kfixed(Dr, yr, (size_t)nr, 2.5 * dx, n0);
+  bev_fit n_kwrong = fit_n_kfixed(Dr, yr, (size_t)nr, 2.5 * dx);
+  double Dm[MAX_AP];
+  for (int i = 0; i < nr; ++i) Dm[i] = 1.2 * Dr[i];
+  bev_fit c_misread = fit_C_kfixed(Dm, yr, (size_t)nr, kd, n0);
   double ng = NAN, sng = NAN, lc0 = NAN;
   if (nfit >= 3) {
     double c00, c01, c11, ss;
     gsl_fit_linear(lD, 1, lW, 1, (size_t)nfit, &lc0, &ng, &c00, &c01, &c11, &ss);
-    sng = sqrt(c11 * ss / (nfit - 2));
+    sng = sqrt(c11); /* gsl_fit_linear's covariance is already scaled by the scatter */
   }
+  /* the reason a Beverloo claim is NaN, printed even with --quiet */
+  if (nr < 3)
+    fprintf(stderr, "exp_silo: %d of %d apertures pass the resolution criterion |d ln u_c / d ln D| <= %g "
+                    "(rates.tsv: u_c, u_slope): %s cannot be judged\n", nr, nap, plateau_slope,
+            nr < 2 ? (round ? "C (needs 2) and the exponent (needs 3)" : "the exponent (needs 3)") : "the exponent (needs 3)");
   FILE *ff = bg_lab_tsv(lab, "fits.tsv",
-                        "GSL fits of W / (rho_b sqrt g) = C (D - k dx)^n over the counted apertures (relative residuals, 1-sigma from the covariance scaled by chi^2/dof); fit 'geometric': W = A D^n, log-linear",
-                        "fit\tC\tsigma_C\tk\tsigma_k\tn\tsigma_n\trms_rel\tdof\tgsl_status\tn_law\tdx_m");
-  fprintf(ff, "fixed_exponent\t%.5g\t%.3g\t%.5g\t%.3g\t%.4g\t0\t%.4g\t%d\t%d\t%g\t%g\n", fa.C, fa.sC, fa.k, fa.sk,
-          fa.n, fa.rms, fa.dof, fa.status, n0, dx);
-  fprintf(ff, "free_exponent\t%.5g\t%.3g\t%.5g\t%.3g\t%.4g\t%.3g\t%.4g\t%d\t%d\t%g\t%g\n", fb.C, fb.sC, fb.k, fb.sk,
-          fb.n, fb.sn, fb.rms, fb.dof, fb.status, n0, dx);
-  fprintf(ff, "geometric\t%.5g\tnan\t0\t0\t%.4g\t%.3g\tnan\t%d\t0\t%g\t%g\n", exp(lc0), ng, sng, nfit - 2, n0, dx);
+                        "GSL fits of W / (rho_b sqrt g) = C (D - k dx)^n over the counted apertures (relative residuals; 1-sigma from the scatter, chi^2/dof); "
+                        "set resolved: apertures that pass the resolution criterion, all: every discharging aperture; k_rule fixed: k = k_fixed cells; "
+                        "rows 1-3 (C_k_fixed, n_k_fixed, geometric) feed reports/silo_beverloo.gp",
+                        "fit\tC\tsigma_C\tk\tsigma_k\tn\tsigma_n\trms_rel\tdof\tgsl_status\tn_law\tdx_m\tset\tapertures");
+  struct {
+    const char *name, *set;
+    const bev_fit *f;
+    int n;
+  } rows[] = {
+      {"C_k_fixed", "resolved", &c_fix, nr},        {"n_k_fixed", "resolved", &n_fix, nr},
+      {"geometric", "all", &none, nfit},            {"C_k_free", "resolved", &c_free, nr},
+      {"n_k_free", "resolved", &n_free, nr},        {"C_k_fixed_all", "all", &c_fix_all, nfit},
+      {"n_k_fixed_all", "all", &n_fix_all, nfit},   {"C_k_free_all", "all", &c_free_all, nfit},
+      {"n_k_free_all", "all", &n_free_all, nfit},
+  };
+  for (size_t q = 0; q < sizeof rows / sizeof rows[0]; ++q) {
+    const bev_fit *f = rows[q].f;
+    if (!strcmp(rows[q].name, "geometric")) {
+      fprintf(ff, "geometric\t%.5g\tnan\t0\t0\t%.4g\t%.3g\tnan\t%d\t0\t%g\t%g\tall\t%d\n", exp(lc0), ng, sng, nfit - 2,
+              n0, dx, nfit);
+      continue;
+    }
+    int kfix = strstr(rows[q].name, "k_fixed") != NULL;
+    fprintf(ff, "%s\t%.5g\t%.3g\t%.5g\t%.3g\t%.4g\t%.3g\t%.4g\t%d\t%d\t%g\t%g\t%s\t%d\n", rows[q].name, f->C, f->sC,
+            kfix ? k_fixed : f->k, kfix ? 0.0 : f->sk, f->n, f->sn, f->rms, f->dof, f->status, n0, dx, rows[q].set,
+            rows[q].n);
+  }
   fclose(ff);
-  /* curves for the figure, W against D */
+  /* curves for the figure, W against D: the resolved k-fixed fits (n law, n free) and the geometric law */
   FILE *fcv = bg_lab_tsv(lab, "fit_curves.tsv", "fitted W(D) with the run's mean rho_b; W in the rates.tsv unit",
-                         "D_m\tW_fixed_exponent\tW_free_exponent\tW_geometric");
+                         "D_m\tW_C_k_fixed\tW_n_k_fixed\tW_geometric");
   if (nfit > 0) rb_mean /= nfit;
   for (int i = 0; i <= 200 && nfit > 0; ++i) {
-    double Dm = Dg[nfit - 1] * 1.15 * i / 200.0;
-    double a1 = Dm - fa.k * dx, a2 = Dm - fb.k * dx;
-    fprintf(fcv, "%.6g\t%.6g\t%.6g\t%.6g\n", Dm, a1 > 0 ? fa.C * rb_mean * sqrt(G) * pow(a1, fa.n) : NAN,
-            a2 > 0 ? fb.C * rb_mean * sqrt(G) * pow(a2, fb.n) : NAN, Dm > 0 ? exp(lc0) * pow(Dm, ng) : NAN);
+    double Dq = Da[nfit - 1] * 1.15 * i / 200.0, a = Dq - kd;
+    fprintf(fcv, "%.6g\t%.6g\t%.6g\t%.6g\n", Dq, a > 0 ? c_fix.C * rb_mean * sqrt(G) * pow(a, n0) : NAN,
+            a > 0 ? n_fix.C * rb_mean * sqrt(G) * pow(a, n_fix.n) : NAN, Dq > 0 ? exp(lc0) * pow(Dq, ng) : NAN);
   }
   fclose(fcv);
-  /* exit profiles */
-  for (int i = 0; i < nap; ++i) {
+  /* exit profiles (sweep, then refinement runs) */
+  for (int i = 0; i < ntot; ++i) {
     run_result *r = &rr[i];
     char fn[64], cm[320];
-    snprintf(fn, sizeof fn, "exit_D%d.tsv", i);
-    snprintf(cm, sizeof cm, "exit profile just under the orifice plane z = 0 (band -dx <= z < 0, %d samples), D_geo %.4g m; %s; v downward positive",
-             r->n_prof, r->D_geo, round ? "position = radius from the axis" : "position = x from the aperture centre");
+    if (i < nap) snprintf(fn, sizeof fn, "exit_D%d.tsv", i);
+    else snprintf(fn, sizeof fn, "exit_R%d.tsv", i - nap);
+    snprintf(cm, sizeof cm, "exit profile just under the orifice plane z = 0 (band -dx <= z < 0, %d samples), D_geo %.4g m, dx %g m; %s; v downward positive",
+             r->n_prof, r->D_geo, scs[i].dx, round ? "position = radius from the axis" : "position = x from the aperture centre");
     FILE *fe = bg_lab_tsv(lab, fn, cm,
                           "pos_m\tpos_over_D\tflux_kg_m2_s\tv_exit_m_s\trho_state_kg_m3\trho_counted_kg_m3\tparticle_samples");
     for (int b = 0; b < r->nb; ++b) {
-      double vol = r->area[b] * dx * (r->n_prof ? r->n_prof : 1);
+      double vol = r->area[b] * scs[i].dx * (r->n_prof ? r->n_prof : 1);
       int has = r->sm[b] > 0;
       fprintf(fe, "%.6g\t%.5g\t%.6g\t%.6g\t%.6g\t%.6g\t%g\n", r->pos[b], r->pos[b] / r->D_geo,
               r->smv[b] / vol, has ? r->smv[b] / r->sm[b] : NAN, has ? r->smr[b] / r->sm[b] : NAN, r->sm[b] / vol,
               r->cnt[b]);
     }
     fclose(fe);
+  }
+  /* the dx refinement at one physical aperture */
+  if (nref) {
+    FILE *fx = bg_lab_tsv(lab, "refine.tsv",
+                          "dx refinement at a fixed physical aperture (--refine), silo L = 2.5 D; C_k0 = W / (rho_b sqrt(g) D_geo^n_law)",
+                          "dx_m\tsilo_cells\tD_nominal_m\tD_geo_m\tD_over_dx\tW\tsigma_W\tW_rel_se\trho_b_kg_m3\tv_c_m_s\tu_c\tC_k0\tflatness\tparticles\tsteps\tstop_rule");
+    for (int j = 0; j < nref; ++j) {
+      run_result *r = &rr[nap + j];
+      double c0k = r->W / (r->rho_b * sqrt(G) * pow(r->D_geo, n0));
+      fprintf(fx, "%g\t%d\t%.6g\t%.6g\t%.4g\t%.6g\t%.3g\t%.3g\t%.2f\t%.5g\t%.5g\t%.5g\t%.5f\t%zu\t%llu\t%s\n", scs[nap + j].dx,
+              scs[nap + j].silo_cells, r->D_nom, r->D_geo, r->D_geo / scs[nap + j].dx, r->W, r->sW, r->rel_se, r->rho_b,
+              r->v_c, r->u_c, c0k, r->flat, r->n_particles, (unsigned long long)r->steps, r->stop_rule);
+      bg_lab_progress(lab, "refine dx %g m: D %.2f cells, W %.5g, u_c %.4g, C(k=0) %.4g", scs[nap + j].dx,
+                      r->D_geo / scs[nap + j].dx, r->W, r->u_c, c0k);
+    }
+    fclose(fx);
   }
 
   run_result *ref = &rr[iref];
@@ -890,41 +1055,62 @@ int main(int argc, char **argv) {
   fprintf(fsum, "rate_run_W\t%.6g\t%s\n", ref->W, unit_w);
   fprintf(fsum, "rate_run_W_plane\t%.6g\t%s\n", ref->W_plane, unit_w);
   fprintf(fsum, "rate_run_flatness\t%.5f\t1\n", ref->flat);
+  fprintf(fsum, "rate_run_flatness_from_t0\t%.5f\t1\n", ref->flat_startup);
   for (int k = 0; k < N_SUB; ++k) fprintf(fsum, "rate_run_W_sub%d\t%.6g\t%s\n", k, ref->W_sub[k], unit_w);
   fprintf(fsum, "rate_run_fill_start_over_L\t%.4f\t1\n", ref->H / (silo_cells * dx));
   fprintf(fsum, "rate_run_fill_end_over_L\t%.4f\t1\n", ref->h_stop / (silo_cells * dx));
   fprintf(fsum, "rate_run_rho_b\t%.2f\tkg/m3\n", ref->rho_b);
   fprintf(fsum, "rate_run_W_closure\t%.6g\t%s\n", ref->W_closure, unit_w);
   fprintf(fsum, "rate_run_W_counted\t%.6g\t%s\n", ref->W_counted, unit_w);
+  fprintf(fsum, "rate_run_W_closure_rho0\t%.6g\t%s\n", ref->W_closure_rho0, unit_w);
   fprintf(fsum, "flux_closure_rel\t%.5f\t1\n", closure);
   fprintf(fsum, "plane_vs_sink_rel\t%.5f\t1\n", ref->W_plane / ref->W - 1);
   fprintf(fsum, "rate_run_D_flow\t%.5g\tm\n", ref->D_flow);
-  fprintf(fsum, "C_fixed_exponent\t%.5g\t1\n", fa.C);
-  fprintf(fsum, "k_fixed_exponent\t%.5g\t1\n", fa.k);
-  fprintf(fsum, "deficit_fixed_exponent\t%.5g\tm\n", fa.k * dx);
-  fprintf(fsum, "n_free\t%.4g\t1\n", fb.n);
-  fprintf(fsum, "sigma_n_free\t%.3g\t1\n", fb.sn);
+  fprintf(fsum, "plateau_slope_max\t%g\t1\n", plateau_slope);
+  fprintf(fsum, "apertures_resolved\t%d\t1\n", nr);
+  fprintf(fsum, "k_fixed_cells\t%g\t1\n", k_fixed);
+  fprintf(fsum, "C_k_fixed\t%.5g\t1\n", c_fix.C);
+  fprintf(fsum, "n_k_fixed\t%.4g\t1\n", n_fix.n);
+  fprintf(fsum, "sigma_n_k_fixed\t%.3g\t1\n", n_fix.sn);
+  fprintf(fsum, "C_k_free\t%.5g\t1\n", c_free.C);
+  fprintf(fsum, "k_free_cells\t%.4g\t1\n", c_free.k);
+  fprintf(fsum, "n_k_free\t%.4g\t1\n", n_free.n);
+  fprintf(fsum, "C_k_free_all\t%.5g\t1\n", c_free_all.C);
+  fprintf(fsum, "k_free_all_cells\t%.4g\t1\n", c_free_all.k);
+  fprintf(fsum, "n_k_free_all\t%.4g\t1\n", n_free_all.n);
   fprintf(fsum, "n_geometric\t%.4g\t1\n", ng);
   for (int i = 0; i < nap; ++i) {
     fprintf(fsum, "stop_rule_D%d\t%s\t-\n", i, rr[i].stop_rule);
     fprintf(fsum, "W_rel_se_D%d\t%.3g\t1\n", i, rr[i].rel_se);
     fprintf(fsum, "window_s_D%d\t%.4f\ts\n", i, rr[i].t1w - rr[i].t0w);
+    fprintf(fsum, "u_c_D%d\t%.4g\t1\n", i, rr[i].u_c);
   }
   fclose(fsum);
-  bg_lab_manifest_num(lab, "C_fixed_exponent", fa.C);
-  bg_lab_manifest_num(lab, "k_fixed_exponent", fa.k);
-  bg_lab_manifest_num(lab, "n_free", fb.n);
+  bg_lab_manifest_num(lab, "apertures_resolved", nr);
+  bg_lab_manifest_num(lab, "C_k_fixed", c_fix.C);
+  bg_lab_manifest_num(lab, "n_k_fixed", n_fix.n);
+  bg_lab_manifest_num(lab, "C_k_free", c_free.C);
+  bg_lab_manifest_num(lab, "k_free_cells", c_free.k);
+  bg_lab_manifest_num(lab, "n_k_free", n_free.n);
   bg_lab_manifest_num(lab, "n_geometric", ng);
 
   bg_lab_claim(lab, "silo.rate_flat", ref->flat);
+  bg_lab_claim_mutant(lab, "startup-included", "silo.rate_flat", ref->flat_startup);
   if (round) {
-    bg_lab_claim(lab, "silo.beverloo_exponent", fb.n);
-    bg_lab_claim(lab, "silo.C", fa.C);
+    bg_lab_claim(lab, "silo.beverloo_exponent", n_fix.n);
+    bg_lab_claim(lab, "silo.C", c_fix.C);
+    bg_lab_claim_mutant(lab, "criterion-off-round", "silo.C", c_free_all.C);
+    bg_lab_claim_mutant(lab, "k-fixed-wrong-round", "silo.beverloo_exponent", n_kwrong.n);
+    bg_lab_claim_mutant(lab, "k-fixed-wrong-round", "silo.C", c_kwrong.C);
+    bg_lab_claim_mutant(lab, "aperture-misread", "silo.C", c_misread.C);
   } else {
-    bg_lab_claim(lab, "silo.slot_exponent", fb.n);
+    bg_lab_claim(lab, "silo.slot_exponent", n_fix.n);
+    /* the fit before the criterion: every aperture, k floating */
+    bg_lab_claim_mutant(lab, "criterion-off", "silo.slot_exponent", n_free_all.n);
   }
   bg_lab_claim(lab, "silo.flux_closure", closure);
-  for (int i = 0; i < nap; ++i) {
+  bg_lab_claim_mutant(lab, "density-rho0", "silo.flux_closure", ref->W_closure_rho0 / ref->W - 1);
+  for (int i = 0; i < ntot; ++i) {
     free(rr[i].pos);
     free(rr[i].area);
     free(rr[i].sm);

@@ -172,25 +172,21 @@ static double alpha_from_mc(double phi_deg, gsl_root_fsolver *solver) {
 int main(int argc, char **argv) {
   double strain_end = 0, d_step = 0, q_end = 0;
   bg_lab_param params[] = {
-      {"axial-strain", BG_PARAM_DOUBLE, &strain_end, 1e-3, 1.0, "final axial log strain (magnitude)", 0},
-      {"increment", BG_PARAM_DOUBLE, &d_step, 1e-6, 1e-1, "axial strain per increment", 0},
-      {"hardening-q", BG_PARAM_DOUBLE, &q_end, 1.0, 100.0, "plastic strain q reached with hardening on", 0},
+      {"axial-strain", BG_PARAM_DOUBLE, &strain_end, 1e-3, 1.0, "final axial log strain (magnitude)", 0, "1", "1",
+       "axial_strain_end"},
+      {"increment", BG_PARAM_DOUBLE, &d_step, 1e-6, 1e-1, "axial strain per increment", 0, "2e-4", "2.5e-5", NULL},
+      {"hardening-q", BG_PARAM_DOUBLE, &q_end, 1.0, 100.0, "plastic strain q reached with hardening on", 0, "30",
+       "30", "hardening_q_end"},
   };
   bg_lab *lab = bg_lab_init("probe_constitutive",
                             "Triaxial compression of one element through the solver's return map.",
                             argc, argv, params, 3, mutants);
   int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
-  if (!params[0].set) strain_end = 1.0;
-  if (!params[1].set) d_step = paper ? 2.5e-5 : 2e-4;
-  if (!params[2].set) q_end = 30.0;
   const double phis[] = {20, 25, 30, 35, 40, 45};
   const double pconf_quick[] = {1e3, 5e3, 5e4};
   const double pconf_paper[] = {1e2, 1e3, 2e3, 5e3, 2e4, 5e4};
   const double *pconf = paper ? pconf_paper : pconf_quick;
   int n_p = paper ? 6 : 3;
-  bg_lab_manifest_num(lab, "axial_strain_end", strain_end);
-  bg_lab_manifest_num(lab, "increment", d_step);
-  bg_lab_manifest_num(lab, "hardening_q_end", q_end);
   bg_lab_manifest_str(lab, "device", "host: header functions only, no grid");
   bg_lab_manifest_str(lab, "material", "Klar 2016 sand: E 3.537e5 Pa, nu 0.3, Hencky, volume correction on");
 

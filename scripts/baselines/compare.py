@@ -197,38 +197,12 @@ CHECK_KEYS = ("com_x", "com_y", "com_z", "h99", "spread")
 
 def md_to_html(lines):
     """The markdown written above (paragraphs and pipe tables with `code` and
-    **bold**) as an HTML fragment for scripts/report.sh's page."""
-    import html
-    import re
+    **bold**) as an HTML fragment for scripts/report.py's page, through the
+    lab's one Markdown renderer (scripts/mdrender.py)."""
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import mdrender
 
-    def inline(t):
-        t = html.escape(t)
-        t = re.sub(r"`([^`]*)`", r"<code>\1</code>", t)
-        return re.sub(r"\*\*([^*]*)\*\*", r"<strong>\1</strong>", t)
-
-    out, table = [], []
-
-    def flush():
-        if not table:
-            return
-        head, body = table[0], table[2:]
-        cells = lambda r: [c.strip() for c in r.strip().strip("|").split("|")]
-        out.append("<table><thead><tr>" + "".join(f"<th>{inline(c)}</th>" for c in cells(head)) +
-                   "</tr></thead><tbody>")
-        for r in body:
-            out.append("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in cells(r)) + "</tr>")
-        out.append("</tbody></table>")
-        table.clear()
-
-    for line in lines:
-        if line.startswith("|"):
-            table.append(line)
-            continue
-        flush()
-        if line.strip():
-            out.append(f"<p>{inline(line)}</p>")
-    flush()
-    return "\n".join(out) + "\n"
+    return mdrender.to_html(lines)
 
 
 # ---------------------------------------------------------------------- main

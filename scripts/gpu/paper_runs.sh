@@ -8,10 +8,9 @@
 # usage: scripts/gpu/paper_runs.sh OUTDIR STEP[:SECONDS]...
 #   steps: parity    test_parity on "cuda" (free fall, column, silo; every variant)
 #          gputests  the other cuda unit tests (api, conservation, boundary, elastic, index64)
-#          silo      exp_silo --scale paper --backend cuda --jobs 6
-#          repose    exp_repose --scale paper --backend cuda
-#          density   exp_density --scale paper --backend cuda
-#          runout    exp_runout --scale paper --backend cuda --jobs 6
+#          NAME      every experiments/registry.tsv entry with paper_args: BINARY PAPER_ARGS,
+#                    e.g. silo: exp_silo --scale paper --backend cuda --jobs 6
+#                    (scripts/gpu/paper_runs.sh --list prints them)
 #   SECONDS: the step's time limit (default 300)
 # environment:
 #   BAGNOLD_BIN      the binaries (default <repo>/build-dev/bin)
@@ -19,8 +18,22 @@
 #   EXTRA_<STEP>     further options for that step's command, e.g. EXTRA_REPOSE="--grids 5"
 # The backend knobs (BAGNOLD_CUDA_P2G, ...) pass through and land in each manifest.
 set -uo pipefail
-(($# >= 2)) || { echo "usage: $0 OUTDIR STEP[:SECONDS]..." >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
+registry="$root/experiments/registry.tsv"
+# the experiment steps: name -> "binary paper_args" from the registry (name binary sources
+# timeout jobs figures paper_args; "-" for none)
+declare -A step_cmd=()
+step_names=()
+while IFS=$'\t' read -r r_name r_bin _ _ _ _ r_args; do
+  [[ -z "$r_name" || "$r_name" == \#* || "$r_args" == - || -z "$r_args" ]] && continue
+  step_cmd[$r_name]="$r_bin $r_args"
+  step_names+=("$r_name")
+done <"$registry" || { echo "error: cannot read $registry" >&2; exit 2; }
+if [[ "${1:-}" == --list ]]; then
+  for s in "${step_names[@]}"; do printf '%s\t%s\n' "$s" "${step_cmd[$s]}"; done
+  exit 0
+fi
+(($# >= 2)) || { echo "usage: $0 OUTDIR STEP[:SECONDS]... (steps: parity gputests ${step_names[*]})" >&2; exit 2; }
 out="$1"
 shift
 mkdir -p -- "$out" && out="$(cd "$out" && pwd -P)" || exit 2
@@ -42,10 +55,15 @@ for spec in "$@"; do
   case "$step" in
     parity) cmd=("$bin/test_parity" cuda) ;;
     gputests) cmd=(bash -c "for t in api conservation boundary elastic index64; do echo \"== test_\$t\"; \"$bin/test_\$t\" cuda || exit \$?; done") ;;
-    silo) cmd=("$bin/exp_silo" --scale paper --backend cuda --jobs 6) ;;
-    runout) cmd=("$bin/exp_runout" --scale paper --backend cuda --jobs 6) ;;
-    repose | density) cmd=("$bin/exp_$step" --scale paper --backend cuda) ;;
-    *) note "SKIP  $step (unknown step)"; status=1; continue ;;
+    *)
+      if [[ -z "${step_cmd[$step]:-}" ]]; then
+        note "SKIP  $step (unknown step; steps: parity gputests ${step_names[*]})"
+        status=1
+        continue
+      fi
+      read -r -a cmd <<<"${step_cmd[$step]}"
+      cmd[0]="$bin/${cmd[0]}"
+      ;;
   esac
   [[ "$step" == parity || "$step" == gputests ]] || cmd+=(--references "$root/references" --out "$res")
   cmd+=("${extra[@]}")
@@ -55,7 +73,7 @@ for spec in "$@"; do
   rc=$?
   case $rc in
     0) note "PASS  $step ($((SECONDS - t0)) s)" ;;
-    1) note "DONE  $step ($((SECONDS - t0)) s): exit 1 (a claim failed: see the log)" ;;
+    1) note "DONE  $step ($((SECONDS - t0)) s): exit 1 (an unexpected verdict; before the exit-code contract, any failed claim: see the log)" ;;
     124) note "CUT   $step (timed out after $lim s)"; status=1 ;;
     *) note "FAIL  $step (exit $rc, $((SECONDS - t0)) s)"; status=1 ;;
   esac

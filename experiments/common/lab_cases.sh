@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# lab_cases.sh BINDIR REFS OUTDIR: the harness's bookkeeping as a new user
+# meets it (issue 14's cases), each a check that failed on 7bb5fdd: a full
+# disk, a corrupted claims table, bad outputs and references found before
+# any work, an honest run folder (re-runs, SIGINT, SIGKILL), one exit-code
+# contract and the CLI's quirks. The probe is the subject: it runs in well
+# under a second, and --increment makes it long when a test needs time.
+set -uo pipefail
+(($# == 3)) || { echo "usage: $0 BINDIR REFS OUTDIR" >&2; exit 2; }
+bin="$1" refs="$2" out="$3"
+probe="$bin/probe_constitutive"
+rm -rf -- "$out"
+mkdir -p -- "$out"
+fails=0 n=0
+ok() { n=$((n + 1)); printf 'ok    %s\n' "$1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); printf 'FAIL  %s\n' "$1"; }
+# run NAME EXPECTED_RC CMD...: stdout+stderr in $out/NAME.log
+run() {
+  local name="$1" want="$2"
+  shift 2
+  "$@" >"$out/$name.log" 2>&1
+  rc=$?
+  if ((rc == want)); then return 0; fi
+  printf '      %s: exit %d, wanted %d; log:\n' "$name" "$rc" "$want"
+  sed 's/^/        /' "$out/$name.log" | tail -n 5
+  return 1
+}
+has() { grep -q -- "$2" "$out/$1.log"; }
+
+# --- 1. a full disk: a file-size limit (no mount needed) ------------------------
+d="$out/fsize"
+if (ulimit -f 64; run fsize 2 "$probe" --quiet --increment 1e-5 --out "$d") && has fsize "paths.tsv" &&
+  has fsize "File too large" && [[ -f "$d/FAILED" && ! -e "$d/RUNNING" && ! -e "$d/paths.tsv" && ! -e "$d/claims.tsv" &&
+  ! -e "$d/manifest.json" ]]; then
+  ok "a file-size limit: exit 2 naming paths.tsv and strerror, FAILED marker, no file that looks complete"
+else bad "a file-size limit (RLIMIT_FSIZE 64 KiB)"; fi
+
+# --- 2. the claims table, parsed strictly -----------------------------------------
+table_case() { # NAME WHAT SED-EXPR|@special
+  local name="$1" what="$2" expr="$3" t="$out/refs-$1"
+  mkdir -p "$t"
+  cp "$refs/mutants.tsv" "$t/"
+  case "$expr" in
+    @empty) : >"$t/claims.tsv" ;;
+    @comments) grep '^#' "$refs/claims.tsv" >"$t/claims.tsv" ;;
+    @dir) mkdir -p "$t/claims.tsv" ;;
+    @dup) cat "$refs/claims.tsv" >"$t/claims.tsv"
+          grep '^probe.force_stress_gap' "$refs/claims.tsv" | sed 's/\t0.1\t0.1\t/\t5\t5\t/' >>"$t/claims.tsv" ;;
+    *) sed "$expr" "$refs/claims.tsv" >"$t/claims.tsv" ;;
+  esac
+  if run "table-$name" 2 "$probe" --quiet --references "$t" --out "$out/run-$name" && has "table-$name" "claims.tsv" &&
+    [[ ! -e "$out/run-$name" ]]; then
+    if [[ "$expr" == @* ]] || has "table-$name" "claims.tsv:[0-9]"; then ok "claims table: $what rejected (exit 2, file:line, before any output)"
+    else bad "claims table: $what: no file:line in the error"; fi
+  else bad "claims table: $what"; fi
+}
+table_case dup "a duplicated claim with a looser tolerance" @dup
+table_case abc "a tolerance 'abc'" '/^probe.triaxial.phi/s/\t1e-4\t1e-4\t/\tabc\t1e-4\t/'
+table_case unit "a tolerance '1.5deg'" '/^probe.triaxial.phi/s/\t1e-4\t1e-4\t/\t1.5deg\t1e-4\t/'
+table_case zero "a tolerance 'zero'" '/^probe.triaxial.phi/s/\t1e-4\t1e-4\t/\tzero\t1e-4\t/'
+table_case nan "a tolerance 'nan'" '/^probe.triaxial.phi/s/\t1e-4\t1e-4\t/\tnan\t1e-4\t/'
+table_case emptyfield "an empty field" '/^probe.triaxial.phi/s/\tklar2016\t/\t\t/'
+table_case column "a missing column" '/^probe.triaxial.phi/s/\tanalytic\t/\t/'
+table_case empty "an empty file" @empty
+table_case nodata "a table of comments only" @comments
+table_case dir "a directory named claims.tsv" @dir
+run sha 0 "$probe" --quiet --out "$out/sha"
+if grep -q "\"claims_table_sha256\": \"$(sha256sum "$refs/claims.tsv" | cut -d' ' -f1)\"" "$out/sha/manifest.json" &&
+  grep -q '"claims_table": ' "$out/sha/manifest.json" && head -n 1 "$out/sha/claims.tsv" | grep -q sha256; then
+  ok "the manifest and claims.tsv record the table's path and SHA-256"
+else bad "the manifest records the claims table and its SHA-256"; fi
+
+# --- 3. outputs and references checked before any work ---------------------------
+: >"$out/a-file"
+SECONDS=0
+if run outfile 2 "$probe" --quiet --out "$out/a-file" && has outfile "not a directory" && ((SECONDS < 5)); then
+  ok "--out naming a regular file: exit 2 at once"
+else bad "--out naming a regular file"; fi
+chmod 0555 "$out" 2>/dev/null
+if [[ ! -w "$out" ]]; then
+  if run readonly 2 "$probe" --quiet --out "$out/ro/x"; then ok "--out that cannot be created: exit 2"; else bad "--out that cannot be created"; fi
+else ok "--out that cannot be created: skipped (running as root, every directory is writable)"; fi
+chmod 0755 "$out"
+if run nocuda 2 "$probe" --quiet --backend cuda --out "$out/nocuda" || [[ $rc == 0 ]]; then
+  if ((rc == 2)); then ok "--backend cuda without a usable device: exit 2 before any work"
+  else ok "--backend cuda: a device is usable here, nothing to check"; fi
+else bad "--backend cuda without a device"; fi
+
+# --- 4. an honest run folder -------------------------------------------------------
+d="$out/reuse"
+run first 0 "$probe" --quiet --out "$d"
+echo stale >"$d/particles.vtk"
+if run again 2 "$probe" --quiet --out "$d" && has again "not empty"; then ok "re-running into a used folder is refused"
+else bad "re-running into a used folder"; fi
+if run force 0 "$probe" --quiet --force --out "$d" && [[ ! -e "$d/particles.vtk" && -s "$d/manifest.json" ]]; then
+  ok "--force clears the earlier run's files (no stale particles.vtk)"
+else bad "--force clears the earlier run's files"; fi
+if grep -q '"files": \[.*"paths.tsv".*"manifest.json"' "$d/manifest.json"; then ok "the manifest lists the files the run produced"
+else bad "the manifest lists its files"; fi
+echo mine >"$d/notes.txt"
+if run foreign 2 "$probe" --quiet --force --out "$d" && [[ -f "$d/notes.txt" ]]; then
+  ok "--force refuses a folder holding files that are not a run's (and leaves them)"
+else bad "--force with a foreign file"; fi
+for sig in INT TERM KILL; do
+  d="$out/sig$sig"
+  "$probe" --quiet --increment 1e-6 --out "$d" >"$out/sig$sig.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 50); do [[ -e "$d/RUNNING" ]] && break; sleep 0.1; done
+  sleep 0.5
+  kill -s "$sig" "$pid"
+  wait "$pid" 2>/dev/null
+  rc=$?
+  case $sig in
+    INT) want=130 marker=INTERRUPTED ;;
+    TERM) want=143 marker=INTERRUPTED ;;
+    KILL) want=137 marker=RUNNING ;;
+  esac
+  complete=$(find "$d" -name '*.tsv' -o -name manifest.json | head -n 1)
+  if ((rc == want)) && [[ -f "$d/$marker" && -z "$complete" ]]; then
+    ok "SIG$sig mid-run: exit $rc, $marker marker, no result file under its own name"
+  else bad "SIG$sig mid-run: exit $rc (want $want), files: $(ls "$d" | paste -sd' ')"; fi
+done
+
+# --- 5. one exit-code contract ---------------------------------------------------
+if run contract0 0 "$probe" --quiet --out "$out/contract0" && grep -q 'fail.*fail' "$out/contract0/claims.tsv"; then
+  ok "a run whose only fail is a documented miss exits 0"
+else bad "documented miss exits 0"; fi
+t="$out/refs-flip"
+mkdir -p "$t" && cp "$refs/mutants.tsv" "$t/" && sed '/^probe.hardening/s/\tpass\t/\tfail\t/' "$refs/claims.tsv" >"$t/claims.tsv"
+if run contract1 1 "$probe" --quiet --references "$t" --out "$out/contract1"; then ok "an unexpected verdict exits 1"
+else bad "an unexpected verdict exits 1"; fi
+if run contract2 2 "$probe" --no-such-option; then ok "a bad option exits 2"; else bad "a bad option exits 2"; fi
+
+# --- 6. the CLI ------------------------------------------------------------------------
+if run help 0 "$probe" -h && has help "by scale: quick" && ! has help "(default 0)"; then
+  ok "-h works, scale-dependent defaults are shown per scale"
+else bad "-h and per-scale defaults in --help"; fi
+if run version 0 "$probe" --version && has version "commit"; then ok "--version"; else bad "--version"; fi
+if run optval 2 "$probe" --out --quiet && [ ! -e ./--quiet ] && has optval "looks like an option"; then
+  ok "--out --quiet is an error, no directory named --quiet"
+else bad "--out --quiet"; fi
+if run threads 2 "$probe" --threads 512 --out "$out/threads" && has threads "outside the accepted range"; then
+  ok "--threads above the core count is refused"
+else bad "--threads 512"; fi
+long="$out/$(printf 'x%.0s' $(seq 1100))"
+if run longout 2 "$probe" --out "$long" && has longout "characters"; then ok "an --out path over the limit is an error, not truncated"
+else bad "a long --out path"; fi
+run quote 0 "$probe" --quiet --out "$out/with space"
+if grep -q "'$out/with space'" "$out/with space/manifest.json"; then ok "the manifest's command is shell-quoted"
+else bad "the manifest's command is shell-quoted"; fi
+
+# --- 7. progress on long runs ---------------------------------------------------------
+# (the experiments' progress with ETA is covered where they run: exp_density --quick prints it)
+
+echo "$n cases, $fails failed"
+exit $((fails ? 1 : 0))
