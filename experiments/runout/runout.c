@@ -388,7 +388,7 @@ static const int conv_factor2[N_CONV] = {2, 3, 4, 6};
 int main(int argc, char **argv) {
   static const char *const mutants[] = {"runout-1dx-threshold",
                                         "aspect-as-diameter",
-                                        "lube-power-law", NULL};
+                                        "lube-law-data", NULL};
   double phi = 33, mu_floor = 0.6, R0 = 0.05, t_max = 6.0, jitter = 0.5, conv_aspect = 0.5, mu_aspect = 2.0;
   double mu_lo = 0.3, mu_hi = 1.0, fit_amax = 4, large_amin = 0;
   int cells = 0, conv_cells = 0, jobs = 1;
@@ -591,11 +591,17 @@ int main(int argc, char **argv) {
   law_fit lf_thr = fit_law_upto(av, yt, (size_t)na, fit_amax);
   power_fit pw = fit_power(av, yv, (size_t)na, large_amin);
   power_fit pw_thr = fit_power(av, yt, (size_t)na, large_amin);
-  /* positive control: Lube's own a^(1/2) law at the measured aspects, +-1%
-   * alternating, through the same fit, must give its exponent back */
+  /* positive control (lube-law-data): Lube's own law at the measured
+   * aspects, +-1% alternating, through the same fits, must give its slope
+   * and exponent back */
   double ylube[MAX_ASPECTS];
   for (int i = 0; i < na; ++i) ylube[i] = lit_value(&lube, av[i]) * (i % 2 ? 1.01 : 0.99);
   power_fit pw_lube = fit_power(av, ylube, (size_t)na, large_amin);
+  law_fit lf_lube = fit_law_upto(av, ylube, (size_t)na, fit_amax);
+  /* the static bound on c1: the frustum at phi holding the column's volume
+   * (references/derivations/runout.md section 1); the claim is c1 + 2 sigma
+   * over it, >= 1 when the deposit is not significantly shorter */
+  double c1_bound = 1.0 / (2.0 * tan(phi * M_PI / 180.0));
   if (n_bad) {
     bg_lab_progress(lab, "%d run(s) did not settle or reached the wall: the fit is not a free-deposit fit", n_bad);
     lf.c1 = lf.ab = lf.p = lf.c2 = NAN;
@@ -750,14 +756,15 @@ int main(int argc, char **argv) {
 
   bg_lab_claim(lab, "runout.break", ab_claim);
   bg_lab_claim(lab, "runout.small_a_slope", lf.c1);
+  bg_lab_claim(lab, "runout.static_bound", (lf.c1 + 2 * lf.s_c1) / c1_bound);
   bg_lab_claim(lab, "runout.large_a_exponent", pw.p);
   bg_lab_claim(lab, "runout.converged_dx", conv_err);
   bg_lab_claim(lab, "runout.floor_mu", mu_effect);
   bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.converged_dx", conv_err_thr);
   bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.floor_mu", mu_effect_thr);
-  bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.small_a_slope", lf_thr.c1);
+  bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.static_bound", (lf_thr.c1 + 2 * lf_thr.s_c1) / c1_bound);
   bg_lab_claim_mutant(lab, "aspect-as-diameter", "runout.break", lf_dia.ab);
-  bg_lab_claim_mutant(lab, "aspect-as-diameter", "runout.small_a_slope", lf_dia.c1);
-  bg_lab_claim_mutant(lab, "lube-power-law", "runout.large_a_exponent", pw_lube.p);
+  bg_lab_claim_mutant(lab, "lube-law-data", "runout.small_a_slope", lf_lube.c1);
+  bg_lab_claim_mutant(lab, "lube-law-data", "runout.large_a_exponent", pw_lube.p);
   return bg_lab_finish(lab);
 }
