@@ -20,7 +20,10 @@ f = in."/density_height.tsv"
 rho0 = 2200.0
 set ylabel "height above the floor  [mm]"
 set xlabel "density  [kg/m^3]"
-set key center left
+# the min–max bars span most of the density axis at every height: the key goes
+# below the axes, where it covers nothing
+set key outside below center maxcols 2
+fig_h = 780
 set xrange [*:2400]
 set arrow 1 from rho0, graph 0 to rho0, graph 1 nohead lw 1.5 dt 3 lc rgb "#222222"
 set label 1 "ρ_0" at rho0, graph 1.02 center
@@ -29,10 +32,10 @@ do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
   set title "Settled dropped block: density against height"
-  plot f using 3:($1 * 1e3):4:5 with xerrorbars pt 0 lw 1 lc rgb "#9aa7c7" title "min–max of ρ_0/(det F·J_p) in the bin", \
-       f using 3:($1 * 1e3) with linespoints pt 7 ps 1 lw 2 lc rgb "#3b528b" title "mean ρ_0/(det F·J_p), all particles", \
-       f using 7:($1 * 1e3) with linespoints pt 5 ps 0.9 lw 2 lc rgb "#21918c" title "mean ρ_0/(det F·J_p), central column", \
-       f using 6:($1 * 1e3) with linespoints pt 9 ps 1 lw 2 lc rgb "#e8730c" title "mean ρ_0/det F alone", \
-       f using 8:($1 * 1e3) with lines lw 2 dt 2 lc rgb "#c2185b" title "oedometric elastic estimate (column)"
+  plot f using "mean_rho_kg_m3":(column("z_m") * 1e3):"min_rho_kg_m3":"max_rho_kg_m3" with xerrorbars pt 0 lw 1 lc rgb "#9aa7c7" title "min–max of ρ_0/(det F·J_p) in the bin", \
+       f using "mean_rho_kg_m3":(column("z_m") * 1e3) with linespoints pt 7 ps 1 lw 2 lc rgb "#3b528b" title "mean ρ_0/(det F·J_p), all particles", \
+       f using "column_mean_rho_kg_m3":(column("z_m") * 1e3) with linespoints pt 5 ps 0.9 lw 2 lc rgb "#21918c" title "mean ρ_0/(det F·J_p), central column", \
+       f using "mean_rho0_over_detF_kg_m3":(column("z_m") * 1e3) with linespoints pt 9 ps 1 lw 2 lc rgb "#e8730c" title "mean ρ_0/det F alone", \
+       f using "oedometric_rho_kg_m3":(column("z_m") * 1e3) with lines lw 2 dt 2 lc rgb "#c2185b" title "oedometric elastic estimate (column)"
   unset output
 }

@@ -21,29 +21,23 @@ refs = exists("refs") ? refs : here."../references"
 f = in."/density_hist.tsv"
 seedf = refs."/seed/seed_results.tsv"
 rho0 = 2200.0
-stats f using 1 nooutput
+stats f using "rho_kg_m3" nooutput
 bw = (STATS_max - STATS_min) / (STATS_records - 1)
-undefine STATS_*
-stats seedf using (strcol(1) eq "density_mean" ? $2 : NaN) nooutput
-seed_mean = STATS_min
-undefine STATS_*
-stats seedf using (strcol(1) eq "density_mean" ? $3 : NaN) nooutput
-seed_lo = STATS_min
-undefine STATS_*
-stats seedf using (strcol(1) eq "density_mean" ? $4 : NaN) nooutput
-seed_hi = STATS_min
-undefine STATS_*
-stats in."/summary.tsv" using (strcol(1) eq "rho_mean" ? $2 : NaN) nooutput
-run_mean = STATS_min
+seed_mean = ref_value(seedf, "density_mean", "value")
+seed_lo = ref_value(seedf, "density_mean", "lo")
+seed_hi = ref_value(seedf, "density_mean", "hi")
+ROW_FILE = in."/summary.tsv"; ROW_KEY_COL = "quantity"; ROW_KEY = "rho_mean"; ROW_COL = "value"; eval load_row
+run_mean = row_value
 
 undefine STATS_*
-stats f using 1 nooutput
+stats f using "rho_kg_m3" nooutput
 x_lo = (STATS_min < seed_lo ? STATS_min : seed_lo) - 50
 x_hi = (STATS_max > seed_hi ? STATS_max : seed_hi) + 50
 set xrange [x_lo:x_hi]
 set xlabel "density  [kg/m^3]"
 set ylabel "particles per bin"
 set logscale y
+set format y "10^{%L}"
 set yrange [0.8:*]
 set key top left
 set style fill transparent solid 0.35 noborder
@@ -57,8 +51,8 @@ do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
   set title sprintf("Settled dropped block: per-particle density (bin %g kg/m^3)", bw)
-  plot f using 1:($2 > 0 ? $2 : NaN) with boxes lc rgb "#3b528b" title "ρ_0 / (det F · J_p)", \
-       f using 1:($3 > 0 ? $3 : NaN) with boxes lc rgb "#e8730c" title "ρ_0 / det F alone", \
+  plot f using "rho_kg_m3":(column("count_rho0_over_detF_Jp") > 0 ? column("count_rho0_over_detF_Jp") : NaN) with boxes lc rgb "#3b528b" title "ρ_0 / (det F · J_p)", \
+       f using "rho_kg_m3":(column("count_rho0_over_detF") > 0 ? column("count_rho0_over_detF") : NaN) with boxes lc rgb "#e8730c" title "ρ_0 / det F alone", \
        NaN with lines lw 2 dt 1 lc rgb "#222222" title sprintf("ρ_0 = %g", rho0), \
        NaN with lines lw 2 dt 4 lc rgb "#3b528b" title sprintf("this run's mean %.0f", run_mean), \
        NaN with lines lw 2 dt 2 lc rgb "#c2185b" title sprintf("seed's mean %.0f (range %.0f–%.0f)", seed_mean, seed_lo, seed_hi)

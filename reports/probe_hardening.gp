@@ -21,7 +21,7 @@ every_n = exists("every_n") ? every_n : 20
 h0 = 35.0; h1 = 9.0; h2 = 0.2; h3 = 10.0
 phi_F(q) = h0 + (h1 * q - h3) * exp(-h2 * q)
 
-CLAIM_ID = "probe.hardening"; CLAIM_COL = 4; eval load_claim
+CLAIM_ID = "probe.hardening"; CLAIM_COL = "tolerance"; eval load_claim
 tol = claim_value
 
 fig_h = 780
@@ -42,7 +42,7 @@ do for [fmt in "png svg"] {
   set key bottom right
   plot phi_F(x) with lines lw 2.5 lc rgb "#222222" \
          title "φ_F(q) = 35° + (9q − 10°) e^{−0.2q}", \
-       f every every_n using 1:3 with points pt 6 ps 1.2 lw 1.5 lc rgb "#e8730c" \
+       f every every_n using "q":"phi_mob_deg" with points pt 6 ps 1.2 lw 1.5 lc rgb "#e8730c" \
          title sprintf("probe φ_{mob} (every %d^{th} row)", every_n)
 
   set tmargin at screen 0.37; set bmargin at screen 0.09
@@ -55,9 +55,9 @@ do for [fmt in "png svg"] {
   set key top right
   if (tol == tol) {
     plot tol with lines dt 3 lw 1.5 lc rgb "#b00020" title sprintf("claim tolerance %g°", tol), \
-         f using 1:($4 > 0 ? $4 : NaN) with points pt 7 ps 0.35 lc rgb "#e8730c" title "all rows of hardening.tsv"
+         f using "q":(column("err_deg") > 0 ? column("err_deg") : NaN) with points pt 7 ps 0.35 lc rgb "#e8730c" title "all rows of hardening.tsv"
   } else {
-    plot f using 1:($4 > 0 ? $4 : NaN) with points pt 7 ps 0.35 lc rgb "#e8730c" title "all rows of hardening.tsv"
+    plot f using "q":(column("err_deg") > 0 ? column("err_deg") : NaN) with points pt 7 ps 0.35 lc rgb "#e8730c" title "all rows of hardening.tsv"
   }
   unset logscale y; set format y "%g"; set autoscale y
   unset multiplot

@@ -7,8 +7,8 @@
 #   gnuplot -e "in='RUN_DIR'; out='PREFIX'" reports/probe_phi_strain.gp
 #   optional: pconf=5000  (Pa; which confining pressure to draw)
 #
-# Reads RUN_DIR/paths.tsv (axial_strain col 3, phi_mob_deg col 6,
-# phi_mob_fcr_deg col 7) and, for the tolerance band, RUN_DIR/claims.tsv.
+# Reads, by column name, RUN_DIR/paths.tsv (phi_deg, p_conf_Pa,
+# axial_strain, phi_mob_deg, phi_mob_fcr_deg) and, for the tolerance band, RUN_DIR/claims.tsv.
 # The horizontal lines are the fed friction angles: where each path must end.
 
 here = ""
@@ -25,13 +25,13 @@ if (n == 0) {
 phi_i(i) = word(phis, i) + 0
 blk(i) = word(blocks, i) + 0
 
-CLAIM_ID = "probe.force_stress_gap"; CLAIM_COL = 4; eval load_claim
+CLAIM_ID = "probe.force_stress_gap"; CLAIM_COL = "tolerance"; eval load_claim
 gap_tol = claim_value
 
 # Common strain range: the longest of the paths drawn.
 emax = 0
 do for [i = 1:n] {
-  stats f index blk(i) using 3 nooutput
+  stats f using (in_block(blk(i), column("axial_strain"))) nooutput
   emax = STATS_max > emax ? STATS_max : emax
 }
 # phi at the top of the upper panel: above the largest fed phi
@@ -59,8 +59,8 @@ do for [fmt in "png svg"] {
   # All paths share the elastic branch: the largest phi (the longest path)
   # is drawn first, each smaller one over it.
   plot for [i = n:1:-1] phi_i(i) with lines dt (2, 4) lw 1.2 lc rgb series_color(i) notitle, \
-       for [i = n:1:-1] f index blk(i) using 3:7 with lines dt (8, 5) lw 2 lc rgb series_color(i) notitle, \
-       for [i = n:1:-1] f index blk(i) using 3:6 with lines lw 2.5 lc rgb series_color(i) title sprintf("%g°", phi_i(i))
+       for [i = n:1:-1] f using "axial_strain":(in_block(blk(i), column("phi_mob_fcr_deg"))) with lines dt (16, 8) lw 2 lc rgb series_color(i) notitle, \
+       for [i = n:1:-1] f using "axial_strain":(in_block(blk(i), column("phi_mob_deg"))) with lines lw 2.5 lc rgb series_color(i) title sprintf("%g°", phi_i(i))
   unset label 1
 
   # lower panel: the gap, with the claim's tolerance (claims.tsv of the run)
@@ -75,10 +75,10 @@ do for [fmt in "png svg"] {
       offset 0, 0.7 font ",10" tc rgb "#b00020"
     plot gap_tol with lines dt 3 lw 1.5 lc rgb "#b00020" notitle, \
          -gap_tol with lines dt 3 lw 1.5 lc rgb "#b00020" notitle, \
-         for [i = n:1:-1] f index blk(i) using 3:($7 - $6) with lines lw 2 lc rgb series_color(i) notitle
+         for [i = n:1:-1] f using "axial_strain":(in_block(blk(i), column("phi_mob_fcr_deg") - column("phi_mob_deg"))) with lines lw 2 lc rgb series_color(i) notitle
     unset label 2
   } else {
-    plot for [i = n:1:-1] f index blk(i) using 3:($7 - $6) with lines lw 2 lc rgb series_color(i) notitle
+    plot for [i = n:1:-1] f using "axial_strain":(in_block(blk(i), column("phi_mob_fcr_deg") - column("phi_mob_deg"))) with lines lw 2 lc rgb series_color(i) notitle
   }
   unset multiplot
   unset output

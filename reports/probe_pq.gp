@@ -6,8 +6,8 @@
 #   optional: pconf=5000  (Pa; which confining pressure to draw, default 5000,
 #                          present at both scales)
 #
-# Reads RUN_DIR/paths.tsv (blocks per (phi, p_conf): phi_deg p_conf_Pa
-# axial_strain p_Pa q_Pa ...). p = -tr(tau)/3 and q = sqrt(3/2)|dev tau| are
+# Reads RUN_DIR/paths.tsv (blocks per (phi, p_conf)), by column name:
+# phi_deg, p_conf_Pa, p_Pa, q_Pa. p = -tr(tau)/3 and q = sqrt(3/2)|dev tau| are
 # the probe's Kirchhoff-stress invariants, compression positive.
 #
 # The yield line is the analytic cone (REFERENCES; Klar et al. 2016), not a
@@ -38,7 +38,7 @@ last(i) = word(lens, i) - 1
 # then fixed at the critical state on the cone. All paths share the slope-3
 # line, so the largest phi (the longest path) is drawn first and the shorter
 # paths over it; the dot is each path's last row, its critical state.
-stats f index blk(n) using ($4 / 1e3):($5 / 1e3) nooutput
+stats f using (in_block(blk(n), column("p_Pa") / 1e3)):(in_block(blk(n), column("q_Pa") / 1e3)) nooutput
 pmax = STATS_max_x; qmax = STATS_max_y
 set xrange [0:pmax * 1.12]
 set yrange [0:qmax * 1.12]
@@ -53,10 +53,10 @@ set label 1 "elastic: slope 3" at first pconf / 1e3 + d_lab, first 3 * d_lab lef
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
-  plot for [i = n:1:-1] slope(phi_i(i)) * x with lines dt (8, 5) lw 1.5 lc rgb series_color(i) notitle, \
-       for [i = n:1:-1] f index blk(i) using ($4 / 1e3):($5 / 1e3) with lines lw 3 lc rgb series_color(i) \
+  plot for [i = n:1:-1] slope(phi_i(i)) * x with lines dt (16, 8) lw 1.5 lc rgb series_color(i) notitle, \
+       for [i = n:1:-1] f using (column("p_Pa") / 1e3):(in_block(blk(i), column("q_Pa") / 1e3)) with lines lw 3 lc rgb series_color(i) \
          title sprintf("%g°", phi_i(i)), \
-       for [i = n:1:-1] f index blk(i) every ::last(i)::last(i) using ($4 / 1e3):($5 / 1e3) \
+       for [i = n:1:-1] f using (column("p_Pa") / 1e3):(in_block(blk(i), column(0) == last(i) ? column("q_Pa") / 1e3 : NaN)) \
          with points pt 7 ps 1.6 lc rgb series_color(i) notitle
   unset output
 }

@@ -5,19 +5,20 @@
 #
 #   gnuplot -e "in='RUN_DIR'; out='PREFIX'" reports/runout_convergence.gp
 #
-# Reads RUN_DIR/convergence.tsv (aspect 1, cells 3, dx 4, runout 5) and
-# profile_convN.tsv (r/R0 col 3, h/H0 col 4), N = 0 for the coarsest.
+# Reads, by column name, RUN_DIR/convergence.tsv (aspect, cells_per_R0,
+# runout_norm) and profile_convN.tsv (r_over_R0, h_over_H0), N = 0 for the
+# coarsest.
 
 here = ""
 do for [i = strlen(ARG0):1:-1] { if (here eq "" && ARG0[i:i] eq "/") { here = ARG0[1:i] } }
 load here."common.gp"
 
 fc = in."/convergence.tsv"
-stats fc using 1 nooutput; a = STATS_min; ng = STATS_records
+stats fc using "aspect" nooutput; a = STATS_min; ng = STATS_records
 txt = ""
 do for [g = 0:ng - 1] {
-  stats fc every ::g::g using 3 nooutput; c = STATS_min
-  stats fc every ::g::g using 6 nooutput; y = STATS_min
+  stats fc every ::g::g using "cells_per_R0" nooutput; c = STATS_min
+  stats fc every ::g::g using "runout_norm" nooutput; y = STATS_min
   txt = txt.sprintf("R_0/dx = %d:  (R_∞−R_0)/R_0 = %.4f\n", c, y)
 }
 set label 1 txt at graph 0.55, graph 0.55 left
@@ -33,7 +34,7 @@ set arrow 3 from 1, 1 to 1, 0 nohead lw 1.5 lc rgb "#999999" back
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
-  plot for [g = 0:ng - 1] in.sprintf("/profile_conv%d.tsv", g) using 3:4 with linespoints pt 7 ps 0.6 lw 2 \
+  plot for [g = 0:ng - 1] in.sprintf("/profile_conv%d.tsv", g) using "r_over_R0":"h_over_H0" with linespoints pt 7 ps 0.6 lw 2 \
          lc rgb series_color(1 + 2 * g) title sprintf("grid %d", g + 1), \
        NaN with lines lw 1.5 lc rgb "#999999" title "initial column"
   unset output

@@ -764,7 +764,11 @@ def main(argv):
         if e["jobs"] == "yes":
             args += ["--jobs", str(max(1, min(os.cpu_count() or 1, MAX_JOBS)))]
         log(f"{tag}: {binary} {' '.join(args)}")
-        rc = run_entry(exe, args, os.path.join(rundir, "log.txt"))
+        # the run owns its folder (a lab run refuses a folder holding other
+        # files), so its log lands beside it and moves in once it has ended
+        logtmp = os.path.join(out, "runs", name + ".log.txt")
+        rc = run_entry(exe, args, logtmp)
+        shutil.move(logtmp, os.path.join(rundir, "log.txt"))
         rc_of[name] = rc
         claims, _ = read_run_claims(os.path.join(rundir, "claims.tsv"))
         claims_of[name] = claims

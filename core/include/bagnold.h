@@ -264,9 +264,10 @@ bg_real bg_material_pwave_speed(const bg_material *m);
 bg_status bg_sim_write_vtk(bg_sim *sim, const char *path);
 bg_status bg_sim_write_ply(bg_sim *sim, const char *path);
 
-/* Scalar time series as TSV: a '#' comment line, a '#' header line naming
- * the columns with their units ("t_s\tmass_kg"), then one row per call.
- * Opens gnuplot and spreadsheets directly. */
+/* Scalar time series as TSV: a '#' comment line, a plain header line (no
+ * '#') naming the columns with their units ("t_s\tmass_kg"), then one row
+ * per call. gnuplot (columnheader, columns by name), spreadsheets and
+ * pandas.read_csv(sep='\t', comment='#') read it directly. */
 typedef struct bg_series bg_series;
 bg_status bg_series_open(const char *path, const char *comment, const char *const *columns,
                          size_t n_columns, bg_series **out);

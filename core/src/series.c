@@ -47,8 +47,8 @@ bg_status bg_series_open(const char *path, const char *comment, const char *cons
   }
   s->n_columns = n_columns;
   if (comment && comment[0]) fprintf(s->fp, "# %s\n", comment);
-  fputc('#', s->fp);
-  for (size_t c = 0; c < n_columns; ++c) fprintf(s->fp, "%s%s", c ? "\t" : " ", columns[c]);
+  /* a plain header (no '#'): gnuplot's columnheader and pandas read it */
+  for (size_t c = 0; c < n_columns; ++c) fprintf(s->fp, "%s%s", c ? "\t" : "", columns[c]);
   fputc('\n', s->fp);
   *out = s;
   return BG_OK;

@@ -1,5 +1,5 @@
-/* test_elastic.c: the elastic solver against closed forms (REFERENCES.md
- * sec. 5), material elastic_only with Klar's constants (E 3.537e5 Pa, nu
+/* test_elastic.c: the elastic solver against closed forms (references/README.md
+ * section 5), material elastic_only with Klar's constants (E 3.537e5 Pa, nu
  * 0.3, rho0 2200 kg/m^3), on one backend (argv[1]):
  *   1. P-wave speed in a laterally confined bar: a compressive pulse runs
  *      along a bar whose sides are held by slip faces, at the 1D-strain

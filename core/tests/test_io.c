@@ -370,17 +370,24 @@ int main(int argc, char **argv) {
     char line[1024];
     int rows = 0;
     double last[8] = {0};
-    int header = 0;
+    int header = 0, comments = 0, lineno = 0;
     while (fp && fgets(line, sizeof line, fp)) {
+      ++lineno;
       if (line[0] == '#') {
-        if (strstr(line, "step\tt_s\tdt_s") && strstr(line, "kinetic_energy_J")) header = 1;
+        comments++;
+        continue;
+      }
+      if (lineno == 2) {
+        /* the header is plain (gnuplot columnheader, pandas comment='#') */
+        header = strncmp(line, "step\tt_s\tdt_s", 14) == 0 && strstr(line, "kinetic_energy_J") != NULL;
         continue;
       }
       rows++;
       parse_floats(line, last, 8);
     }
     if (fp) fclose(fp);
-    bg_check_true(header, "series header names the columns with units");
+    bg_check_true(comments == 1, "series has one '#' comment line (got %d)", comments);
+    bg_check_true(header, "series line 2 is a plain header naming the columns with units");
     bg_check_true(rows == 3, "series has 3 rows (got %d)", rows);
     bg_check_abs(last[0], (double)st.step, 0, "last row's step equals bg_sim_stats");
     bg_check_rel(last[1], st.time, 1e-8, "last row's time equals bg_sim_stats");

@@ -762,6 +762,11 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
     if (!bg_backend_available(lab->backend, why, sizeof why))
       die("--backend %s: not available here: %s", lab->backend, why);
   }
+  if (lab->scale == BG_SCALE_PAPER && !lab->quiet &&
+      (!strcmp(lab->backend, "cpu") || !bg_backend_available("cuda", NULL, 0)))
+    fprintf(stderr, "warning: %s at paper scale on the CPU: the seed's resolution takes hours here (minutes on a "
+                    "GPU); progress and the time left follow every %.0f s\n",
+            name, lab->progress_every);
   lab->mclaims = calloc(MAX_MUTANT_CLAIMS, sizeof *lab->mclaims);
   if (!lab->mclaims) die("out of memory");
   load_claims(lab);
@@ -791,8 +796,10 @@ const char *bg_lab_outdir(const bg_lab *lab) { return lab->out; }
 
 FILE *bg_lab_tsv(bg_lab *lab, const char *file, const char *comment, const char *columns) {
   FILE *fp = open_output(lab, file);
+  /* one '#' provenance line, then a plain header that gnuplot's columnheader
+   * and pandas.read_csv(comment='#') both take as the column names */
   if (comment && comment[0]) fprintf(fp, "# %s\n", comment);
-  fprintf(fp, "# %s\n", columns);
+  fprintf(fp, "%s\n", columns);
   return fp;
 }
 

@@ -86,6 +86,21 @@ if run nocuda 2 "$probe" --quiet --backend cuda --out "$out/nocuda" || [[ $rc ==
   else ok "--backend cuda: a device is usable here, nothing to check"; fi
 else bad "--backend cuda without a device"; fi
 
+runout="$bin/exp_runout"
+if [[ -x "$runout" ]]; then
+  SECONDS=0
+  if run runout_file 2 "$runout" --quiet --out "$out/a-file" && has runout_file "not a directory" && ((SECONDS < 5)); then
+    ok "exp_runout --out FILE: exit 2 at once, not after the sweep"
+  else bad "exp_runout --out FILE"; fi
+  t="$out/refs-noseed"
+  mkdir -p "$t" && cp -r "$refs/." "$t/" && rm -f "$t/seed/seed_results.tsv"
+  SECONDS=0
+  if run noseed 2 "$runout" --quiet --references "$t" --out "$out/noseed" && has noseed "seed_results.tsv" &&
+    ((SECONDS < 5)) && [[ ! -e "$out/noseed/fit.tsv" && ! -e "$out/noseed/sweep.tsv" ]]; then
+    ok "a missing references/seed/seed_results.tsv: exit 2 before any simulation, no fit.tsv or sweep.tsv"
+  else bad "a missing seed_results.tsv"; fi
+fi
+
 # --- 4. an honest run folder -------------------------------------------------------
 d="$out/reuse"
 run first 0 "$probe" --quiet --out "$d"
@@ -132,9 +147,20 @@ else bad "an unexpected verdict exits 1"; fi
 if run contract2 2 "$probe" --no-such-option; then ok "a bad option exits 2"; else bad "a bad option exits 2"; fi
 
 # --- 6. the CLI ------------------------------------------------------------------------
-if run help 0 "$probe" -h && has help "by scale: quick" && ! has help "(default 0)"; then
-  ok "-h works, scale-dependent defaults are shown per scale"
-else bad "-h and per-scale defaults in --help"; fi
+# no option may show a default outside its own accepted range (the old
+# "(default 0)" of scale-dependent settings), in any executable's help
+outside=""
+for exe in "$bin"/probe_constitutive "$bin"/exp_*; do
+  [[ -x "$exe" ]] || continue
+  "$exe" --help 2>&1 | awk -v e="$(basename "$exe")" '
+    match($0, /in \[[^]]+\] \(default [^)]*\)/) {
+      s = substr($0, RSTART, RLENGTH); gsub(/in \[|\]|\(default |\)/, "", s); split(s, f, /, | /)
+      if (f[3] != "derived" && (f[3] + 0 < f[1] + 0 || f[3] + 0 > f[2] + 0)) print e ": " $0 }' >>"$out/help-range.log"
+done
+[[ -s "$out/help-range.log" ]] && outside="$(head -n 3 "$out/help-range.log")"
+if run help 0 "$probe" -h && has help "by scale: quick" && [[ -z "$outside" ]]; then
+  ok "-h works, scale-dependent defaults are shown per scale, no default lies outside its range"
+else bad "-h and per-scale defaults in --help ${outside}"; fi
 if run version 0 "$probe" --version && has version "commit"; then ok "--version"; else bad "--version"; fi
 if run optval 2 "$probe" --out --quiet && [ ! -e ./--quiet ] && has optval "looks like an option"; then
   ok "--out --quiet is an error, no directory named --quiet"

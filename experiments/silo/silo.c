@@ -455,6 +455,10 @@ static run_result run_aperture(bg_lab *lab, const scene *sc, const char *tag, FI
       bg_lab_progress(lab, "%s: t %.3f s, fill %.1f mm (stop at %.1f), discharged %.1f%%, rho_b %.0f kg/m3%s",
                       tag, t, h * 1e3, r.h_stop * 1e3, 100 * ms / M, rho_b, wmsg);
     }
+    {
+      bg_stats ps;
+      if (bg_sim_stats(sim, &ps) == BG_OK) bg_lab_progress_sim(lab, tag, t, sc->t_max, (double)n * (double)ps.step);
+    }
     t += sc->sample_dt;
     s = bg_sim_advance_to(sim, t);
     if (s != BG_OK) fail_sim("bg_sim_advance_to", s, bg_sim_last_error(sim));

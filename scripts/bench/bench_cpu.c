@@ -619,7 +619,7 @@ int main(int argc, char **argv) {
   } else {
     char path[4096], tpath[4200];
     FILE *f = open_out(o.out, "bench_cpu.tsv", path, sizeof path, tpath, sizeof tpath);
-    fprintf(f, "# commit\tmachine\tcpu_model\tthreads\tparticles\tppc\tgrid (nodes nx x ny x nz)\t"
+    fprintf(f, "commit\tmachine\tcpu_model\tthreads\tparticles\tppc\tgrid (nodes nx x ny x nz)\t"
                "steps\trep\twall_s (s)\tparticle_steps_per_s (1/s)\tms_sort (ms/step)\t"
                "ms_p2g (ms/step)\tms_grid (ms/step)\tms_g2p (ms/step)\n");
     for (size_t rep = 0; rep < nr; ++rep)

@@ -290,7 +290,7 @@ int main(int argc, char **argv) {
     tsv = fopen(path, "a");
     if (!tsv) die(1, "cannot open %s: %s", path, strerror(errno));
     if (fresh)
-      fprintf(tsv, "# commit\tdevice\ttag\tparticles\tppc\tnodes\tblock\tp2g_threads\tp2g_mode\tsort_interval\trep\t"
+      fprintf(tsv, "commit\tdevice\ttag\tparticles\tppc\tnodes\tblock\tp2g_threads\tp2g_mode\tsort_interval\trep\t"
                    "steps\twall_s\tparticle_steps_per_s\tms_sort\tms_p2g\tms_grid\tms_g2p\tbytes_per_step\t"
                    "effective_GBps\tcopy_GBps\tfraction_of_copy\n");
   }
