@@ -35,7 +35,8 @@ set tics out nomirror
 # provenance), then a plain header line naming the columns, then the rows.
 # Scripts select columns BY NAME, never by number (using "W":"D_geo_m",
 # column("W"), strcol("fit")), so that a column added in C cannot shift a
-# figure's data: a misspelt or missing name is an error, not a wrong curve.
+# figure's data: a misspelt or missing name draws nothing (gnuplot warns "no
+# column with header"), never a wrong curve.
 # columnheaders: the first non-comment line of each file is its header (it is
 # not a data row: every ::0::0 is the first row of data). A "nan" field (a
 # quantity that does not exist, e.g. an angle of a tensile state) is an

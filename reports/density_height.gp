@@ -26,7 +26,7 @@ set key outside below center maxcols 2
 fig_h = 780
 set xrange [*:2400]
 set arrow 1 from rho0, graph 0 to rho0, graph 1 nohead lw 1.5 dt 3 lc rgb "#222222"
-set label 1 "ρ_0" at rho0, graph 1.02 center
+set label 1 "ρ_0" at rho0, graph 0.97 offset 0.5, 0 left front
 
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)

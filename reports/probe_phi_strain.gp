@@ -59,7 +59,7 @@ do for [fmt in "png svg"] {
   # All paths share the elastic branch: the largest phi (the longest path)
   # is drawn first, each smaller one over it.
   plot for [i = n:1:-1] phi_i(i) with lines dt (2, 4) lw 1.2 lc rgb series_color(i) notitle, \
-       for [i = n:1:-1] f using "axial_strain":(in_block(blk(i), column("phi_mob_fcr_deg"))) with lines dt (16, 8) lw 2 lc rgb series_color(i) notitle, \
+       for [i = n:1:-1] f using "axial_strain":(in_block(blk(i), column("phi_mob_fcr_deg"))) with lines dt 2 lw 2 lc rgb series_color(i) notitle, \
        for [i = n:1:-1] f using "axial_strain":(in_block(blk(i), column("phi_mob_deg"))) with lines lw 2.5 lc rgb series_color(i) title sprintf("%g°", phi_i(i))
   unset label 1
 

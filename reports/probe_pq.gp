@@ -53,7 +53,7 @@ set label 1 "elastic: slope 3" at first pconf / 1e3 + d_lab, first 3 * d_lab lef
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
-  plot for [i = n:1:-1] slope(phi_i(i)) * x with lines dt (16, 8) lw 1.5 lc rgb series_color(i) notitle, \
+  plot for [i = n:1:-1] slope(phi_i(i)) * x with lines dt 2 lw 1.5 lc rgb series_color(i) notitle, \
        for [i = n:1:-1] f using (column("p_Pa") / 1e3):(in_block(blk(i), column("q_Pa") / 1e3)) with lines lw 3 lc rgb series_color(i) \
          title sprintf("%g°", phi_i(i)), \
        for [i = n:1:-1] f using (column("p_Pa") / 1e3):(in_block(blk(i), column(0) == last(i) ? column("q_Pa") / 1e3 : NaN)) \

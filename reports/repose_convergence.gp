@@ -50,7 +50,7 @@ set bmargin 10
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
-  plot phi with lines dt (16, 8) lw 2 lc rgb "#b00020" title sprintf("fed φ = %g°", phi), \
+  plot phi with lines dt 2 lw 2 lc rgb "#b00020" title sprintf("fed φ = %g°", phi), \
        phi_flow with lines dt 3 lw 2 lc rgb "#1b7837" title sprintf("flow angle θ_{flow} = %.1f° (bound)", phi_flow), \
        in."/fit_curve.tsv" using (column("dx_m") * 1e3):"theta_deg" with lines lw 2 lc rgb "#222222" title "fit θ_∞ + c (dx/R_0)^p", \
        in."/fit.tsv" using (0):"theta_inf_deg":(2 * column("sigma_theta_inf_deg")) with yerrorbars pt 5 ps 1.4 lw 1.5 lc rgb "#222222" title "θ_∞ ± 2σ", \

@@ -27,7 +27,7 @@ set yrange [0.5 * (rmin + rmax) - 0.6 * span:0.5 * (rmin + rmax) + 0.6 * span]
 set xlabel "floor Coulomb coefficient  μ_{floor}"
 set ylabel "runout  R_∞ / R_0"
 set title sprintf("Runout against floor friction (fed φ = %g°, tan φ = %.2f)", phi, tanphi)
-set arrow 1 from tanphi, graph 0 to tanphi, graph 1 nohead dt (16, 8) lw 2 lc rgb "#b00020"
+set arrow 1 from tanphi, graph 0 to tanphi, graph 1 nohead dt 2 lw 2 lc rgb "#b00020"
 set label 1 sprintf("tan φ = %.2f", tanphi) at tanphi, graph 0.93 offset 0.8, 0 tc rgb "#b00020"
 set xtics 0, 0.2, mumax * 1.05
 set xtics add ("stick" xst)

@@ -35,8 +35,8 @@ do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
   plot for [g = 0:ng - 1] in.sprintf("/profile_dx%d.tsv", g) using "r_over_R0":"h_over_H0" with linespoints pt 7 ps 0.5 lw 2 \
-         lc rgb series_color(1 + 2 * g) title sprintf("pile, R_0/dx = %s", word(cells, g + 1)), \
-       in."/profile_ridge.tsv" using "x_over_R0":"h_over_H0" with lines dt (16, 8) lw 2 lc rgb "#c2185b" title sprintf("ridge, R_0/dx = %s", word(cells, ng)), \
+         lc rgb series_color(1 + int(g * 5.0 / (ng > 1 ? ng - 1 : 1))) title sprintf("pile, R_0/dx = %s", word(cells, g + 1)), \
+       in."/profile_ridge.tsv" using "x_over_R0":"h_over_H0" with lines dt 2 lw 2 lc rgb "#c2185b" title sprintf("ridge, R_0/dx = %s", word(cells, ng)), \
        NaN with lines lw 1.5 lc rgb "#999999" title "initial column"
   unset output
 }

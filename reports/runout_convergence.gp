@@ -35,7 +35,7 @@ do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
   plot for [g = 0:ng - 1] in.sprintf("/profile_conv%d.tsv", g) using "r_over_R0":"h_over_H0" with linespoints pt 7 ps 0.6 lw 2 \
-         lc rgb series_color(1 + 2 * g) title sprintf("grid %d", g + 1), \
+         lc rgb series_color(1 + int(g * 5.0 / (ng > 1 ? ng - 1 : 1))) title sprintf("grid %d", g + 1), \
        NaN with lines lw 1.5 lc rgb "#999999" title "initial column"
   unset output
 }

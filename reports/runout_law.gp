@@ -34,7 +34,7 @@ set yrange [0.1:*]
 set xlabel "aspect ratio  a = H_0 / R_0"
 set ylabel "normalised runout  (R_∞ − R_0) / R_0"
 set title sprintf("Column collapse runout (φ 33°, floor μ 0.6)\n{/*0.85 fit: %.3f±%.3f a below a_b = %.2f±%.2f, ∝ a^{%.3f±%.3f} above}", c1, sc1, ab, sab, p, sp)
-set arrow 1 from ab_lube, graph 0 to ab_lube, graph 1 nohead dt (16, 8) lw 1.5 lc rgb "#b00020"
+set arrow 1 from ab_lube, graph 0 to ab_lube, graph 1 nohead dt 2 lw 1.5 lc rgb "#b00020"
 set label 1 sprintf("Lube break %.1f", ab_lube) at ab_lube, graph 0.5 offset 0.6, 0 tc rgb "#b00020"
 set arrow 2 from ab_laj, graph 0 to ab_laj, graph 1 nohead dt 3 lw 1.5 lc rgb "#6a6a6a"
 set label 2 sprintf("Lajeunesse break %.2f\n(coefficients disputed)", ab_laj) at ab_laj, graph 0.93 offset 0.6, 0 tc rgb "#6a6a6a"
@@ -44,7 +44,7 @@ do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
   plot in."/fit_curve.tsv" using "aspect":"lube2004" with lines lw 2.5 lc rgb "#b00020" title "Lube 2004: 1.24 a, 1.6 a^{1/2}", \
-       in."/fit_curve.tsv" using "aspect":"seed" with lines dt (14, 6) lw 2 lc rgb "#6a6a6a" title "seed's fit: 0.76 a, 0.84 a^{0.79} (dashed)", \
+       in."/fit_curve.tsv" using "aspect":"seed" with lines dt 2 lw 2 lc rgb "#6a6a6a" title "seed's fit: 0.76 a, 0.84 a^{0.79} (dashed)", \
        in."/fit_curve.tsv" using "aspect":"fit" with lines lw 2.5 lc rgb "#3b528b" title "our fit", \
        fs using "aspect":(strcol("morphology") eq "summit" ? column("runout_norm") : NaN) with points pt 7 ps 1.8 lc rgb "#21918c" title "ours: summit preserved", \
        fs using "aspect":(strcol("morphology") eq "conical" ? column("runout_norm") : NaN) with points pt 6 ps 1.8 lw 2 lc rgb "#21918c" title "ours: conical deposit"

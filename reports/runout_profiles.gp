@@ -1,6 +1,7 @@
 # runout_profiles.gp: the final radially averaged deposit profiles h(r) of
 # the aspect sweep, in units of R0 (both axes), one curve per aspect ratio,
-# with each column's initial outline (dashed, same colour).
+# with each column's initial outline (dashed, same colour); past eight aspect
+# ratios the colours repeat and the profiles are dash-dotted.
 #
 #   gnuplot -e "in='RUN_DIR'; out='PREFIX'" reports/runout_profiles.gp
 #
@@ -32,11 +33,11 @@ do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
   plot for [k = 0:na - 1] in.sprintf("/profile_a%02d.tsv", k) using "r_over_R0":(column("h_m") / R0) with lines lw 2.5 \
-         dt int(k < 8 ? 1 : 2) lc rgb series_color(1 + k % 8) title sprintf("a = %s", word(aspects, k + 1)), \
+         dt int(k < 8 ? 1 : 4) lc rgb series_color(1 + k % 8) title sprintf("a = %s", word(aspects, k + 1)), \
        for [k = 0:na - 1] '+' using (1):(0):(0):(word(aspects, k + 1) + 0) every ::0::0 with vectors nohead \
-         lw 1.5 dt (12, 6) lc rgb series_color(1 + k % 8) notitle, \
+         lw 1.5 dt 2 lc rgb series_color(1 + k % 8) notitle, \
        for [k = 0:na - 1] '+' using (0):(word(aspects, k + 1) + 0):(1):(0) every ::0::0 with vectors nohead \
-         lw 1.5 dt (12, 6) lc rgb series_color(1 + k % 8) notitle, \
-       NaN with lines lw 1.5 dt (12, 6) lc rgb "#888888" title "initial columns (dashed, clipped)"
+         lw 1.5 dt 2 lc rgb series_color(1 + k % 8) notitle, \
+       NaN with lines lw 1.5 dt 2 lc rgb "#888888" title "initial columns (dashed, clipped)"
   unset output
 }

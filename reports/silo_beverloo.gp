@@ -12,7 +12,9 @@
 # fits.tsv (rows C_k_fixed, n_k_fixed, geometric by their fit column: C, k,
 # n, sigma_n, n_law, dx_m), summary.tsv (geometry) and, for a round silo, C
 # from references/literature/beverloo.tsv. Where too few apertures are
-# resolved for the fits (quick scale), the literature line uses k = 0. Runs
+# resolved for the fits (quick scale), the literature line uses k = 0 and
+# the law's exponent is drawn through the largest aperture as the reference
+# (a slot has no tabulated C). Runs
 # recorded before the resolution criterion (no resolved column; fits named
 # fixed_exponent and free_exponent, curves W_fixed_exponent and
 # W_free_exponent) are read under those names, every aperture in the fit.
@@ -57,10 +59,17 @@ set logscale xy
 set xtics () ; set ytics ()
 do for [e = -6:6] { do for [m in "1 1.2 1.5 2 2.5 3 4 5 6 7 8"] { v = real(m) * 10.0**e; set xtics add (sprintf("%g", v) v); set ytics add (sprintf("%g", v) v) } }
 set xrange [dlo / 1.25:dhi * 1.2]
+# the literature line stays on the axes too (on coarse grids it lies well off the data)
+wl_lo = wlit(dlo / 1.25); wl_hi = wlit(dhi * 1.2)
+if (wl_lo == wl_lo && wl_lo > 0 && wl_lo < wlo) { wlo = wl_lo }
+if (wl_hi == wl_hi && wl_hi > whi) { whi = wl_hi }
 set yrange [wlo / 1.6:whi * 1.6]
 set xlabel "aperture resolved on the grid  D  [mm]"
 set ylabel sprintf("discharge rate  W  [%s]", wunit)
-set key top left
+# the key below the axes: the data and the lines run corner to corner
+set key outside below center maxcols 2
+fig_h = 800
+set bmargin 6
 fitted = Ca == Ca
 set title fitted ? sprintf("Beverloo scaling  W = C ρ_b √g (D − k dx)^n,  law n = %g, resolved apertures, k = %g\n{/*0.85 n fixed: C = %.3f;  n free: n = %.2f ± %.2f;  geometric (all) W ∝ D^{%.2f}}", nlaw, ka, Ca, nb, snb, ng) \
   : sprintf("Beverloo scaling  W = C ρ_b √g (D − k dx)^n,  law n = %g\n{/*0.85 too few resolved apertures for the fits; geometric (all) W ∝ D^{%.2f}}", nlaw, ng)
@@ -71,11 +80,13 @@ do for [fmt in "png svg"] {
   fc = in."/fit_curves.tsv"
   cC = old ? "W_fixed_exponent" : "W_C_k_fixed"; cn = old ? "W_free_exponent" : "W_n_k_fixed"
   res(dummy) = old ? 1 : column("resolved")
+  undefine STATS_*; stats in."/rates.tsv" using (res(0) > 0.5 ? 1 : NaN) nooutput; nres = exists("STATS_records") ? STATS_records : 0
   plot fc using (column("D_m") * 1e3):cC with lines lw 2.5 lc rgb series_color(2) title (fitted ? sprintf("fit on resolved, n fixed at %g", nlaw) : ""), \
        fc using (column("D_m") * 1e3):cn with lines lw 2 dt 2 lc rgb series_color(6) title (fitted ? "fit on resolved, n free (dashed)" : ""), \
        fc using (column("D_m") * 1e3):"W_geometric" with lines lw 1.5 dt 3 lc rgb "#6a6a6a" title "geometric  A D^n (dotted)", \
-       (slot ? NaN : wlit(x)) with lines lw 2 dt (16, 8) lc rgb "#b00020" title (slot ? "" : sprintf("Beverloo C = %g (literature), %s", Clit, fitted ? "fitted k" : "k = 0")), \
-       in."/rates.tsv" using (column("D_geo_m") * 1e3):(res(0) > 0.5 ? column("W") : NaN):"sigma_W" with yerrorbars pt 7 ps 1.5 lw 1.5 lc rgb "#000000" title "measured, resolved", \
+       (fitted ? NaN : whi * (x / dhi)**nlaw) with lines lw 2 dt 2 lc rgb series_color(2) title (fitted ? "" : sprintf("the law's W ∝ D^{%g} through the largest aperture (reference)", nlaw)), \
+       (slot ? NaN : wlit(x)) with lines lw 2 dt 2 lc rgb "#b00020" title (slot ? "" : sprintf("Beverloo C = %g (literature), %s", Clit, fitted ? "fitted k" : "k = 0")), \
+       in."/rates.tsv" using (column("D_geo_m") * 1e3):(res(0) > 0.5 ? column("W") : NaN):"sigma_W" with yerrorbars pt 7 ps 1.5 lw 1.5 lc rgb "#000000" title (nres > 0 ? "measured, resolved" : ""), \
        in."/rates.tsv" using (column("D_geo_m") * 1e3):(res(0) > 0.5 ? NaN : column("W")):"sigma_W" with yerrorbars pt 6 ps 1.5 lw 1.5 lc rgb "#000000" title "measured, not resolved"
   unset output
 }

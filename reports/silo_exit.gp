@@ -39,7 +39,7 @@ do for [fmt in "png svg"] {
   set ylabel "exit speed  −v_z  [m/s]"
   # the key beside the axes: inside, it covers the profiles' flanks or the floor's band
   set key outside right top
-  set lmargin at screen 0.1; set rmargin at screen 0.73
+  set lmargin at screen 0.1; set rmargin at screen 0.70
   if (!radial) { set arrow 1 from -0.5, graph 0 to -0.5, graph 1 nohead dt 3 lc rgb "#6a6a6a" }
   set arrow 2 from 0.5, graph 0 to 0.5, graph 1 nohead dt 3 lc rgb "#6a6a6a"
   set label 3 "edge of the\naperture (dotted)" at 0.5, graph 0.95 offset 0.5, 0 left font ",10" tc rgb "#6a6a6a"

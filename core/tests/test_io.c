@@ -379,7 +379,7 @@ int main(int argc, char **argv) {
       }
       if (lineno == 2) {
         /* the header is plain (gnuplot columnheader, pandas comment='#') */
-        header = strncmp(line, "step\tt_s\tdt_s", 14) == 0 && strstr(line, "kinetic_energy_J") != NULL;
+        header = strncmp(line, "step\tt_s\tdt_s\t", strlen("step\tt_s\tdt_s\t")) == 0 && strstr(line, "kinetic_energy_J") != NULL;
         continue;
       }
       rows++;

@@ -176,7 +176,21 @@ if grep -q "'$out/with space'" "$out/with space/manifest.json"; then ok "the man
 else bad "the manifest's command is shell-quoted"; fi
 
 # --- 7. progress on long runs ---------------------------------------------------------
-# (the experiments' progress with ETA is covered where they run: exp_density --quick prints it)
+density="$bin/exp_density"
+if [[ -x "$density" ]]; then
+  if BAGNOLD_PROGRESS_S=0.2 run progress 0 "$density" --time 0.3 --rest-ke 1e-9 --out "$out/progress" ||
+    [[ $rc == 1 ]]; then
+    if grep -q "particle-steps/s, at most .* left" "$out/progress.log"; then
+      ok "a long run reports simulated time, particle-steps/s and the time left"
+    else bad "progress lines with the time left"; fi
+  else bad "progress run"; fi
+  if run quiet 0 "$density" --quiet --time 0.3 --rest-ke 1e-9 --out "$out/quiet" || [[ $rc == 1 ]]; then
+    if ! grep -q "left" "$out/quiet.log"; then ok "--quiet silences the progress"; else bad "--quiet still prints progress"; fi
+  else bad "quiet run"; fi
+  if run paperwarn 2 "$density" --scale paper --backend cpu --out "$out/a-file" && has paperwarn "takes hours"; then
+    ok "a paper-scale run on the CPU warns before it starts"
+  else bad "the paper-on-CPU warning"; fi
+fi
 
 echo "$n cases, $fails failed"
 exit $((fails ? 1 : 0))
