@@ -87,7 +87,7 @@ def load_registry(path):
         die(2, f"no experiment registry at {path}")
     header, rows = read_tsv(path, "name")
     if header != REGISTRY_COLUMNS:
-        die(2, f"{path}: the header must be '# " + "\t".join(REGISTRY_COLUMNS) + f"', got {header}")
+        die(2, f"{path}: the header must be '" + "\t".join(REGISTRY_COLUMNS) + f"', got {header}")
     entries, seen = [], set()
     for no, f in rows:
         where = f"{path}:{no}"

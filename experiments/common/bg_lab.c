@@ -272,7 +272,7 @@ static void load_claims(bg_lab *lab) {
   static const char *cols[] = {"claim", "compare", "expected", "tol_quick", "tol_paper",
                                "unit",  "source",  "kind",     "expect",    "description"};
   char line[8192];
-  int cap = 64, ln = 0;
+  int cap = 64, ln = 0, seen_header = 0;
   lab->table = calloc((size_t)cap, sizeof *lab->table);
   if (!lab->table) die("out of memory");
   while (fgets(line, sizeof line, fp)) {
@@ -281,6 +281,17 @@ static void load_claims(bg_lab *lab) {
     if (line[0] == '#' || line[0] == '\n') continue;
     char *f[11];
     int nf = split_tabs(line, f, 11);
+    if (!seen_header) {
+      /* the first line that is not a comment names the columns (pandas and
+       * gnuplot read it as the header), so a missing or reordered column is
+       * an error here, not a shifted value later */
+      for (int i = 0; i < 10; ++i)
+        if (nf != 10 || strcmp(f[i], cols[i]))
+          die("%s:%d: the header must be the 10 columns 'claim compare expected tol_quick tol_paper unit source kind "
+              "expect description', tab-separated", path, ln);
+      seen_header = 1;
+      continue;
+    }
     if (nf != 10) die("%s:%d: %d tab-separated fields, the table has 10 (claim compare expected tol_quick tol_paper unit source kind expect description)", path, ln, nf);
     for (int i = 0; i < 10; ++i)
       if (!f[i][0]) die("%s:%d: column %s is empty", path, ln, cols[i]);
@@ -365,12 +376,21 @@ static void load_mutants(bg_lab *lab, const char *const *implemented) {
   FILE *fp = fopen(path, "r");
   if (!fp) die("cannot read the mutant registry %s: %s", path, strerror(errno));
   char line[4096];
-  int ln = 0;
+  int ln = 0, seen_header = 0;
   while (fgets(line, sizeof line, fp)) {
     ln++;
     if (line[0] == '#' || line[0] == '\n') continue;
     char *f[7];
     int nf = split_tabs(line, f, 7);
+    if (!seen_header) {
+      static const char *mcols[] = {"mutant", "executable", "kind", "claims", "scale", "description"};
+      for (int i = 0; i < 6; ++i)
+        if (nf != 6 || strcmp(f[i], mcols[i]))
+          die("%s:%d: the header must be the 6 columns 'mutant executable kind claims scale description', "
+              "tab-separated", path, ln);
+      seen_header = 1;
+      continue;
+    }
     if (nf != 6)
       die("%s:%d: need 6 tab-separated fields (mutant, executable, kind, claims, scale, description), got %d", path,
           ln, nf);

@@ -17,9 +17,11 @@ set grid ytics
 set yrange [0:*]
 set offsets 0.5, 0.5, 0, 0
 set key off
-stats in using 5 nooutput
+set datafile separator "\t"
+set datafile columnheaders
+stats in using "max" nooutput
 set yrange [0:STATS_max * 1.18]
-plot in using 1:3:7:xtic(2) with boxes lc rgb variable, \
-     '' using 1:3:4:5 with yerrorbars lc rgb "black" pt 0, \
-     '' using 1:($5 + STATS_max * 0.03):6 with labels noenhanced, \
-     '' using 1:($3 / 2):(sprintf("%.2f", $3)) with labels tc rgb "white" noenhanced
+plot in using "index":"median":"colour":xtic(stringcolumn("label")) with boxes lc rgb variable, \
+     '' using "index":"median":"min":"max" with yerrorbars lc rgb "black" pt 0, \
+     '' using "index":(column("max") + STATS_max * 0.03):(stringcolumn("ratio_text")) with labels noenhanced, \
+     '' using "index":(column("median") / 2):(sprintf("%.2f", column("median"))) with labels tc rgb "white" noenhanced

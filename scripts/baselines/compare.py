@@ -493,7 +493,8 @@ def main():
     # gnuplot bar chart
     dat = os.path.join(out, "chart.dat")
     with open(dat, "w") as f:
-        f.write("# index\tlabel\tmedian\tmin\tmax (M particle-steps/s)\tratio text\tcolour\n")
+        f.write(f"# head-to-head throughput in M particle-steps/s, commit {commit}\n")
+        f.write("index\tlabel\tmedian\tmin\tmax\tratio_text\tcolour\n")
         for i, s in enumerate(solvers):
             if s not in summ:
                 continue

@@ -25,7 +25,7 @@ registry="$root/experiments/registry.tsv"
 declare -A step_cmd=()
 step_names=()
 while IFS=$'\t' read -r r_name r_bin _ _ _ _ r_args; do
-  [[ -z "$r_name" || "$r_name" == \#* || "$r_args" == - || -z "$r_args" ]] && continue
+  [[ -z "$r_name" || "$r_name" == \#* || "$r_name" == name || "$r_args" == - || -z "$r_args" ]] && continue
   step_cmd[$r_name]="$r_bin $r_args"
   step_names+=("$r_name")
 done <"$registry" || { echo "error: cannot read $registry" >&2; exit 2; }
