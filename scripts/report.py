@@ -79,7 +79,7 @@ def read_tsv(path, first_column):
     return header, rows
 
 
-REGISTRY_COLUMNS = ["name", "binary", "sources", "timeout", "jobs", "figures", "paper_args"]
+REGISTRY_COLUMNS = ["name", "binary", "sources", "timeout", "jobs", "figures", "paper_args", "args"]
 
 
 def load_registry(path):
@@ -102,6 +102,7 @@ def load_registry(path):
             die(2, f"{where}: timeout must be a whole number of seconds, got '{e['timeout']}'")
         seen.add(e["name"])
         e["figures"] = [] if e["figures"] == "-" else e["figures"].split()
+        e["args"] = [] if e["args"] == "-" else e["args"].split()
         entries.append(e)
     if not entries:
         die(2, f"{path}: no entries")
@@ -763,6 +764,7 @@ def main(argv):
             args += ["--backend", backend]
         if e["jobs"] == "yes":
             args += ["--jobs", str(max(1, min(os.cpu_count() or 1, MAX_JOBS)))]
+        args += e["args"]
         log(f"{tag}: {binary} {' '.join(args)}")
         # the run owns its folder (a lab run refuses a folder holding other
         # files), so its log lands beside it and moves in once it has ended

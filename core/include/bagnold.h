@@ -51,22 +51,49 @@ typedef enum bg_stress_model {
   BG_STRESS_FIXED_COROTATED = 1  /* Stomakhin 2013 (the seed's choice for force) */
 } bg_stress_model;
 
+/* The material models (core/physics/materials/bg_material_list.h, the one
+ * registry): BG_MODEL_DP, Drucker-Prager sand (Klar 2016), and BG_MODEL_MUI,
+ * rate-dependent mu(I) sand (Jop et al. 2006). Each has its parameter
+ * struct, a member of the union below named after the model. */
+#define BG_MAT_PARAMS_ONLY
+#include "materials/bg_material_list.h"
+#undef BG_MAT_PARAMS_ONLY
+
 typedef struct bg_material {
+  bg_material_model model; /* which member of the union holds the parameters */
   bg_real E;        /* Young's modulus, Pa, > 0 */
   bg_real nu;       /* Poisson ratio, in (-1, 0.5) */
   bg_real rho0;     /* reference density, kg/m^3, > 0 */
-  bg_real phi_deg;  /* friction angle, degrees, in (0, 90) */
   bg_stress_model stress;
-  int hardening;    /* 0: phi fixed; 1: phi_F(q) = h0 + (h1 q - h3) exp(-h2 q) */
-  bg_real h0, h1, h2, h3; /* hardening parameters: h0,h1,h3 degrees, h2 dimensionless */
   int volume_correction;  /* 1: Tampubolon 2017 log Jp fed back to tr(eps); 0: off */
   int elastic_only;       /* 1: no return map (verification of the elastic solver only) */
+  union {
+#define BG_X_(n, N, lane, label) bg_##n##_params n;
+    BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
+  };
 } bg_material;
 
-/* Klar et al. 2016's sand: E 3.537e5 Pa, nu 0.3, rho 2200, phi 35 deg,
- * Hencky stress, hardening off (parameters set to Klar's 35/9/0.2/10),
- * volume correction on. */
+/* Klar et al. 2016's sand: Drucker-Prager, E 3.537e5 Pa, nu 0.3, rho 2200,
+ * phi 35 deg on the compression cone, Hencky stress, hardening off
+ * (parameters set to Klar's 35/9/0.2/10), volume correction on. */
 bg_material bg_material_sand(void);
+
+/* mu(I) sand with Jop, Forterre & Pouliquen 2006's glass-bead parameters
+ * (mu_s = tan 20.9 deg, mu_2 = tan 32.76 deg, I0 = 0.279, d = 0.5 mm,
+ * rho_s = 2450 kg/m^3) and the elasticity, density and volume correction of
+ * bg_material_sand(). */
+bg_material bg_material_mui(void);
+
+/* A registered model with its default parameters (from its header in
+ * core/physics/materials/) and bg_material_sand()'s elasticity; an unknown
+ * model comes back with that tag, which bg_sim_create refuses. */
+bg_material bg_material_default(bg_material_model model);
+
+/* "drucker-prager", "mu-i"; NULL for a value outside the list. */
+const char *bg_material_model_name(bg_material_model m);
+/* The model of a name bg_material_model_name gives, or -1. */
+int bg_material_model_from_name(const char *name);
 
 /* ---------------------------------------------------------------- boundaries */
 
@@ -158,6 +185,10 @@ typedef struct bg_sim_desc {
   bg_real fixed_dt;    /* 0 = adaptive; > 0 fixes dt (refused above the bound) */
   int force_dt;        /* 1: accept a fixed dt above the stable bound */
   int sort_interval;   /* re-sort particles every K steps (GPU), >= 1, default 32 */
+  int cpu_reference;   /* CPU: 1 runs the scalar constitutive update the CUDA backend
+                          runs (the oracle) instead of the vector lanes; slower, and
+                          the answer the other paths are held to. The environment
+                          variable BAGNOLD_CPU_REFERENCE=1 sets it for every sim. */
 } bg_sim_desc;
 
 /* Defaults: 64^3 grid, dx 1 cm, origin 0, gravity -9.81 z, Klar sand,

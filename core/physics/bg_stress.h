@@ -1,7 +1,7 @@
 /* bg_stress.h: Kirchhoff stress of the two elastic laws a material may pick,
  * in principal form (tau = U diag(tau_i) U^T for F = U diag(sigma) V^T).
  * StVK-Hencky is the default because the Drucker-Prager return map
- * (bg_plasticity.h) is derived for it; fixed-corotated (Stomakhin 2013) is
+ * (core/physics/materials/bg_mat_dp.h) is derived for it; fixed-corotated (Stomakhin 2013) is
  * kept to reproduce the seed, which scattered it as force stress. */
 #ifndef BG_STRESS_H
 #define BG_STRESS_H

@@ -9,7 +9,7 @@
 
 #include "bagnold.h"
 #include "bg_boundary.h"
-#include "bg_plasticity.h"
+#include "bg_materials.h"
 
 #ifdef __cplusplus
 extern "C" { /* the CUDA backend is compiled as C++ */
@@ -30,7 +30,8 @@ typedef struct bg_config {
   bg_real dx, inv_dx;
   bg_real origin[3];
   bg_real gravity[3];
-  bg_sand sand;
+  bg_mat mat;
+  int cpu_reference; /* CPU: the scalar update on every particle (bg_sim_desc) */
   bg_real vol_default; /* unused by backends; kept for read-back */
   int n_walls;         /* user colliders first, then the six faces */
   bg_wallc *walls;

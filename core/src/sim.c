@@ -48,22 +48,43 @@ bg_status bg_fail(bg_sim *sim, bg_status s, const char *fmt, ...) {
 
 /* ---------------------------------------------------------------- defaults */
 
-bg_material bg_material_sand(void) {
+bg_material bg_material_default(bg_material_model model) {
   bg_material m;
   memset(&m, 0, sizeof m);
+  /* Klar et al. 2016's elasticity and density for every model */
+  m.model = model;
   m.E = 3.537e5f;
   m.nu = 0.3f;
   m.rho0 = 2200.0f;
-  m.phi_deg = 35.0f;
   m.stress = BG_STRESS_HENCKY;
-  m.hardening = 0;
-  m.h0 = 35.0f;
-  m.h1 = 9.0f;
-  m.h2 = 0.2f;
-  m.h3 = 10.0f;
   m.volume_correction = 1;
   m.elastic_only = 0;
+  switch (model) {
+#define BG_X_(n, N, lane, label) \
+  case BG_MODEL_##N: m.n = bg_##n##_default_params(); break;
+    BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
+    default: break;
+  }
   return m;
+}
+
+bg_material bg_material_sand(void) { return bg_material_default(BG_MODEL_DP); }
+
+bg_material bg_material_mui(void) { return bg_material_default(BG_MODEL_MUI); }
+
+#define BG_X_(n, N, lane, label) label,
+static const char *const model_names[] = {BG_MATERIAL_LIST(BG_X_)};
+#undef BG_X_
+
+const char *bg_material_model_name(bg_material_model m) {
+  return ((int)m >= 0 && (int)m < BG_MODEL_COUNT) ? model_names[m] : NULL;
+}
+
+int bg_material_model_from_name(const char *name) {
+  for (int i = 0; name && i < BG_MODEL_COUNT; ++i)
+    if (!strcmp(name, model_names[i])) return i;
+  return -1;
 }
 
 bg_sim_desc bg_sim_desc_default(void) {
@@ -106,44 +127,22 @@ int bg_field_width(bg_field f) {
 /* --------------------------------------------------------------- validation */
 
 static bg_status check_material(bg_sim *sim, const bg_material *m) {
+  CHECK((int)m->model >= 0 && (int)m->model < BG_MODEL_COUNT, BG_ERR_RANGE,
+        "material.model must be one of the %d registered models, BG_MODEL_DP .. (got %d)", BG_MODEL_COUNT,
+        (int)m->model);
   CHECK_FINITE(m->E, "material.E");
   CHECK_FINITE(m->nu, "material.nu");
   CHECK_FINITE(m->rho0, "material.rho0");
-  CHECK_FINITE(m->phi_deg, "material.phi_deg");
   CHECK(m->E > 0, BG_ERR_RANGE, "material.E must be > 0 Pa (got %g)", (double)m->E);
   CHECK(m->nu > -1 && m->nu < 0.5f, BG_ERR_RANGE, "material.nu must be in (-1, 0.5) (got %g)",
         (double)m->nu);
   CHECK(m->rho0 > 0, BG_ERR_RANGE, "material.rho0 must be > 0 kg/m^3 (got %g)", (double)m->rho0);
-  CHECK(m->phi_deg > 0 && m->phi_deg < 90, BG_ERR_RANGE,
-        "material.phi_deg must be in (0, 90) degrees (got %g)", (double)m->phi_deg);
   CHECK(m->stress == BG_STRESS_HENCKY || m->stress == BG_STRESS_FIXED_COROTATED, BG_ERR_RANGE,
         "material.stress must be BG_STRESS_HENCKY or BG_STRESS_FIXED_COROTATED (got %d)",
         (int)m->stress);
-  if (m->hardening) {
-    CHECK_FINITE(m->h0, "material.h0");
-    CHECK_FINITE(m->h1, "material.h1");
-    CHECK_FINITE(m->h2, "material.h2");
-    CHECK_FINITE(m->h3, "material.h3");
-    CHECK(m->h2 > 0 || m->h1 == 0, BG_ERR_RANGE,
-          "material.h2 must be > 0 when h1 != 0, or phi_F grows without bound (got h2 %g)",
-          (double)m->h2);
-    CHECK(m->h2 >= 0, BG_ERR_RANGE, "material.h2 must be >= 0 (got %g)", (double)m->h2);
-    /* phi_F(0) = h0 - h3, phi_F(inf) = h0 and the one turning point
-     * q* = (h1 + h2 h3) / (h1 h2) must all be admissible angles */
-    CHECK(m->h0 > 0 && m->h0 < 90 && m->h0 - m->h3 > 0 && m->h0 - m->h3 < 90, BG_ERR_RANGE,
-          "hardening needs h0 and h0 - h3 in (0, 90) degrees (got h0 %g, h3 %g)", (double)m->h0,
-          (double)m->h3);
-    if (m->h1 != 0) {
-      double qs = ((double)m->h1 + (double)m->h2 * m->h3) / ((double)m->h1 * m->h2);
-      if (qs > 0) {
-        double ps = m->h0 + ((double)m->h1 * qs - m->h3) * exp(-(double)m->h2 * qs);
-        CHECK(ps > 0 && ps < 90, BG_ERR_RANGE,
-              "hardening: phi_F peaks (or dips) at %g degrees at q = %g, outside (0, 90); "
-              "adjust material.h1/h2",
-              ps, qs);
-      }
-    }
-  }
+  char msg[sizeof sim->err];
+  int bad = bg_material_validate_model(m, msg, sizeof msg);
+  if (bad) return bg_fail(sim, bad == 1 ? BG_ERR_NONFINITE : BG_ERR_RANGE, "%s", msg);
   return BG_OK;
 }
 
@@ -272,6 +271,8 @@ static bg_status check_desc(bg_sim *sim, const bg_sim_desc *d) {
   CHECK_FINITE(d->fixed_dt, "fixed_dt");
   CHECK(d->fixed_dt >= 0, BG_ERR_RANGE, "fixed_dt must be >= 0 s, 0 meaning adaptive (got %g)",
         (double)d->fixed_dt);
+  CHECK(d->cpu_reference == 0 || d->cpu_reference == 1, BG_ERR_RANGE, "cpu_reference must be 0 or 1 (got %d)",
+        d->cpu_reference);
   CHECK(d->sort_interval >= 1, BG_ERR_RANGE, "sort_interval must be >= 1 step (got %d)",
         d->sort_interval);
   return BG_OK;
@@ -390,17 +391,11 @@ static bg_status build_config(bg_sim *sim, const bg_sim_desc *d) {
   c->dx = d->dx;
   c->inv_dx = 1.0f / d->dx;
   const bg_material *m = &d->material;
-  c->sand.lame = bg_lame_from_e_nu(m->E, m->nu);
-  c->sand.rho0 = m->rho0;
-  c->sand.alpha = bg_dp_alpha(m->phi_deg);
-  c->sand.law = m->stress == BG_STRESS_FIXED_COROTATED ? BG_LAW_FIXED_COROTATED : BG_LAW_HENCKY;
-  c->sand.plastic = !m->elastic_only;
-  c->sand.hardening = m->hardening;
-  c->sand.h0 = m->h0;
-  c->sand.h1 = m->h1;
-  c->sand.h2 = m->h2;
-  c->sand.h3 = m->h3;
-  c->sand.volume_correction = m->volume_correction;
+  c->mat = bg_material_prepare(m);
+  {
+    const char *ref = getenv("BAGNOLD_CPU_REFERENCE");
+    c->cpu_reference = d->cpu_reference || (ref && ref[0] && strcmp(ref, "0"));
+  }
   c->threads = d->threads;
   c->sort_interval = d->sort_interval;
   c->n_walls = (int)d->n_colliders + BG_FACE_COUNT;

@@ -104,22 +104,22 @@ static void test_descriptor(void) {
   expect_create(&d, BG_ERR_NONFINITE, "material.rho0", "material.rho0 NaN");
   d = small_desc(); d.material.rho0 = inf;
   expect_create(&d, BG_ERR_NONFINITE, "material.rho0", "material.rho0 Inf");
-  d = small_desc(); d.material.phi_deg = nan;
-  expect_create(&d, BG_ERR_NONFINITE, "material.phi_deg", "material.phi_deg NaN");
-  d = small_desc(); d.material.phi_deg = inf;
-  expect_create(&d, BG_ERR_NONFINITE, "material.phi_deg", "material.phi_deg Inf");
-  d = small_desc(); d.material.hardening = 1; d.material.h2 = nan;
-  expect_create(&d, BG_ERR_NONFINITE, "material.h2", "material.h2 NaN with hardening on");
-  d = small_desc(); d.material.hardening = 1; d.material.h1 = inf;
-  expect_create(&d, BG_ERR_NONFINITE, "material.h1", "material.h1 Inf with hardening on");
+  d = small_desc(); d.material.dp.phi_deg = nan;
+  expect_create(&d, BG_ERR_NONFINITE, "material.dp.phi_deg", "material.dp.phi_deg NaN");
+  d = small_desc(); d.material.dp.phi_deg = inf;
+  expect_create(&d, BG_ERR_NONFINITE, "material.dp.phi_deg", "material.dp.phi_deg Inf");
+  d = small_desc(); d.material.dp.hardening = 1; d.material.dp.h2 = nan;
+  expect_create(&d, BG_ERR_NONFINITE, "material.dp.h2", "material.dp.h2 NaN with hardening on");
+  d = small_desc(); d.material.dp.hardening = 1; d.material.dp.h1 = inf;
+  expect_create(&d, BG_ERR_NONFINITE, "material.dp.h1", "material.dp.h1 Inf with hardening on");
 
   /* material: ranges */
   const bg_real phis[3] = {0, 90, -5};
   for (int i = 0; i < 3; ++i) {
     char what[64];
-    snprintf(what, sizeof what, "material.phi_deg = %g", (double)phis[i]);
-    d = small_desc(); d.material.phi_deg = phis[i];
-    expect_create(&d, BG_ERR_RANGE, "material.phi_deg", what);
+    snprintf(what, sizeof what, "material.dp.phi_deg = %g", (double)phis[i]);
+    d = small_desc(); d.material.dp.phi_deg = phis[i];
+    expect_create(&d, BG_ERR_RANGE, "material.dp.phi_deg", what);
   }
   d = small_desc(); d.material.E = 0; expect_create(&d, BG_ERR_RANGE, "material.E", "material.E = 0");
   d = small_desc(); d.material.E = -1e5f; expect_create(&d, BG_ERR_RANGE, "material.E", "material.E < 0");
@@ -135,11 +135,29 @@ static void test_descriptor(void) {
   expect_create(&d, BG_ERR_RANGE, "material.rho0", "material.rho0 < 0");
   d = small_desc(); d.material.stress = (bg_stress_model)7;
   expect_create(&d, BG_ERR_RANGE, "material.stress", "material.stress = 7");
-  d = small_desc(); d.material.hardening = 1; d.material.h3 = 40; /* phi_F(0) = -5 */
+  d = small_desc(); d.material.dp.hardening = 1; d.material.dp.h3 = 40; /* phi_F(0) = -5 */
   expect_create(&d, BG_ERR_RANGE, "h3", "hardening with h0 - h3 < 0");
-  d = small_desc(); d.material.hardening = 1; d.material.h2 = -0.1f;
-  expect_create(&d, BG_ERR_RANGE, "material.h2", "hardening with h2 < 0");
-  d = small_desc(); d.material.hardening = 1; expect_ok(&d, "Klar hardening (35, 9, 0.2, 10)");
+  d = small_desc(); d.material.dp.hardening = 1; d.material.dp.h2 = -0.1f;
+  expect_create(&d, BG_ERR_RANGE, "material.dp.h2", "hardening with h2 < 0");
+  d = small_desc(); d.material.dp.hardening = 1; expect_ok(&d, "Klar hardening (35, 9, 0.2, 10)");
+  d = small_desc(); d.material.dp.cone = (bg_dp_cone)3;
+  expect_create(&d, BG_ERR_RANGE, "material.dp.cone", "material.dp.cone = 3");
+  d = small_desc(); d.material.dp.cone = BG_CONE_PLANE_STRAIN; expect_ok(&d, "plane-strain cone");
+  /* the registry: the model tag and mu(I)'s own parameters */
+  d = small_desc(); d.material.model = (bg_material_model)BG_MODEL_COUNT;
+  expect_create(&d, BG_ERR_RANGE, "material.model", "material.model outside the registry");
+  d = small_desc(); d.material = bg_material_mui(); expect_ok(&d, "bg_material_mui (Jop 2006)");
+  d = small_desc(); d.material = bg_material_mui(); d.material.mui.mu_2 = 0.3f;
+  expect_create(&d, BG_ERR_RANGE, "material.mui.mu_2", "mu(I) with mu_2 < mu_s");
+  d = small_desc(); d.material = bg_material_mui(); d.material.mui.d = 0;
+  expect_create(&d, BG_ERR_RANGE, "material.mui.d", "mu(I) grain size 0");
+  d = small_desc(); d.material = bg_material_mui(); d.material.mui.I0 = nan;
+  expect_create(&d, BG_ERR_NONFINITE, "material.mui.I0", "mu(I) I0 NaN");
+  bg_check_true(bg_material_model_from_name("mu-i") == BG_MODEL_MUI &&
+                    bg_material_model_from_name("drucker-prager") == BG_MODEL_DP &&
+                    bg_material_model_from_name("dp") == -1 && bg_material_model_name(BG_MODEL_COUNT) == NULL,
+                "material model names round-trip through the registry");
+  d = small_desc(); d.cpu_reference = 2; expect_create(&d, BG_ERR_RANGE, "cpu_reference", "cpu_reference = 2");
   /* phi_F(q) = h0 + (h1 q - h3) e^{-h2 q} peaks at h0 + (h1/h2) e^{-(h1 + h2 h3)/h1}:
    * with h1 = 100 that is ~215 degrees, where sin phi < 0 and the cone turns
    * inside out. Only phi_F(0) and phi_F(inf) are checked by sim.c. */
@@ -147,7 +165,7 @@ static void test_descriptor(void) {
     /* one check only: this is a known validation gap (see the report) */
     bg_sim *sim = NULL;
     char err[512] = "";
-    d = small_desc(); d.material.hardening = 1; d.material.h1 = 100;
+    d = small_desc(); d.material.dp.hardening = 1; d.material.dp.h1 = 100;
     bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
     bg_check_true(s == BG_ERR_RANGE && sim == NULL,
                   "create hardening h1 = 100 (peak phi_F(q*) ~ 215 deg, outside (0, 90)): BG_ERR_RANGE "
@@ -158,7 +176,7 @@ static void test_descriptor(void) {
   /* limits accepted */
   d = small_desc(); d.material.nu = 0.49f; expect_ok(&d, "material.nu = 0.49");
   d = small_desc(); d.material.nu = -0.9f; expect_ok(&d, "material.nu = -0.9");
-  d = small_desc(); d.material.phi_deg = 89; expect_ok(&d, "material.phi_deg = 89");
+  d = small_desc(); d.material.dp.phi_deg = 89; expect_ok(&d, "material.dp.phi_deg = 89");
 
   /* cfl, fixed_dt, sort_interval, threads */
   d = small_desc(); d.cfl = nan; expect_create(&d, BG_ERR_NONFINITE, "cfl", "cfl NaN");

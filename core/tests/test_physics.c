@@ -1,7 +1,7 @@
 /* test_physics.c: unit checks of the pure physics headers (core/physics),
  * independent of any backend: quadratic B-spline kernel, Drucker-Prager
  * return map, Mohr-Coulomb match on the triaxial-compression meridian,
- * Klar's hardening law, the elastic stress laws through bg_sand_update, the
+ * Klar's hardening law, the elastic stress laws through bg_material_update, the
  * density read-out and the grid-node wall condition. Host only. */
 #include <math.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 #include "bg_boundary.h"
 #include "bg_bspline.h"
 #include "bg_check.h"
-#include "bg_plasticity.h"
+#include "bg_materials.h"
 
 #define TP_PI 3.14159265358979323846
 
@@ -429,21 +429,22 @@ static void test_sand_update(void) {
     double Fd[3][3];
     rdrt(R, s, Fd);
     for (int law = 0; law < 2; ++law) {
-      bg_sand m;
+      bg_mat m;
       memset(&m, 0, sizeof m);
-      m.lame = l;
-      m.rho0 = 2200;
-      m.alpha = bg_dp_alpha(35);
-      m.law = law == 0 ? BG_LAW_HENCKY : BG_LAW_FIXED_COROTATED;
-      m.plastic = 0;
+      m.model = BG_MODEL_DP;
+      m.el.lame = l;
+      m.el.rho0 = 2200;
+      m.c.dp.alpha = bg_dp_alpha(35);
+      m.el.law = law == 0 ? BG_LAW_HENCKY : BG_LAW_FIXED_COROTATED;
+      m.el.plastic = 0;
       bg_mat3 F;
       for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j) F.m[i][j] = (bg_real)Fd[i][j];
       bg_mat3 F0 = F, tau;
-      bg_real ljp = 0.0f, q = 0.0f;
-      int mode = bg_sand_update(&m, &F, &ljp, &q, &tau);
+      bg_real st[BG_NSTATE] = {0.0f, 0.0f};
+      int mode = bg_material_update(&m, 1e-4f, &F, st, &tau);
       const char *ln = law == 0 ? "Hencky" : "fixed-corotated";
-      bg_check_true(mode == BG_RM_ELASTIC && memcmp(&F, &F0, sizeof F) == 0 && ljp == 0.0f && q == 0.0f,
+      bg_check_true(mode == BG_RM_ELASTIC && memcmp(&F, &F0, sizeof F) == 0 && st[0] == 0.0f && st[1] == 0.0f,
                     "sand_update elastic (%s, case %d): F, log_jp, q untouched, mode ELASTIC", ln, sc);
       /* expected principal stresses from the stretches, in double */
       double t[3], J = s[0] * s[1] * s[2], tr = log(s[0]) + log(s[1]) + log(s[2]);
@@ -488,13 +489,14 @@ static void test_sand_update(void) {
                 sqrt(diff / ref));
   /* identity: zero stress for both laws */
   for (int law = 0; law < 2; ++law) {
-    bg_sand m;
+    bg_mat m;
     memset(&m, 0, sizeof m);
-    m.lame = l;
-    m.law = law;
+    m.model = BG_MODEL_DP;
+    m.el.lame = l;
+    m.el.law = law;
     bg_mat3 F = bg_mat3_identity(), tau;
-    bg_real ljp = 0, q = 0;
-    bg_sand_update(&m, &F, &ljp, &q, &tau);
+    bg_real st[BG_NSTATE] = {0, 0};
+    bg_material_update(&m, 1e-4f, &F, st, &tau);
     double mx = 0;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) mx = fmax(mx, fabs(tau.m[i][j]));
@@ -623,6 +625,79 @@ static void test_walls(void) {
   }
 }
 
+/* ---------------------------------------------------------------- mu(I) */
+
+/* mu(I) (bg_mat_mui.h): the friction law at its landmarks, the defaults
+ * against Jop et al. 2006's numbers, the return map on its own cone at the
+ * rate it produces, and with mu_2 = mu_s the Drucker-Prager map of
+ * alpha = sqrt(2) mu_s / 3. */
+static void test_mui(void) {
+  bg_material mm = bg_material_mui();
+  /* Jop, Forterre & Pouliquen 2006: mu_s = tan 20.9, mu_2 = tan 32.76 deg,
+   * I0 = 0.279, d = 0.5 mm, rho_s = 2450 (references/literature/mu_i.tsv) */
+  bg_check_rel(mm.mui.mu_s, tan(20.9 * 3.14159265358979 / 180), 2e-5, "mu(I) default mu_s = tan 20.9 deg");
+  bg_check_rel(mm.mui.mu_2, tan(32.76 * 3.14159265358979 / 180), 2e-5, "mu(I) default mu_2 = tan 32.76 deg");
+  bg_check_rel(mm.mui.I0, 0.279, 1e-6, "mu(I) default I0 = 0.279");
+  bg_check_rel(mm.mui.d, 0.5e-3, 1e-6, "mu(I) default d = 0.5 mm");
+  bg_check_rel(mm.mui.rho_s, 2450, 1e-6, "mu(I) default rho_s = 2450 kg/m^3");
+  bg_real ms = mm.mui.mu_s, m2 = mm.mui.mu_2, I0 = mm.mui.I0;
+  bg_check_rel(bg_mui_mu(ms, m2, I0, I0), 0.5 * (ms + m2), 1e-6, "mu(I0) = (mu_s + mu_2) / 2");
+  bg_check_true(bg_mui_mu(ms, m2, I0, 0) == ms, "mu(0) = mu_s");
+  bg_check_rel(bg_mui_mu(ms, m2, I0, 1e6f), m2, 1e-5, "mu(I -> inf) -> mu_2");
+
+  bg_mat m = bg_material_prepare(&mm);
+  const bg_real G = m.el.lame.mu, K = m.el.lame.lambda + 2.0f / 3.0f * G;
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  double worst_cone = 0, worst_dp = 0;
+  int shear = 0, monotone = 1;
+  for (int k = 0; k < 20000; ++k) {
+    /* trial states: compression of 1e-4..1e-2, deviator up to 3x the
+     * static cone, dt over four decades */
+    double u[6];
+    for (int i = 0; i < 6; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      u[i] = (double)(x >> 11) / 9007199254740992.0;
+    }
+    double tr = -pow(10.0, -4 + 2 * u[0]);
+    double dir[3] = {u[1] - 0.5, u[2] - 0.5, 0};
+    dir[2] = -dir[0] - dir[1];
+    double nd = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+    if (nd < 1e-3) continue;
+    double a = 0.7071067811865476 * (-K * tr) / G;
+    double r = 3.0 * u[3] * a * ms;
+    bg_vec3 e;
+    for (int i = 0; i < 3; ++i) e.v[i] = (bg_real)(tr / 3 + r * dir[i] / nd);
+    bg_real dt = (bg_real)pow(10.0, -6 + 4 * u[4]), st[BG_NSTATE] = {0, 0};
+    bg_return rr = bg_mui_return(&m.el, &m.c.mui, dt, e, st);
+    if (rr.mode != BG_RM_SHEAR) continue;
+    shear++;
+    /* on the cone of its own rate: |eh_new| = a mu(I(dq)) */
+    double trn = (double)rr.eps.v[0] + rr.eps.v[1] + rr.eps.v[2], ehn = 0;
+    for (int i = 0; i < 3; ++i) ehn += pow(rr.eps.v[i] - trn / 3, 2);
+    ehn = sqrt(ehn);
+    double pk = -K * trn, pc = pk * exp(-trn);
+    double I = sqrt(2.0) * rr.dq / dt * mm.mui.d / sqrt(pc / mm.mui.rho_s);
+    double mu = ms + (m2 - ms) / (I0 / I + 1);
+    double want = 0.7071067811865476 * pk / G * mu;
+    worst_cone = fmax(worst_cone, fabs(ehn - want) / want);
+    /* a faster step (smaller dt, the same strain) flows at a higher mu */
+    bg_return rf = bg_mui_return(&m.el, &m.c.mui, dt * 0.1f, e, st);
+    if (!(rf.dq <= rr.dq)) monotone = 0;
+    /* mu_2 = mu_s: Drucker-Prager with alpha = sqrt(2) mu_s / 3 */
+    bg_mat m0 = m;
+    m0.c.mui.dmu = 0;
+    bg_return r0 = bg_mui_return(&m0.el, &m0.c.mui, dt, e, st);
+    bg_return rd = bg_dp_return_map(e, 0.0f, m.el.lame, 0.4714045207910317f * ms, 1);
+    for (int i = 0; i < 3; ++i)
+      worst_dp = fmax(worst_dp, fabs((double)r0.eps.v[i] - rd.eps.v[i]) / fabs(tr));
+  }
+  bg_check_true(shear > 5000, "mu(I) return map: %d shear returns among the samples", shear);
+  bg_check_le(worst_cone, 1e-5, "mu(I) return: |eh| on a mu(I) p at the step's own rate (max rel %.3g)", worst_cone);
+  bg_check_true(monotone, "mu(I) return: a faster step returns less (higher friction)");
+  bg_check_le(worst_dp, 1e-5, "mu(I) with mu_2 = mu_s = Drucker-Prager of alpha sqrt(2) mu_s / 3 (max %.3g of tr)",
+              worst_dp);
+}
+
 int main(int argc, char **argv) {
   const char *backend = argc > 1 ? argv[1] : "cpu";
   if (strcmp(backend, "cpu") != 0) {
@@ -634,6 +709,7 @@ int main(int argc, char **argv) {
   test_triaxial();
   test_hardening();
   test_sand_update();
+  test_mui();
   test_density();
   test_walls();
   return bg_check_summary();

@@ -4,7 +4,7 @@
  * repeated singular values, exactly singular, det < 0) plus hand cases, for
  * bg_svd3 and again (another 100000) for bg_svd3_chunk with the same
  * measures and tolerances; then the batch constitutive update against
- * bg_sand_update, its branch-free return map against bg_dp_return_map (bit
+ * bg_material_update, its branch-free return map against bg_dp_return_map (bit
  * for bit), its log/exp/sqrt kernels against libm, the fallback of every
  * lane the fast path cannot certify, the certificate itself against
  * corrupted factorisations, and both batch drivers on 100000 MPM-like
@@ -26,6 +26,35 @@
 #include "bg_constitutive_batch.h"
 #include "bg_defs.h"
 #include "bg_svd.h"
+
+/* The sand of these tests as the registry's coefficients (bg_materials.h). */
+static bg_mat dp_mat(int law, int plastic, int hardening, int volume_correction) {
+  bg_mat m;
+  memset(&m, 0, sizeof m);
+  m.model = BG_MODEL_DP;
+  m.el.lame = bg_lame_from_e_nu(3.537e5f, 0.3f);
+  m.el.rho0 = 2200.0f;
+  m.el.law = law;
+  m.el.plastic = plastic;
+  m.el.volume_correction = volume_correction;
+  m.c.dp.alpha = bg_dp_alpha(35.0f);
+  m.c.dp.hardening = hardening;
+  m.c.dp.h0 = 35.0f;
+  m.c.dp.h1 = 9.0f;
+  m.c.dp.h2 = 0.2f;
+  m.c.dp.h3 = 10.0f;
+  return m;
+}
+
+/* The scalar update on (log Jp, q) held apart, as the checks below keep them;
+ * Drucker-Prager ignores dt. */
+static int scalar_update(const bg_mat *m, bg_mat3 *F, bg_real *ljp, bg_real *q, bg_mat3 *tau) {
+  bg_real st[BG_NSTATE] = {*ljp, *q};
+  int mode = bg_material_update(m, 1e-4f, F, st, tau);
+  *ljp = st[BG_STATE_LOG_JP];
+  *q = st[BG_STATE_Q];
+  return mode;
+}
 
 #define N_PER_FAMILY 20000
 #define TOL_RECON 1e-5
@@ -859,8 +888,8 @@ typedef struct {
   long n, fast, modes_differ, fb_not_scalar, fb_reported;
 } sand_stats;
 
-/* bg_sand_update_soa against bg_sand_update: certified lanes agree to
- * round-off, every other lane is bg_sand_update's result bit for bit. */
+/* bg_material_update_soa against bg_material_update: certified lanes agree to
+ * round-off, every other lane is bg_material_update's result bit for bit. */
 static void sand_batch(gsl_rng *r) {
   enum { NP = 8192, N_MAT = 5 };
   static bg_real F[9][NP], ljp[NP], q[NP], tau[6][NP];
@@ -871,21 +900,10 @@ static void sand_batch(gsl_rng *r) {
   sand_stats st[N_MAT][N_SF];
   memset(st, 0, sizeof st);
   for (int mt = 0; mt < N_MAT; ++mt) {
-    bg_sand m;
-    memset(&m, 0, sizeof m);
-    m.lame = bg_lame_from_e_nu(3.537e5f, 0.3f);
-    m.rho0 = 2200.0f;
-    m.alpha = bg_dp_alpha(35.0f);
-    m.law = mt == 2 ? BG_LAW_FIXED_COROTATED : BG_LAW_HENCKY;
-    m.plastic = mt != 4;
-    m.hardening = mt == 1;
-    m.h0 = 35.0f;
-    m.h1 = 9.0f;
-    m.h2 = 0.2f;
-    m.h3 = 10.0f;
-    m.volume_correction = mt != 3;
-    bg_sand_lane_consts lc = bg_sand_lane_consts_make(&m);
-    double K = 2.0 * m.lame.mu + 3.0 * m.lame.lambda;
+    bg_mat m = dp_mat(mt == 2 ? BG_LAW_FIXED_COROTATED : BG_LAW_HENCKY, mt != 4, mt == 1, mt != 3);
+    bg_dp_lane_consts lc = bg_dp_lane_consts_make(&m.el);
+    double K = 2.0 * m.el.lame.mu + 3.0 * m.el.lame.lambda;
+    bg_real *stp[BG_NSTATE] = {ljp, q};
     bg_real *Fp[9], *tp[6];
     for (int e = 0; e < 9; ++e) Fp[e] = F[e];
     for (int e = 0; e < 6; ++e) tp[e] = tau[e];
@@ -899,15 +917,15 @@ static void sand_batch(gsl_rng *r) {
       }
       /* an odd count: the last chunk is a partial one */
       int np = NP - 37;
-      s->fb_reported = bg_sand_update_soa(&m, np, Fp, ljp, q, tp, mode);
+      s->fb_reported = bg_material_update_soa(&m, 1e-4f, np, Fp, stp, tp, mode, 0);
       for (int p = 0; p < np; ++p) {
         bg_mat3 Fs = F0[p], ts;
         bg_real ls = ljp0[p], qs = q0[p];
-        int ms = bg_sand_update(&m, &Fs, &ls, &qs, &ts);
+        int ms = scalar_update(&m, &Fs, &ls, &qs, &ts);
         bg_real t6[6] = {ts.m[0][0], ts.m[1][1], ts.m[2][2], 0.5f * (ts.m[0][1] + ts.m[1][0]),
                          0.5f * (ts.m[0][2] + ts.m[2][0]), 0.5f * (ts.m[1][2] + ts.m[2][1])};
         s->n++;
-        bg_sand_lane o = bg_sand_update_lane(&lc, bg_sand_alpha(&m, q0[p]), lane_of(&F0[p]), ljp0[p], q0[p]);
+        bg_dp_lane o = bg_dp_update_lane(&lc, bg_dp_c_alpha(&m.c.dp, q0[p]), lane_of(&F0[p]), ljp0[p], q0[p]);
         if (o.ok) {
           s->fast++;
           double df = 0, nf = 0;
@@ -930,7 +948,7 @@ static void sand_batch(gsl_rng *r) {
       }
     }
   }
-  printf("bg_sand_update_soa vs bg_sand_update (certified lanes; K = 2 mu + 3 lambda):\n");
+  printf("bg_material_update_soa vs bg_material_update (certified lanes; K = 2 mu + 3 lambda):\n");
   printf("%-13s %-14s %6s %7s %10s %10s %10s %10s %6s\n", "material", "states", "n", "fast%", "|dF|/|F|",
          "|dtau|/K", "|dlogJp|", "|dq|", "modes");
   for (int mt = 0; mt < N_MAT; ++mt)
@@ -968,9 +986,9 @@ static void sand_batch(gsl_rng *r) {
   bg_check_le(dq, 1e-5, "sand batch: max |q - q_scalar|");
   bg_check_true(modes <= n / 1000, "sand batch: return-map modes differ only at round-off boundaries (%ld of %ld)",
                 modes, n);
-  bg_check_true(fb_bad == 0, "sand batch: every fallback lane is bg_sand_update's result bit for bit (%ld not)",
+  bg_check_true(fb_bad == 0, "sand batch: every fallback lane is bg_material_update's result bit for bit (%ld not)",
                 fb_bad);
-  bg_check_true(fb_mismatch_count == 0, "sand batch: bg_sand_update_soa reports its fallback lanes");
+  bg_check_true(fb_mismatch_count == 0, "sand batch: bg_material_update_soa reports its fallback lanes");
   /* MPM sand lives here: fallbacks must be rare (they cost a scalar update) */
   bg_check_true(slow_sand * 1000 <= n_sand, "sand batch: near-identity and sand-like states fall back rarely (%ld of %ld)",
                 slow_sand, n_sand);
@@ -1155,14 +1173,14 @@ typedef struct {
 
 /* Both batch drivers on N_NEAR_ID such states: bg_svd3_chunk with the
  * measures and tolerances of the other families, plus its sigma against
- * bg_svd3's; bg_sand_update_chunk against bg_sand_update (F within 1e-5
+ * bg_svd3's; bg_material_update_chunk against bg_material_update (F within 1e-5
  * relative, tau within 1e-5 of K = 2 mu + 3 lambda, modes equal except where
  * the return map's decision, tr(eps) >= 0 or dgamma <= 0, is within
  * round-off of its boundary). */
 static void mpm_near_identity(gsl_rng *r) {
   enum { N_MAT = 2 };
   static bg_svd_chunk ch;
-  static bg_sand_chunk sc[N_MAT];
+  static bg_mat_chunk sc[N_MAT];
   static bg_mat3 a[BG_BATCH_CHUNK];
   static int kind[BG_BATCH_CHUNK];
   static bg_real ljp0[BG_BATCH_CHUNK];
@@ -1171,27 +1189,15 @@ static void mpm_near_identity(gsl_rng *r) {
   long fast[N_NI], fb_reported = 0, fb_counted = 0, fb_not_svd3 = 0, sand_fb_reported = 0, sand_fb_counted = 0;
   double sig_vs_svd3[N_NI], worst_recon_certified = 0, worst_ortho_certified = 0;
   const char *mat_name[N_MAT] = {"default", "fixcorot+hard"};
-  bg_sand mats[N_MAT];
-  bg_sand_lane_consts lc[N_MAT];
+  bg_mat mats[N_MAT];
+  bg_dp_lane_consts lc[N_MAT];
   memset(st, 0, sizeof st);
   memset(ss, 0, sizeof ss);
   memset(fast, 0, sizeof fast);
   memset(sig_vs_svd3, 0, sizeof sig_vs_svd3);
   for (int mt = 0; mt < N_MAT; ++mt) {
-    bg_sand *m = &mats[mt];
-    memset(m, 0, sizeof *m);
-    m->lame = bg_lame_from_e_nu(3.537e5f, 0.3f);
-    m->rho0 = 2200.0f;
-    m->alpha = bg_dp_alpha(35.0f);
-    m->law = mt == 1 ? BG_LAW_FIXED_COROTATED : BG_LAW_HENCKY;
-    m->plastic = 1;
-    m->hardening = mt == 1;
-    m->h0 = 35.0f;
-    m->h1 = 9.0f;
-    m->h2 = 0.2f;
-    m->h3 = 10.0f;
-    m->volume_correction = mt == 0;
-    lc[mt] = bg_sand_lane_consts_make(m);
+    mats[mt] = dp_mat(mt == 1 ? BG_LAW_FIXED_COROTATED : BG_LAW_HENCKY, 1, mt == 1, mt == 0);
+    lc[mt] = bg_dp_lane_consts_make(&mats[mt].el);
   }
   for (long base = 0; base < N_NEAR_ID; base += BG_BATCH_CHUNK) {
     int len = (int)(N_NEAR_ID - base < BG_BATCH_CHUNK ? N_NEAR_ID - base : BG_BATCH_CHUNK);
@@ -1205,12 +1211,12 @@ static void mpm_near_identity(gsl_rng *r) {
         for (int mt = 0; mt < N_MAT; ++mt) sc[mt].F[e][l] = a[l].m[e / 3][e % 3];
       }
       for (int mt = 0; mt < N_MAT; ++mt) {
-        sc[mt].log_jp[l] = ljp0[l];
-        sc[mt].q[l] = 0.0f;
+        sc[mt].st[BG_STATE_LOG_JP][l] = ljp0[l];
+        sc[mt].st[BG_STATE_Q][l] = 0.0f;
       }
     }
     fb_reported += bg_svd3_chunk(&ch, len);
-    for (int mt = 0; mt < N_MAT; ++mt) sand_fb_reported += bg_sand_update_chunk(&mats[mt], &sc[mt], len);
+    for (int mt = 0; mt < N_MAT; ++mt) sand_fb_reported += bg_material_update_chunk(&mats[mt], 1e-4f, &sc[mt], len, 0);
     for (int l = 0; l < len; ++l) {
       int k = kind[l];
       bg_mat3 u, v, us, vs;
@@ -1232,14 +1238,14 @@ static void mpm_near_identity(gsl_rng *r) {
         if (!matches_svd3(&a[l], &u, &s, &v)) fb_not_svd3++;
       }
       for (int mt = 0; mt < N_MAT; ++mt) {
-        const bg_sand *m = &mats[mt];
+        const bg_mat *m = &mats[mt];
         ni_sand_stats *x = &ss[mt][k];
         bg_mat3 Fs = a[l], ts;
         bg_real ls = ljp0[l], qs = 0.0f;
-        int ms = bg_sand_update(m, &Fs, &ls, &qs, &ts);
+        int ms = scalar_update(m, &Fs, &ls, &qs, &ts);
         bg_real t6[6] = {ts.m[0][0], ts.m[1][1], ts.m[2][2], 0.5f * (ts.m[0][1] + ts.m[1][0]),
                          0.5f * (ts.m[0][2] + ts.m[2][0]), 0.5f * (ts.m[1][2] + ts.m[2][1])};
-        double K = 2.0 * m->lame.mu + 3.0 * m->lame.lambda;
+        double K = 2.0 * m->el.lame.mu + 3.0 * m->el.lame.lambda;
         double df = 0, nf = 0;
         for (int e = 0; e < 9; ++e) {
           double d = (double)sc[mt].F[e][l] - Fs.m[e / 3][e % 3];
@@ -1248,10 +1254,10 @@ static void mpm_near_identity(gsl_rng *r) {
         }
         upd_max(&x->dF, sqrt(df / nf));
         for (int c = 0; c < 6; ++c) upd_max(&x->dtau, fabs((double)sc[mt].tau[c][l] - t6[c]) / K);
-        upd_max(&x->dljp, fabs((double)sc[mt].log_jp[l] - ls));
-        upd_max(&x->dq, fabs((double)sc[mt].q[l] - qs));
+        upd_max(&x->dljp, fabs((double)sc[mt].st[BG_STATE_LOG_JP][l] - ls));
+        upd_max(&x->dq, fabs((double)sc[mt].st[BG_STATE_Q][l] - qs));
         x->n++;
-        bg_sand_lane o = bg_sand_update_lane(&lc[mt], bg_sand_alpha(m, 0.0f), lane_of(&a[l]), ljp0[l], 0.0f);
+        bg_dp_lane o = bg_dp_update_lane(&lc[mt], bg_dp_c_alpha(&m->c.dp, 0.0f), lane_of(&a[l]), ljp0[l], 0.0f);
         if (o.ok) x->fast++;
         else sand_fb_counted++;
         if (sc[mt].mode[l] != ms) {
@@ -1259,11 +1265,11 @@ static void mpm_near_identity(gsl_rng *r) {
            * own singular values: tip where tr >= 0, elastic where dgamma <= 0 */
           double e[3], tr = 0, eh2 = 0;
           for (int j = 0; j < 3; ++j) {
-            e[j] = log(fmax((double)sgs.v[j], (double)BG_SIGMA_MIN)) + (m->volume_correction ? ljp0[l] / 3.0 : 0.0);
+            e[j] = log(fmax((double)sgs.v[j], (double)BG_SIGMA_MIN)) + (m->el.volume_correction ? ljp0[l] / 3.0 : 0.0);
             tr += e[j];
           }
           for (int j = 0; j < 3; ++j) eh2 += (e[j] - tr / 3) * (e[j] - tr / 3);
-          double coef = (3.0 * m->lame.lambda + 2.0 * m->lame.mu) / (2.0 * m->lame.mu) * bg_sand_alpha(m, 0.0f);
+          double coef = (3.0 * m->el.lame.lambda + 2.0 * m->el.lame.mu) / (2.0 * m->el.lame.mu) * bg_dp_c_alpha(&m->c.dp, 0.0f);
           double dgamma = sqrt(eh2) + coef * tr;
           x->modes_differ++;
           if (!(fabs(tr) <= 1e-6 || fabs(dgamma) <= 1e-6)) x->modes_unexplained++;
@@ -1282,7 +1288,7 @@ static void mpm_near_identity(gsl_rng *r) {
     n_all += st[k].n;
     fast_all += fast[k];
   }
-  printf("MPM-like near identity: bg_sand_update_chunk vs bg_sand_update (K = 2 mu + 3 lambda):\n");
+  printf("MPM-like near identity: bg_material_update_chunk vs bg_material_update (K = 2 mu + 3 lambda):\n");
   printf("%-13s %-17s %6s %8s %10s %10s %10s %10s %6s\n", "material", "family", "n", "fast%", "|dF|/|F|",
          "|dtau|/K", "|dlogJp|", "|dq|", "modes");
   long sand_n = 0, sand_fast = 0, modes = 0, unexplained = 0;

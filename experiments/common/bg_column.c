@@ -16,6 +16,7 @@ bg_column_scene bg_column_scene_default(void) {
   sc.R0 = 0.1;
   sc.aspect = 1.0;
   sc.phi = 35;
+  sc.material = bg_material_sand();
   sc.L_over_R0 = 2.5;
   sc.t_max_s = 3.0;
   sc.jitter = 0.5;
@@ -83,8 +84,8 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   res.dx = dx;
   res.H0 = H0;
   bg_sim_desc desc = bg_sim_desc_default();
-  desc.material = bg_material_sand();
-  desc.material.phi_deg = (bg_real)sc->phi;
+  desc.material = sc->material;
+  if (desc.material.model == BG_MODEL_DP) desc.material.dp.phi_deg = (bg_real)sc->phi;
   desc.dx = (bg_real)dx;
   /* domain faces lie midway between node planes 1 and 2 from each end:
    * x = 0 and y = 0 are the mirror planes, x = L (and y = L) far walls */

@@ -39,7 +39,8 @@
 #include "bg_lab.h"
 
 typedef struct bg_column_scene {
-  double R0, aspect, phi; /* m, H0 / R0, deg */
+  double R0, aspect, phi; /* m, H0 / R0, deg (phi: Drucker-Prager's friction angle) */
+  bg_material material;   /* the sand; for Drucker-Prager phi_deg is taken from phi */
   double L_over_R0;       /* quarter-domain extent */
   double t_max_s;
   double jitter;          /* lattice jitter, fraction of the particle spacing */

@@ -73,6 +73,7 @@ struct bg_lab {
   const char *name;
   bg_scale scale;
   const char *backend;
+  int material; /* bg_material_model of --material */
   char out[1024];
   char refs[1024];
   int threads;
@@ -427,13 +428,17 @@ static void load_mutants(bg_lab *lab, const char *const *implemented) {
   }
 }
 
+static int scoped_id(const bg_lab *lab, const char *id, char *out, size_t n);
+
 static const claim_row *find_claim(const bg_lab *lab, const char *id) {
   for (int i = 0; i < lab->n_table; ++i)
     if (strcmp(lab->table[i].id, id) == 0) return &lab->table[i];
   return NULL;
 }
 
-int bg_lab_claim_ref(bg_lab *lab, const char *id, double *expected, double *tolerance) {
+int bg_lab_claim_ref(bg_lab *lab, const char *id_as_written, double *expected, double *tolerance) {
+  char id[96];
+  if (!scoped_id(lab, id_as_written, id, sizeof id)) return 0;
   const claim_row *r = find_claim(lab, id);
   if (!r) return 0;
   if (expected) *expected = r->expected;
@@ -451,12 +456,30 @@ static int judge(const claim_row *r, double tol, double measured) {
 
 const char *bg_lab_mutant(const bg_lab *lab) { return lab->active ? lab->active->name : NULL; }
 
+/* The claim a run judges under id. Drucker-Prager (the default model) is
+ * judged on the ids as written; a run of another model on
+ * "exe.<model label>.rest" (e.g. runout.mu-i.small_a_slope), and only where
+ * claims.tsv has such a row: one model's expectations do not carry over to
+ * another. Returns 0 when the claim does not apply to this run's model. */
+static int scoped_id(const bg_lab *lab, const char *id, char *out, size_t n) {
+  if (lab->material == BG_MODEL_DP) {
+    snprintf(out, n, "%s", id);
+    return 1;
+  }
+  const char *dot = strchr(id, '.');
+  if (!dot) die("claim id '%s' has no '.'", id);
+  snprintf(out, n, "%.*s.%s%s", (int)(dot - id), id, bg_material_model_name((bg_material_model)lab->material), dot);
+  return find_claim(lab, out) != NULL;
+}
+
 int bg_lab_mutant_is(const bg_lab *lab, const char *mutant) {
   return lab->active && !strcmp(lab->active->name, mutant);
 }
 
 int bg_lab_needed(const bg_lab *lab, const char *claim_id) {
-  return !lab->active || in_list(lab->active->claims, claim_id);
+  char sid[96];
+  if (!scoped_id(lab, claim_id, sid, sizeof sid)) return !lab->active;
+  return !lab->active || in_list(lab->active->claims, sid);
 }
 
 void bg_lab_claim_mutant(bg_lab *lab, const char *mutant, const char *id, double measured) {
@@ -464,14 +487,27 @@ void bg_lab_claim_mutant(bg_lab *lab, const char *mutant, const char *id, double
   for (int i = 0; i < lab->n_mutants; ++i)
     known |= !strcmp(lab->mutants[i].name, mutant) && !strcmp(lab->mutants[i].kind, "measurement");
   if (!known) die("bg_lab_claim_mutant: %s is not a measurement mutant of %s in mutants.tsv", mutant, lab->name);
+  char sid[96];
+  if (!scoped_id(lab, id, sid, sizeof sid)) return;
   if (lab->n_mclaims == MAX_MUTANT_CLAIMS) die("too many mutant claims in one run (max %d)", MAX_MUTANT_CLAIMS);
   mutant_claim *m = &lab->mclaims[lab->n_mclaims++];
   snprintf(m->mutant, sizeof m->mutant, "%s", mutant);
-  snprintf(m->id, sizeof m->id, "%s", id);
+  snprintf(m->id, sizeof m->id, "%s", sid);
   m->measured = measured;
 }
 
-int bg_lab_claim(bg_lab *lab, const char *id, double measured) {
+int bg_lab_claim(bg_lab *lab, const char *id_as_written, double measured) {
+  char id[96];
+  if (!scoped_id(lab, id_as_written, id, sizeof id)) {
+    /* measured, not judged: the value still goes into the manifest */
+    char key[128];
+    snprintf(key, sizeof key, "unjudged.%s", id);
+    bg_lab_manifest_num(lab, key, measured);
+    if (!lab->quiet)
+      fprintf(stderr, "  %-32s measured %g, not a claim for %s (claims.tsv has no %s row)\n", id_as_written, measured,
+              bg_lab_material_name(lab), id);
+    return 0;
+  }
   if (lab->n_claims == MAX_CLAIMS) die("too many claims in one run (max %d)", MAX_CLAIMS);
   claim_result *c = &lab->claims[lab->n_claims++];
   memset(c, 0, sizeof *c);
@@ -514,6 +550,8 @@ static void usage(const bg_lab *lab, const char *name, const char *summary, cons
           "  --references DIR      claims table and literature data (default: the source tree's)\n"
           "  --quiet               no progress on stderr\n"
           "  --mutant NAME         apply a mutant: a change a correct lab must detect (below)\n"
+          "  --material MODEL      drucker-prager (Klar 2016 sand, default) or mu-i (Jop 2006),\n"
+          "                        each with its default parameters (core/physics/materials/)\n"
           "  --version             the version and commit\n"
           "  -h, --help            this text\n"
           "exit code: 0 every verdict as references/claims.tsv expects (documented misses included),\n"
@@ -683,9 +721,10 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   }
   if (off >= sizeof lab->argv_line) die("the command line is longer than %zu characters", sizeof lab->argv_line - 1);
 
-  enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_MUTANT, O_FORCE, O_VERSION, O_PARAM };
+  enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_MUTANT, O_FORCE, O_VERSION,
+         O_MATERIAL, O_PARAM };
   static const char *common[] = {"scale", "backend", "out", "threads", "seed", "quiet",
-                                 "references", "help", "mutant", "force", "version"};
+                                 "references", "help", "mutant", "force", "version", "material"};
   const int n_common = (int)(sizeof common / sizeof common[0]);
   struct option *opts = calloc((size_t)(n_common + n_params + 1), sizeof *opts);
   if (!opts) die("out of memory");
@@ -745,6 +784,19 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
       case O_HELP: want_help = 1; break;
       case O_MUTANT: mutant_arg = optarg; break;
       case O_FORCE: lab->force = 1; break;
+      case O_MATERIAL: {
+        int m = bg_material_model_from_name(optarg);
+        if (m < 0) {
+          char names[256] = "";
+          size_t o = 0;
+          for (int k = 0; k < BG_MODEL_COUNT && o < sizeof names; ++k)
+            o += (size_t)snprintf(names + o, sizeof names - o, "%s%s", k ? ", " : "",
+                                  bg_material_model_name((bg_material_model)k));
+          die("--material: '%s' is not a registered material model (%s)", optarg, names);
+        }
+        lab->material = m;
+        break;
+      }
       case O_VERSION:
         printf("%s (bagnold %s, commit %s)\n", name, BG_VERSION_STRING, BAGNOLD_GIT_COMMIT);
         exit(0);
@@ -806,6 +858,25 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
 }
 
 bg_scale bg_lab_scale(const bg_lab *lab) { return lab->scale; }
+int bg_lab_material_model(const bg_lab *lab) { return lab->material; }
+const char *bg_lab_material_name(const bg_lab *lab) { return bg_material_model_name((bg_material_model)lab->material); }
+bg_material bg_lab_material(const bg_lab *lab) { return bg_material_default((bg_material_model)lab->material); }
+
+void bg_lab_manifest_material(bg_lab *lab, const bg_material *m) {
+  static const char *const cones[] = {"compression", "extension", "plane-strain"};
+  char buf[512];
+  int o = snprintf(buf, sizeof buf, "%s: E %g Pa, nu %g, rho0 %g kg/m^3, %s stress, volume correction %s; ",
+                   bg_material_model_name(m->model) ? bg_material_model_name(m->model) : "?", (double)m->E,
+                   (double)m->nu, (double)m->rho0, m->stress == BG_STRESS_HENCKY ? "Hencky" : "fixed-corotated",
+                   m->volume_correction ? "on" : "off");
+  if (m->model == BG_MODEL_DP)
+    snprintf(buf + o, sizeof buf - (size_t)o, "phi %g deg on the %s cone, hardening %s", (double)m->dp.phi_deg,
+             (int)m->dp.cone >= 0 && (int)m->dp.cone < 3 ? cones[m->dp.cone] : "?", m->dp.hardening ? "on" : "off");
+  else if (m->model == BG_MODEL_MUI)
+    snprintf(buf + o, sizeof buf - (size_t)o, "mu_s %g, mu_2 %g, I0 %g, grain d %g m, rho_s %g kg/m^3",
+             (double)m->mui.mu_s, (double)m->mui.mu_2, (double)m->mui.I0, (double)m->mui.d, (double)m->mui.rho_s);
+  bg_lab_manifest_str(lab, "material", buf);
+}
 const char *bg_lab_scale_name(const bg_lab *lab) { return lab->scale == BG_SCALE_PAPER ? "paper" : "quick"; }
 const char *bg_lab_backend(const bg_lab *lab) { return lab->backend; }
 int bg_lab_threads(const bg_lab *lab) { return lab->threads; }
@@ -835,6 +906,37 @@ const char *bg_lab_reference(bg_lab *lab, const char *file, char *path, size_t n
   if (!fp) die("cannot read the reference file %s: %s", path, strerror(errno));
   fclose(fp);
   return path;
+}
+
+double bg_lab_ref_value(bg_lab *lab, const char *file, const char *key, const char *column) {
+  char path[1200], line[2048];
+  bg_lab_reference(lab, file, path, sizeof path);
+  FILE *fp = fopen(path, "r");
+  if (!fp) die("cannot read the reference file %s: %s", path, strerror(errno));
+  int col = -1, ln = 0;
+  double v = NAN;
+  while (fgets(line, sizeof line, fp)) {
+    ln++;
+    if (line[0] == '#' || line[0] == '\n') continue;
+    line[strcspn(line, "\r\n")] = 0;
+    char *f[32];
+    int nf = split_tabs(line, f, 32);
+    if (col < 0) { /* the plain header */
+      for (int i = 0; i < nf; ++i)
+        if (!strcmp(f[i], column)) col = i;
+      if (col < 0) die("%s:%d: no column '%s' in the header", path, ln, column);
+      continue;
+    }
+    if (nf > col && !strcmp(f[0], key)) {
+      char *end;
+      v = strtod(f[col], &end);
+      if (end == f[col] || *end || !isfinite(v)) die("%s:%d: %s of '%s' is not a finite number ('%s')", path, ln, column, key, f[col]);
+      break;
+    }
+  }
+  fclose(fp);
+  if (isnan(v)) die("%s: no row '%s'", path, key);
+  return v;
 }
 
 /* ---------------------------------------------------------------- manifest */
@@ -993,8 +1095,8 @@ static void write_manifest(bg_lab *lab, double wall) {
   fprintf(fp, "  \"date\": \"%s\",\n  \"host\": \"%s\",\n", date, host);
   json_escape(esc, sizeof esc, cpu);
   fprintf(fp, "  \"cpu\": \"%s\",\n  \"cores\": %ld,\n", esc, sysconf(_SC_NPROCESSORS_ONLN));
-  fprintf(fp, "  \"scale\": \"%s\",\n  \"backend_requested\": \"%s\",\n", bg_lab_scale_name(lab),
-          lab->backend);
+  fprintf(fp, "  \"scale\": \"%s\",\n  \"material_model\": \"%s\",\n  \"backend_requested\": \"%s\",\n",
+          bg_lab_scale_name(lab), bg_lab_material_name(lab), lab->backend);
   /* what "auto" (or "cuda") ran on: the experiments' simulations all take
    * the lab's backend, and auto picks cuda wherever cuda is available */
   const char *used = "cpu";
@@ -1008,10 +1110,10 @@ static void write_manifest(bg_lab *lab, double wall) {
   fprintf(fp, "  \"threads\": %d,\n  \"seed\": %lu,\n", lab->threads, lab->seed);
   fprintf(fp, "  \"wall_s\": %.3f,\n  \"particle_steps\": %.6g,\n", wall, lab->work);
   fprintf(fp, "  \"particle_steps_per_s\": %.6g", wall > 0 ? lab->work / wall : 0.0);
-  /* the backend's tuning knobs change speed, never results; recorded so a
+  /* the backend's tuning knobs change speed (BAGNOLD_CPU_REFERENCE the rounding), never the physics; recorded so a
    * timing can be traced to the kernel variant that made it */
   static const char *knobs[] = {"BAGNOLD_CUDA_P2G", "BAGNOLD_CUDA_BLOCK", "BAGNOLD_CUDA_P2G_THREADS",
-                                "OMP_NUM_THREADS", "OMP_WAIT_POLICY"};
+                                "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "BAGNOLD_CPU_REFERENCE"};
   fprintf(fp, ",\n  \"environment\": {");
   int first = 1;
   for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; ++i) {

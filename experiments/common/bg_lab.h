@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "bagnold.h"
+
 typedef enum bg_scale { BG_SCALE_QUICK = 0, BG_SCALE_PAPER = 1 } bg_scale;
 
 /* An experiment's own parameter. dest points at a double, an int or a
@@ -65,6 +67,13 @@ int bg_lab_needed(const bg_lab *lab, const char *claim_id);
 void bg_lab_claim_mutant(bg_lab *lab, const char *mutant, const char *id, double measured);
 
 bg_scale bg_lab_scale(const bg_lab *lab);
+/* --material: the registered model (bg_material_model; default
+ * BG_MODEL_DP), its name, and the material with its default parameters. */
+int bg_lab_material_model(const bg_lab *lab);
+const char *bg_lab_material_name(const bg_lab *lab);
+bg_material bg_lab_material(const bg_lab *lab);
+/* The material's model and parameters, as the manifest's "material". */
+void bg_lab_manifest_material(bg_lab *lab, const bg_material *m);
 const char *bg_lab_scale_name(const bg_lab *lab);
 const char *bg_lab_backend(const bg_lab *lab);
 int bg_lab_threads(const bg_lab *lab);
@@ -96,6 +105,10 @@ void bg_lab_fail(const char *fmt, ...);
 /* REFERENCES/file as a path, checked readable now: call it before any
  * simulation for every reference file the run will read. */
 const char *bg_lab_reference(bg_lab *lab, const char *file, char *path, size_t n);
+/* The value in column of the row whose first field is key, in the
+ * references TSV file ('#' comments, a plain header): exit 2 naming the file
+ * when it, the column or the row is missing or the value not a number. */
+double bg_lab_ref_value(bg_lab *lab, const char *file, const char *key, const char *column);
 
 /* Progress of a long simulation, at most every ten seconds of wall time
  * unless --quiet: simulated time of total, particle-steps/s since the

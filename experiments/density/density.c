@@ -295,7 +295,7 @@ int main(int argc, char **argv) {
   desc.dx = (bg_real)dx;
   desc.origin[0] = desc.origin[1] = 0;
   desc.origin[2] = (bg_real)((-1.5 + floor_shift) * dx);
-  desc.material = bg_material_sand();
+  desc.material = bg_lab_material(lab);
   if (bg_lab_mutant_is(lab, "volume-correction-off")) desc.material.volume_correction = 0;
   /* the sand feels 2 g while the oedometric estimate still assumes g */
   if (bg_lab_mutant_is(lab, "gravity-doubled")) desc.gravity[2] = (bg_real)(-2.0 * G);
@@ -358,7 +358,7 @@ int main(int argc, char **argv) {
   bg_lab_manifest_num(lab, "rho0_kg_m3", rho0);
   bg_lab_manifest_num(lab, "total_mass_kg", M);
   bg_lab_manifest_num(lab, "dt_initial_s", dt0);
-  bg_lab_manifest_str(lab, "material", "Klar 2016 sand: E 3.537e5 Pa, nu 0.3, rho0 2200, phi 35, Hencky, volume correction on");
+  bg_lab_manifest_material(lab, &desc.material);
   bg_lab_progress(lab, "%zu particles, grid %zux%zux%zu, dx %.4g m, backend %s, dt %.3g s", n, nxy, nxy,
                   nz, dx, bg_sim_backend(sim), (double)dt0);
 

@@ -438,13 +438,15 @@ int main(int argc, char **argv) {
   bg_lab_manifest_num(lab, "band_hi_over_hmax", BAND_HI);
   bg_lab_manifest_num(lab, "runout_threshold_over_dx", RUNOUT_H);
   bg_lab_manifest_num(lab, "phi_flow_deg", phi_flow);
-  bg_lab_manifest_str(lab, "material", "Klar 2016 sand (E 3.537e5 Pa, nu 0.3, rho 2200), Hencky, no hardening, volume correction on");
   bg_lab_manifest_str(lab, "symmetry", "quarter cylinder, slip faces at x = 0 and y = 0 as mirror planes");
 
   bg_column_scene base = bg_column_scene_default();
   base.R0 = R0;
   base.aspect = aspect;
   base.phi = phi;
+  base.material = bg_lab_material(lab);
+  if (base.material.model == BG_MODEL_DP) base.material.dp.phi_deg = (bg_real)phi;
+  bg_lab_manifest_material(lab, &base.material);
   base.L_over_R0 = domain;
   base.t_max_s = t_max;
   base.jitter = jitter;

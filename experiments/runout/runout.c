@@ -469,12 +469,14 @@ int main(int argc, char **argv) {
   bg_lab_manifest_num(lab, "fit_amax", fit_amax);
   bg_lab_manifest_num(lab, "large_amin", large_amin);
   bg_lab_manifest_str(lab, "runout_estimator", "toe extrapolated from the mass fractions 0.80-0.99 against sqrt(1-F)");
-  bg_lab_manifest_str(lab, "material", "Klar 2016 sand (E 3.537e5 Pa, nu 0.3, rho 2200), Hencky, no hardening, volume correction on");
   bg_lab_manifest_str(lab, "symmetry", "quarter cylinder, slip faces at x = 0 and y = 0 as mirror planes");
 
   bg_column_scene base = bg_column_scene_default();
   base.R0 = R0;
   base.phi = phi;
+  base.material = bg_lab_material(lab);
+  if (base.material.model == BG_MODEL_DP) base.material.dp.phi_deg = (bg_real)phi;
+  bg_lab_manifest_material(lab, &base.material);
   base.t_max_s = t_max;
   base.jitter = jitter;
   base.cells = cells;

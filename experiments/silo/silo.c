@@ -97,6 +97,7 @@ typedef struct scene {
   const char *backend;
   int threads;
   unsigned long seed;
+  bg_material material;
 } scene;
 
 typedef struct run_result {
@@ -146,7 +147,7 @@ static void build_geometry(const scene *sc, grid_geo *g) {
   g->T = sc->slab_cells * dx;
   bg_sim_desc *d = &g->desc;
   *d = bg_sim_desc_default();
-  d->material = bg_material_sand();
+  d->material = sc->material;
   d->dx = (bg_real)dx;
   /* below the floor: 2 face layers, 3 sink cells for the stencil, the gap, the floor */
   int kf = 2 + 3 + sc->gap_cells + sc->floor_cells;
@@ -810,7 +811,7 @@ int main(int argc, char **argv) {
    * Paper preset (round, 60 cells, 14-24-cell apertures): 3.7M particles;
    * the recorded 56-cell run with 8-22 cells took 262 s on an H200 at
    * --jobs 6, so expect ~5 min. See reports/silo.md. */
-  bg_material sand = bg_material_sand();
+  bg_material sand = bg_lab_material(lab);
   double period = 4 * (hr * 0.5 * silo_cells * dx) / (double)bg_material_pwave_speed(&sand);
   if (derive_t_win) t_win_min = 2.0 * N_SUB * period;
   double D[MAX_AP];
@@ -830,11 +831,18 @@ int main(int argc, char **argv) {
   bg_lab_manifest_str(lab, "sweep_stop_rule",
                       "first of: fill drop of drop_sweep x (H - 1.2 L) inside the window; window >= t_window_min_s "
                       "and relative s.e. of W <= w_rel_se_max (max of the GSL fit's and the 5 sub-window rates')");
-  bg_lab_manifest_str(lab, "material", "Klar 2016 sand (E 3.537e5 Pa, nu 0.3, rho 2200, phi 35), Hencky, no hardening, volume correction on");
-  bg_lab_manifest_str(lab, "beverloo_length_d", "grid spacing dx (a continuum has no grain size)");
+  bg_lab_manifest_material(lab, &sand);
+  /* Beverloo's k d: a model with a grain size (mu(I)) takes k d from it,
+   * with Beverloo's k (references/literature/beverloo.tsv); Drucker-Prager
+   * has no length but dx, and k-fixed counts cells of it */
+  const int grain = sand.model == BG_MODEL_MUI;
+  const double grain_kd = grain ? bg_lab_ref_value(lab, "literature/beverloo.tsv", "k", "value") * sand.mui.d : -1;
+  if (grain) bg_lab_manifest_num(lab, "beverloo_kd_m", grain_kd);
+  bg_lab_manifest_str(lab, "beverloo_length_d", grain ? "grain diameter material.mui.d, k from references/literature/beverloo.tsv" : "grid spacing dx (a continuum has no grain size)");
 
   scene base = {round, dx, silo_cells, hr, 0, floor_cells, gap_cells, slab_cells, mu_wall, mu_floor, 1.0,
-                0, t_win_min, w_rel_se_max, startup_frac, t_max, sample_dt, jitter, bg_lab_backend(lab), bg_lab_threads(lab), bg_lab_seed(lab)};
+                0, t_win_min, w_rel_se_max, startup_frac, t_max, sample_dt, jitter, bg_lab_backend(lab), bg_lab_threads(lab), bg_lab_seed(lab),
+                sand};
   double n0 = round ? 2.5 : 1.5;
   const char *unit_w = round ? "kg_per_s" : "kg_per_m_s";
   /* runs: the aperture sweep, then (--refine) one fixed physical aperture on three grids */
@@ -938,7 +946,7 @@ int main(int argc, char **argv) {
    * resolved apertures, and the same on all (the definitions before the
    * criterion); the geometric power law on all */
   bev_fit none = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, -1, 0};
-  double kd = k_fixed * dx;
+  double kd = grain_kd >= 0 ? grain_kd : k_fixed * dx;
   bev_fit c_fix = fit_C_kfixed(Dr, yr, (size_t)nr, kd, n0);
   bev_fit n_fix = fit_n_kfixed(Dr, yr, (size_t)nr, kd);
   double st0[3] = {nr > 0 ? yr[nr - 1] / pow(Dr[nr - 1], n0) : 1.0, 0.5, n0};

@@ -660,7 +660,7 @@ int main(int argc, char **argv) {
     fprintf(f, "    \"material\": {\"name\": \"bg_material_sand (Klar 2016)\", \"E_Pa\": %.9g, "
                "\"nu\": %.9g, \"rho0_kg_m3\": %.9g, \"phi_deg\": %.9g, \"hardening\": %d, "
                "\"volume_correction\": %d},\n",
-            (double)mat.E, (double)mat.nu, (double)mat.rho0, (double)mat.phi_deg, mat.hardening,
+            (double)mat.E, (double)mat.nu, (double)mat.rho0, (double)mat.dp.phi_deg, mat.dp.hardening,
             mat.volume_correction);
     fprintf(f, "    \"walls\": {\"zlo\": {\"friction\": \"coulomb\", \"mu\": %.9g}, \"others\": "
                "\"slip\"},\n    \"initial_velocity_m_s\": 0,\n    \"cfl\": 0.3,\n"

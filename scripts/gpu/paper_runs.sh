@@ -20,13 +20,14 @@
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
 registry="$root/experiments/registry.tsv"
-# the experiment steps: name -> "binary paper_args" from the registry (name binary sources
-# timeout jobs figures paper_args; "-" for none)
+# the experiment steps: name -> "binary paper_args args" from the registry (name binary
+# sources timeout jobs figures paper_args args; "-" for none)
 declare -A step_cmd=()
 step_names=()
-while IFS=$'\t' read -r r_name r_bin _ _ _ _ r_args; do
-  [[ -z "$r_name" || "$r_name" == \#* || "$r_name" == name || "$r_args" == - || -z "$r_args" ]] && continue
-  step_cmd[$r_name]="$r_bin $r_args"
+while IFS=$'\t' read -r r_name r_bin _ _ _ _ r_paper r_args; do
+  [[ -z "$r_name" || "$r_name" == \#* || "$r_name" == name || "$r_paper" == - || -z "$r_paper" ]] && continue
+  [[ "$r_args" == - ]] && r_args=""
+  step_cmd[$r_name]="$r_bin $r_paper${r_args:+ $r_args}"
   step_names+=("$r_name")
 done <"$registry" || { echo "error: cannot read $registry" >&2; exit 2; }
 if [[ "${1:-}" == --list ]]; then

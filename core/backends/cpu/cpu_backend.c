@@ -27,7 +27,8 @@ typedef struct cpu_state {
   size_t n, cap;
   /* particle state, SoA */
   bg_real *x[3], *v[3], *F[9], *C[9], *tau[6];
-  bg_real *logjp, *q, *mass, *vol0;
+  bg_real *st[BG_NSTATE]; /* the plastic state (bg_material_core.h) */
+  bg_real *mass, *vol0;
   int64_t *id;   /* insertion index of the particle in each slot */
   int32_t *park; /* -1 active, k < n_sinks parked in sink k, n_sinks left the grid */
   /* binning */
@@ -62,7 +63,7 @@ static int cpu_available(char *why, size_t len) {
 }
 
 /* All per-particle float arrays, for growth and permutation in one loop. */
-#define N_FLOAT_ARRAYS 31
+#define N_FLOAT_ARRAYS (30 + BG_NSTATE)
 static bg_real **float_arrays(cpu_state *s, bg_real **a) {
   int k = 0;
   for (int d = 0; d < 3; ++d) a[k++] = s->x[d];
@@ -70,7 +71,7 @@ static bg_real **float_arrays(cpu_state *s, bg_real **a) {
   for (int d = 0; d < 9; ++d) a[k++] = s->F[d];
   for (int d = 0; d < 9; ++d) a[k++] = s->C[d];
   for (int d = 0; d < 6; ++d) a[k++] = s->tau[d];
-  a[k++] = s->logjp;
+  for (int d = 0; d < BG_NSTATE; ++d) a[k++] = s->st[d];
   return a;
 }
 
@@ -81,7 +82,7 @@ static void set_float_arrays(cpu_state *s, bg_real **a) {
   for (int d = 0; d < 9; ++d) s->F[d] = a[k++];
   for (int d = 0; d < 9; ++d) s->C[d] = a[k++];
   for (int d = 0; d < 6; ++d) s->tau[d] = a[k++];
-  s->logjp = a[k++];
+  for (int d = 0; d < BG_NSTATE; ++d) s->st[d] = a[k++];
 }
 
 static void cpu_destroy(void *state) {
@@ -90,7 +91,6 @@ static void cpu_destroy(void *state) {
   bg_real *a[N_FLOAT_ARRAYS];
   float_arrays(s, a);
   for (int k = 0; k < N_FLOAT_ARRAYS; ++k) free(a[k]);
-  free(s->q);
   free(s->mass);
   free(s->vol0);
   free(s->id);
@@ -140,8 +140,6 @@ static bg_status grow(cpu_state *s, size_t need) {
     a[k] = g;
     set_float_arrays(s, a); /* keep the handle consistent even if a later realloc fails */
   }
-  bg_real *q = realloc(s->q, cap * sizeof *q);
-  if (q) s->q = q;
   bg_real *m = realloc(s->mass, cap * sizeof *m);
   if (m) s->mass = m;
   bg_real *v0 = realloc(s->vol0, cap * sizeof *v0);
@@ -152,7 +150,7 @@ static bg_status grow(cpu_state *s, size_t need) {
   if (pk) s->park = pk;
   int64_t *ord = realloc(s->order, cap * sizeof *ord);
   if (ord) s->order = ord;
-  if (!q || !m || !v0 || !id || !pk || !ord) return BG_ERR_NOMEM;
+  if (!m || !v0 || !id || !pk || !ord) return BG_ERR_NOMEM;
   s->cap = cap;
   return BG_OK;
 }
@@ -160,7 +158,7 @@ static bg_status grow(cpu_state *s, size_t need) {
 static bg_status cpu_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol) {
   cpu_state *s = state;
   if (grow(s, s->n + n) != BG_OK) return BG_ERR_NOMEM;
-  bg_real rho0 = s->cfg->sand.rho0;
+  bg_real rho0 = s->cfg->mat.el.rho0;
   for (size_t k = 0; k < n; ++k) {
     size_t p = s->n + k;
     for (int d = 0; d < 3; ++d) {
@@ -172,8 +170,7 @@ static bg_status cpu_add(void *state, size_t n, const bg_real *x, const bg_real 
       s->C[d][p] = 0.0f;
     }
     for (int d = 0; d < 6; ++d) s->tau[d][p] = 0.0f;
-    s->logjp[p] = 0.0f;
-    s->q[p] = 0.0f;
+    for (int d = 0; d < BG_NSTATE; ++d) s->st[d][p] = 0.0f;
     s->vol0[p] = vol[k];
     s->mass[p] = rho0 * vol[k];
     s->id[p] = (int64_t)p;
@@ -247,8 +244,8 @@ static bg_status cpu_sort(void *state, uint64_t step) {
     free(perm);
     return BG_ERR_NOMEM;
   }
-  bg_real *extra[3] = {s->q, s->mass, s->vol0};
-  for (int k = 0; k < N_FLOAT_ARRAYS + 3; ++k) {
+  bg_real *extra[2] = {s->mass, s->vol0};
+  for (int k = 0; k < N_FLOAT_ARRAYS + 2; ++k) {
     bg_real *arr = k < N_FLOAT_ARRAYS ? a[k] : extra[k - N_FLOAT_ARRAYS];
     for (size_t p = 0; p < s->n; ++p) tmp[p] = arr[perm[p]];
     memcpy(arr, tmp, s->n * sizeof *tmp);
@@ -429,7 +426,7 @@ static bg_status cpu_g2p(void *state, bg_real dt) {
      * the chunk's lanes (bg_constitutive_batch.h) */
 #pragma omp for schedule(static)
     for (int64_t p0 = 0; p0 < n; p0 += BG_BATCH_CHUNK) {
-      bg_sand_chunk ch;
+      bg_mat_chunk ch;
       size_t slot[BG_BATCH_CHUNK];
       int len = 0;
       int64_t p1 = p0 + BG_BATCH_CHUNK < n ? p0 + BG_BATCH_CHUNK : n;
@@ -482,8 +479,7 @@ static bg_status cpu_g2p(void *state, bg_real dt) {
         bg_mat3 F = load_mat(s->F, p);
         F = bg_f_update(&C, &F, dt);
         for (int e = 0; e < 9; ++e) ch.F[e][len] = F.m[e / 3][e % 3];
-        ch.log_jp[len] = s->logjp[p];
-        ch.q[len] = s->q[p];
+        for (int d = 0; d < BG_NSTATE; ++d) ch.st[d][len] = s->st[d][p];
         slot[len++] = p;
         int32_t code = bg_park_code(c, c->sinks, xp);
         if (code >= 0) {
@@ -495,7 +491,7 @@ static bg_status cpu_g2p(void *state, bg_real dt) {
           if (sp > vmax2) vmax2 = sp;
         }
       }
-      bg_sand_update_chunk(&c->sand, &ch, len);
+      bg_material_update_chunk(&c->mat, dt, &ch, len, c->cpu_reference);
       /* array by array: one store stream at a time, pointers loaded once */
       for (int e = 0; e < 9; ++e) {
         bg_real *dst = s->F[e];
@@ -505,12 +501,9 @@ static bg_status cpu_g2p(void *state, bg_real dt) {
         bg_real *dst = s->tau[k];
         for (int l = 0; l < len; ++l) dst[slot[l]] = ch.tau[k][l];
       }
-      {
-        bg_real *lj = s->logjp, *qq = s->q;
-        for (int l = 0; l < len; ++l) {
-          lj[slot[l]] = ch.log_jp[l];
-          qq[slot[l]] = ch.q[l];
-        }
+      for (int d = 0; d < BG_NSTATE; ++d) {
+        bg_real *dst = s->st[d];
+        for (int l = 0; l < len; ++l) dst[slot[l]] = ch.st[d][l];
       }
     }
   }
@@ -553,18 +546,18 @@ static bg_status cpu_get(void *state, bg_field f, bg_real *out) {
       case BG_FIELD_C:
         for (int d = 0; d < 9; ++d) out[9 * o + d] = s->C[d][p];
         break;
-      case BG_FIELD_JP: out[o] = expf(s->logjp[p]); break;
+      case BG_FIELD_JP: out[o] = expf(s->st[BG_STATE_LOG_JP][p]); break;
       case BG_FIELD_DENSITY: {
         bg_mat3 F = load_mat(s->F, p);
-        out[o] = bg_density(s->cfg->sand.rho0, bg_mat3_det(F), s->logjp[p]);
+        out[o] = bg_density(s->cfg->mat.el.rho0, bg_mat3_det(F), s->st[BG_STATE_LOG_JP][p]);
         break;
       }
-      case BG_FIELD_Q: out[o] = s->q[p]; break;
+      case BG_FIELD_Q: out[o] = s->st[BG_STATE_Q][p]; break;
       case BG_FIELD_STRESS: {
         /* Cauchy stress: V0 tau is the force-carrying quantity, the current
          * volume is V0 det(F_E) Jp */
         bg_mat3 F = load_mat(s->F, p), t = load_sym(s->tau, p);
-        bg_real J = bg_mat3_det(F) * expf(s->logjp[p]);
+        bg_real J = bg_mat3_det(F) * expf(s->st[BG_STATE_LOG_JP][p]);
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j) out[9 * o + 3 * i + j] = t.m[i][j] / J;
         break;

@@ -25,7 +25,7 @@
  *
  * G2P runs one thread per particle on the global path (its 27 reads per
  * particle are served by L2), followed by the scalar constitutive update
- * (bg_sand_update). The maximum speed for the next dt and the parking
+ * (bg_material_update). The maximum speed for the next dt and the parking
  * tallies are reduced on the device and come back with one small async copy
  * per step: the front end's dt query is the step's only host wait.
  *
@@ -82,11 +82,10 @@ enum {
   PF = 6,    /* elastic F, row-major */
   PC = 15,   /* APIC C, row-major */
   PT = 24,   /* Kirchhoff stress, symmetric: xx yy zz xy xz yz */
-  PLJ = 30,  /* log Jp */
-  PQ = 31,   /* hardening q */
-  PM = 32,   /* mass */
-  PVOL = 33, /* reference volume */
-  NPF = 34
+  PS = 30,   /* the plastic state, BG_NSTATE floats (bg_material_core.h) */
+  PM = PS + BG_NSTATE, /* mass */
+  PVOL = PM + 1,       /* reference volume */
+  NPF = PVOL + 1
 };
 
 typedef struct dparts {
@@ -109,7 +108,7 @@ typedef struct dgeom {
  * configuration by value for bg_park_code (its pointers are host pointers
  * and are never followed on the device; sinks is the device copy). */
 typedef struct dmat {
-  bg_sand sand;
+  bg_mat mat;
   bg_config cfg;
   const bg_sink *sinks;
   int n_sinks;
@@ -227,8 +226,7 @@ __global__ void k_init(dparts P, int64_t off, int64_t cnt, const float *x, const
     P.f[PC + d][p] = 0.0f;
   }
   for (int d = 0; d < 6; ++d) P.f[PT + d][p] = 0.0f;
-  P.f[PLJ][p] = 0.0f;
-  P.f[PQ][p] = 0.0f;
+  for (int k = 0; k < BG_NSTATE; ++k) P.f[PS + k][p] = 0.0f;
   P.f[PVOL][p] = vol[k];
   P.f[PM][p] = rho0 * vol[k];
   P.id[p] = p;
@@ -469,9 +467,10 @@ __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
     bg_mat3 F;
     for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = P.f[PF + e][p];
     F = bg_f_update(&C, &F, dt);
-    float lj = P.f[PLJ][p], q = P.f[PQ][p];
+    float st[BG_NSTATE];
+    for (int k = 0; k < BG_NSTATE; ++k) st[k] = P.f[PS + k][p];
     bg_mat3 tau;
-    bg_sand_update(&M.sand, &F, &lj, &q, &tau);
+    bg_material_update(&M.mat, dt, &F, st, &tau);
     for (int e = 0; e < 9; ++e) P.f[PF + e][p] = F.m[e / 3][e % 3];
     P.f[PT + 0][p] = tau.m[0][0];
     P.f[PT + 1][p] = tau.m[1][1];
@@ -479,8 +478,7 @@ __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
     P.f[PT + 3][p] = 0.5f * (tau.m[0][1] + tau.m[1][0]);
     P.f[PT + 4][p] = 0.5f * (tau.m[0][2] + tau.m[2][0]);
     P.f[PT + 5][p] = 0.5f * (tau.m[1][2] + tau.m[2][1]);
-    P.f[PLJ][p] = lj;
-    P.f[PQ][p] = q;
+    for (int k = 0; k < BG_NSTATE; ++k) P.f[PS + k][p] = st[k];
     const int32_t code = bg_park_code(&M.cfg, M.sinks, xp);
     if (code >= 0) {
       P.park[p] = code;
@@ -513,19 +511,19 @@ __global__ void k_get(dparts P, int64_t n, int field, float rho0, float *out) {
     case BG_FIELD_C:
       for (int d = 0; d < 9; ++d) out[9 * o + d] = P.f[PC + d][p];
       break;
-    case BG_FIELD_JP: out[o] = expf(P.f[PLJ][p]); break;
+    case BG_FIELD_JP: out[o] = expf(P.f[PS + BG_STATE_LOG_JP][p]); break;
     case BG_FIELD_DENSITY: {
       bg_mat3 F;
       for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = P.f[PF + e][p];
-      out[o] = bg_density(rho0, bg_mat3_det(F), P.f[PLJ][p]);
+      out[o] = bg_density(rho0, bg_mat3_det(F), P.f[PS + BG_STATE_LOG_JP][p]);
       break;
     }
-    case BG_FIELD_Q: out[o] = P.f[PQ][p]; break;
+    case BG_FIELD_Q: out[o] = P.f[PS + BG_STATE_Q][p]; break;
     case BG_FIELD_STRESS: {
       /* Cauchy stress tau / J with J = det(F_E) Jp, as on the CPU */
       bg_mat3 F;
       for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = P.f[PF + e][p];
-      const float J = bg_mat3_det(F) * expf(P.f[PLJ][p]);
+      const float J = bg_mat3_det(F) * expf(P.f[PS + BG_STATE_LOG_JP][p]);
       const int sym[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
       for (int e = 0; e < 9; ++e) out[9 * o + e] = P.f[PT + sym[e]][p] / J;
       break;
@@ -865,7 +863,7 @@ static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real
     if (e == cudaSuccess) e = cudaMemcpyAsync(tvol, vol + k0, c * sizeof(float), cudaMemcpyHostToDevice, s->st);
     if (e == cudaSuccess) {
       k_init<<<grid_of((int64_t)c, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-          s->P, (int64_t)(s->n + k0), (int64_t)c, tx, v ? tv : NULL, tvol, s->cfg->sand.rho0);
+          s->P, (int64_t)(s->n + k0), (int64_t)c, tx, v ? tv : NULL, tvol, s->cfg->mat.el.rho0);
       e = cudaGetLastError();
     }
     /* the staging buffer is reused by the next chunk */
@@ -875,7 +873,7 @@ static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real
   cudaFree(tmp);
   if (r != BG_OK) return r;
   /* host tallies exactly as the CPU keeps them */
-  bg_real rho0 = s->cfg->sand.rho0;
+  bg_real rho0 = s->cfg->mat.el.rho0;
   for (size_t k = 0; k < n; ++k) {
     bg_real m = rho0 * vol[k];
     s->total_mass += (double)m;
@@ -1055,7 +1053,7 @@ static bg_status cuda_g2p(void *state, bg_real dt) {
   if (s->n) {
     dmat M;
     M.cfg = *s->cfg;
-    M.sand = s->cfg->sand;
+    M.mat = s->cfg->mat;
     M.sinks = s->sinks;
     M.n_sinks = s->cfg->n_sinks;
     k_g2p<<<grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS), BG_CUDA_G2P_THREADS, 0, s->st>>>(
@@ -1077,7 +1075,7 @@ static bg_status cuda_get(void *state, bg_field f, bg_real *out) {
   float *d = NULL;
   CU(cudaMalloc((void **)&d, bytes));
   k_get<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-      s->P, (int64_t)s->n, (int)f, s->cfg->sand.rho0, d);
+      s->P, (int64_t)s->n, (int)f, s->cfg->mat.el.rho0, d);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemcpyAsync(out, d, bytes, cudaMemcpyDeviceToHost, s->st);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s->st);

@@ -1,0 +1,73 @@
+/* bg_material_core.h: what every material model (core/physics/materials/)
+ * shares: the elastic coefficients, the per-particle plastic state, the
+ * result of a return map, and the one scalar constitutive update skeleton
+ * (SVD, return map in principal Hencky strain, reassembly of F, Kirchhoff
+ * stress) that each model instantiates with its own return map. Pure
+ * functions on POD structs, compiled as C11 and as CUDA from the same text. */
+#ifndef BG_MATERIAL_CORE_H
+#define BG_MATERIAL_CORE_H
+
+#include "bg_defs.h"
+#include "bg_stress.h"
+#include "bg_svd.h"
+
+enum { BG_RM_ELASTIC = 0, BG_RM_SHEAR = 1, BG_RM_TIP = 2 };
+
+/* The plastic state of a particle: a small array, the same length for every
+ * model, that the backends store, sort and read back without knowing what
+ * it means. Slot 0 is log Jp, the plastic volume ratio that the density
+ * read-out and the volume correction use; slot 1 the accumulated plastic
+ * strain q. A model that needs more raises BG_NSTATE. */
+#define BG_NSTATE 2
+enum { BG_STATE_LOG_JP = 0, BG_STATE_Q = 1 };
+
+/* The coefficients every model carries, ready for the inner loop. */
+typedef struct bg_elastic_c {
+  bg_lame lame;
+  bg_real rho0;
+  int law;               /* BG_LAW_HENCKY or BG_LAW_FIXED_COROTATED */
+  int plastic;           /* 0: purely elastic (verification tests only) */
+  int volume_correction; /* Tampubolon 2017: log Jp fed back to tr(eps) */
+} bg_elastic_c;
+
+typedef struct bg_return {
+  bg_vec3 eps;    /* principal Hencky strain after the projection */
+  bg_real dq;     /* plastic increment delta q */
+  bg_real log_jp; /* log of the plastic volume ratio after the projection */
+  int mode;       /* BG_RM_ELASTIC, BG_RM_SHEAR or BG_RM_TIP */
+} bg_return;
+
+/* Current density from particle state: total volume ratio is det(F_E) Jp. */
+BG_HD bg_real bg_density(bg_real rho0, bg_real det_f, bg_real log_jp) {
+  return rho0 / (det_f * expf(log_jp));
+}
+
+/* BG_MATERIAL_SCALAR_UPDATE(name) defines, for the model whose return map
+ * is bg_<name>_return(el, c, dt, eps, st) and whose coefficients are
+ * bg_<name>_c, the whole scalar update of one particle after
+ * F_trial = (I + dt C) F: SVD, return map, reassembly of F, and the
+ * Kirchhoff stress the next P2G scatters (cached so P2G needs no second
+ * SVD). Returns the return-map mode. This is the oracle: the CUDA backend
+ * runs it, and the CPU backend's reference mode runs it too. */
+#define BG_MATERIAL_SCALAR_UPDATE(name)                                                          \
+  BG_HD int bg_##name##_update(const bg_elastic_c *el, const bg_##name##_c *c, bg_real dt,      \
+                               bg_mat3 *F, bg_real *st, bg_mat3 *tau) {                         \
+    bg_mat3 u, v;                                                                                \
+    bg_vec3 sig;                                                                                 \
+    bg_svd3(F, &u, &sig, &v);                                                                    \
+    int mode = BG_RM_ELASTIC;                                                                    \
+    if (el->plastic) {                                                                           \
+      bg_vec3 eps;                                                                               \
+      for (int i = 0; i < 3; ++i) eps.v[i] = bg_log_stretch(sig.v[i]);                           \
+      bg_return r = bg_##name##_return(el, c, dt, eps, st);                                      \
+      st[BG_STATE_Q] += r.dq;                                                                    \
+      st[BG_STATE_LOG_JP] = r.log_jp;                                                            \
+      mode = r.mode;                                                                             \
+      for (int i = 0; i < 3; ++i) sig.v[i] = expf(r.eps.v[i]);                                   \
+      *F = bg_mat3_usvt(u, sig, v);                                                              \
+    }                                                                                            \
+    *tau = bg_tau_assemble(u, bg_tau_principal(el->law, sig, el->lame));                        \
+    return mode;                                                                                 \
+  }
+
+#endif /* BG_MATERIAL_CORE_H */

@@ -1,0 +1,97 @@
+/* bg_materials.h: the material models of the registry
+ * (materials/bg_material_list.h) behind one interface: the coefficients of
+ * the inner loop as a tagged union, and the scalar constitutive update both
+ * backends run through one switch. The CPU's chunked vector path is in
+ * bg_constitutive_batch.h. */
+#ifndef BG_MATERIALS_H
+#define BG_MATERIALS_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bagnold.h"
+#include "bg_material_core.h"
+#include "materials/bg_material_list.h"
+
+/* bagnold.h included the list with BG_MAT_PARAMS_ONLY, which left the
+ * model bodies out: include them now (their guards let this through once). */
+#include "materials/bg_mat_dp.h"
+#include "materials/bg_mat_mui.h"
+
+/* The coefficients of a material, ready for the inner loop. */
+typedef struct bg_mat {
+  int model; /* bg_material_model */
+  bg_elastic_c el;
+  union {
+#define BG_X_(n, N, lane, label) bg_##n##_c n;
+    BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
+  } c;
+} bg_mat;
+
+/* The scalar update of one particle (the oracle): F in: F_trial, out: F;
+ * st: the BG_NSTATE plastic state, in/out; tau out: Kirchhoff stress.
+ * Returns the return-map mode. */
+BG_HD int bg_material_update(const bg_mat *m, bg_real dt, bg_mat3 *F, bg_real *st, bg_mat3 *tau) {
+  switch (m->model) {
+#define BG_X_(n, N, lane, label) \
+  case BG_MODEL_##N: return bg_##n##_update(&m->el, &m->c.n, dt, F, st, tau);
+    BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
+    default: break;
+  }
+  /* an unknown model cannot get past bg_sim_create; NaN makes a bug loud */
+  *tau = bg_mat3_zero();
+  for (int i = 0; i < 3; ++i) tau->m[i][i] = NAN;
+  return BG_RM_ELASTIC;
+}
+
+/* 1 when the model has a lane update the CPU's vector loop can run. */
+BG_HD int bg_material_has_lane(int model) {
+  switch (model) {
+#define BG_X_(n, N, lane, label) \
+  case BG_MODEL_##N: return lane;
+    BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
+    default: return 0;
+  }
+}
+
+/* Host side. The model's own checks of its parameters (the elastic part is
+ * bg_sim_create's): 0 when valid; else 1 (not finite) or 2 (out of range)
+ * with the field and its range in msg. */
+static inline int bg_material_validate_model(const bg_material *m, char *msg, size_t len) {
+  switch (m->model) {
+#define BG_X_(n, N, lane, label) \
+  case BG_MODEL_##N: return bg_##n##_validate(&m->n, msg, len);
+    BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
+    default: break;
+  }
+  snprintf(msg, len, "material.model must be one of the %d registered models (got %d)", (int)BG_MODEL_COUNT,
+           (int)m->model);
+  return 2;
+}
+
+/* The prepare step: the coefficients of the inner loop from a material
+ * (Lame from E and nu, the model's own constants). */
+static inline bg_mat bg_material_prepare(const bg_material *m) {
+  bg_mat c;
+  memset(&c, 0, sizeof c);
+  c.model = (int)m->model;
+  c.el.lame = bg_lame_from_e_nu(m->E, m->nu);
+  c.el.rho0 = m->rho0;
+  c.el.law = m->stress == BG_STRESS_FIXED_COROTATED ? BG_LAW_FIXED_COROTATED : BG_LAW_HENCKY;
+  c.el.plastic = !m->elastic_only;
+  c.el.volume_correction = m->volume_correction;
+  switch (m->model) {
+#define BG_X_(n, N, lane, label) \
+  case BG_MODEL_##N: bg_##n##_prepare(&m->n, &c.c.n); break;
+    BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
+    default: break;
+  }
+  return c;
+}
+
+#endif /* BG_MATERIALS_H */

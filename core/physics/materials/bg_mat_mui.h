@@ -1,0 +1,139 @@
+/* bg_mat_mui.h: rate-dependent mu(I) sand (Jop, Forterre & Pouliquen 2006)
+ * in principal Hencky strain, the second registered model
+ * (bg_material_list.h). The yield condition is the Drucker-Prager cone with
+ * a friction that depends on the inertial number,
+ *   sqrt(J2) <= mu(I) p,  mu(I) = mu_s + (mu_2 - mu_s) / (I0 / I + 1),
+ *   I = gammadot_p d / sqrt(p / rho_s),
+ * where gammadot_p is the plastic shear rate (engineering, so that simple
+ * shear at rate gammadot gives gammadot_p = gammadot at steady state) and p
+ * the Cauchy pressure. The plastic rate is the return map's own: the radial
+ * return of this step sets it, and the friction at that rate sets how far
+ * the return goes, so the two are solved together (a quadratic, solved in
+ * closed form: references/derivations/mu_i.md). With mu_2 = mu_s it is the
+ * Drucker-Prager cone of slope alpha = sqrt(2) mu_s / 3. Tension, the
+ * volume correction and the plastic volume are as in bg_mat_dp.h. The
+ * grain size d is a physical length, independent of the grid. No lane
+ * update: the CPU runs the scalar update for this model. */
+
+/* ---- parameters (public: bagnold.h includes this part alone) ---- */
+#ifndef BG_MAT_MUI_PARAMS_H
+#define BG_MAT_MUI_PARAMS_H
+
+typedef struct bg_mui_params {
+  bg_real mu_s;  /* friction at I -> 0, > 0 */
+  bg_real mu_2;  /* friction at I -> infinity, >= mu_s */
+  bg_real I0;    /* inertial number of the mid-point, > 0 */
+  bg_real d;     /* grain diameter, m, > 0 */
+  bg_real rho_s; /* grain (solid) density, kg/m^3, > 0 */
+} bg_mui_params;
+
+/* Jop, Forterre & Pouliquen 2006 (Nature 441, 727), glass beads
+ * (references/literature/mu_i.tsv). */
+static inline bg_mui_params bg_mui_default_params(void) {
+  bg_mui_params p;
+  p.mu_s = 0.38186f; /* tan 20.9 deg */
+  p.mu_2 = 0.64347f; /* tan 32.76 deg */
+  p.I0 = 0.279f;
+  p.d = 0.5e-3f;
+  p.rho_s = 2450.0f;
+  return p;
+}
+
+#endif /* BG_MAT_MUI_PARAMS_H */
+
+/* ---- the model ---- */
+#if !defined(BG_MAT_PARAMS_ONLY) && !defined(BG_MAT_MUI_H)
+#define BG_MAT_MUI_H
+
+#include <stdio.h>
+
+#include "bg_material_core.h"
+
+typedef struct bg_mui_c {
+  bg_real mu_s, dmu, I0;
+  bg_real beta_scale; /* I0 / (sqrt(2) d sqrt(rho_s)): beta = beta_scale dt sqrt(p) */
+} bg_mui_c;
+
+/* The friction law itself, for the probe and the tests. */
+BG_HD bg_real bg_mui_mu(bg_real mu_s, bg_real mu_2, bg_real I0, bg_real I) {
+  return I > 0.0f ? mu_s + (mu_2 - mu_s) / (I0 / I + 1.0f) : mu_s;
+}
+
+/* The return map with the inertial number of the step's own plastic rate.
+ * In strain space the cone at friction mu has radius a mu, with
+ * a = sqrt(2) p_K / (2 G) (p_K the Kirchhoff pressure, -K tr eps). A shear
+ * return of length x (so gammadot_p = sqrt(2) x / dt) lands on the cone
+ * when |eh| - x = a mu(I(x)), and I(x) = I0 x / beta with
+ * beta = I0 dt sqrt(p / rho_s) / (sqrt(2) d). Multiplying out,
+ *   x^2 + (beta + a dmu - b) x - b beta = 0,  b = |eh| - a mu_s > 0,
+ * whose one positive root is taken in the form that does not cancel. */
+BG_HD bg_return bg_mui_return(const bg_elastic_c *el, const bg_mui_c *c, bg_real dt, bg_vec3 eps,
+                              const bg_real *st) {
+  bg_return r;
+  bg_real log_jp = st[BG_STATE_LOG_JP];
+  bg_real tr_raw = eps.v[0] + eps.v[1] + eps.v[2];
+  bg_vec3 e = eps;
+  if (el->volume_correction)
+    for (int i = 0; i < 3; ++i) e.v[i] += log_jp * (1.0f / 3.0f);
+  bg_real tr = e.v[0] + e.v[1] + e.v[2];
+  bg_vec3 eh;
+  for (int i = 0; i < 3; ++i) eh.v[i] = e.v[i] - tr * (1.0f / 3.0f);
+  bg_real eh_norm = sqrtf(eh.v[0] * eh.v[0] + eh.v[1] * eh.v[1] + eh.v[2] * eh.v[2]);
+  if (tr >= 0.0f) {
+    r.mode = BG_RM_TIP;
+    r.dq = sqrtf(e.v[0] * e.v[0] + e.v[1] * e.v[1] + e.v[2] * e.v[2]);
+    for (int i = 0; i < 3; ++i) r.eps.v[i] = 0.0f;
+  } else {
+    bg_real G = el->lame.mu;
+    bg_real K = el->lame.lambda + (2.0f / 3.0f) * G;
+    bg_real p_k = -K * tr;
+    bg_real p_c = p_k * expf(-tr); /* Cauchy: Kirchhoff / det F_E, det F_E = exp(tr) */
+    bg_real a = 0.7071067811865476f * p_k / G;
+    bg_real b = eh_norm - a * c->mu_s;
+    if (b <= 0.0f || eh_norm <= 0.0f) {
+      r.mode = BG_RM_ELASTIC;
+      r.dq = 0.0f;
+      r.eps = e;
+    } else {
+      bg_real beta = dt > 0.0f ? c->beta_scale * dt * sqrtf(p_c) : 0.0f;
+      bg_real B = beta + a * c->dmu - b;
+      bg_real disc = sqrtf(B * B + 4.0f * b * beta);
+      bg_real x = B > 0.0f ? 2.0f * b * beta / (B + disc) : 0.5f * (disc - B);
+      x = fminf(fmaxf(x, 0.0f), b);
+      r.mode = BG_RM_SHEAR;
+      r.dq = x;
+      bg_real k = x / eh_norm;
+      for (int i = 0; i < 3; ++i) r.eps.v[i] = e.v[i] - k * eh.v[i];
+    }
+  }
+  r.log_jp = log_jp + tr_raw - (r.eps.v[0] + r.eps.v[1] + r.eps.v[2]);
+  return r;
+}
+
+/* bg_mui_update: the scalar update of one particle (bg_material_core.h). */
+BG_MATERIAL_SCALAR_UPDATE(mui)
+
+static inline int bg_mui_validate(const bg_mui_params *m, char *msg, size_t len) {
+  const bg_real v[5] = {m->mu_s, m->mu_2, m->I0, m->d, m->rho_s};
+  static const char *const name[5] = {"mu_s", "mu_2", "I0", "d", "rho_s"};
+  for (int i = 0; i < 5; ++i)
+    if (!isfinite(v[i])) return snprintf(msg, len, "material.mui.%s is not finite (got %g)", name[i], (double)v[i]), 1;
+  if (!(m->mu_s > 0)) return snprintf(msg, len, "material.mui.mu_s must be > 0 (got %g)", (double)m->mu_s), 2;
+  if (!(m->mu_2 >= m->mu_s))
+    return snprintf(msg, len, "material.mui.mu_2 must be >= mu_s = %g (got %g)", (double)m->mu_s, (double)m->mu_2),
+           2;
+  if (!(m->I0 > 0)) return snprintf(msg, len, "material.mui.I0 must be > 0 (got %g)", (double)m->I0), 2;
+  if (!(m->d > 0)) return snprintf(msg, len, "material.mui.d must be > 0 m (got %g)", (double)m->d), 2;
+  if (!(m->rho_s > 0))
+    return snprintf(msg, len, "material.mui.rho_s must be > 0 kg/m^3 (got %g)", (double)m->rho_s), 2;
+  return 0;
+}
+
+static inline void bg_mui_prepare(const bg_mui_params *m, bg_mui_c *c) {
+  c->mu_s = m->mu_s;
+  c->dmu = m->mu_2 - m->mu_s;
+  c->I0 = m->I0;
+  c->beta_scale = (bg_real)((double)m->I0 / (1.4142135623730951 * (double)m->d * sqrt((double)m->rho_s)));
+}
+
+#endif /* BG_MAT_MUI_H */
