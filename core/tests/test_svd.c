@@ -901,7 +901,7 @@ static void sand_batch(gsl_rng *r) {
   memset(st, 0, sizeof st);
   for (int mt = 0; mt < N_MAT; ++mt) {
     bg_mat m = dp_mat(mt == 2 ? BG_LAW_FIXED_COROTATED : BG_LAW_HENCKY, mt != 4, mt == 1, mt != 3);
-    bg_dp_lane_consts lc = bg_dp_lane_consts_make(&m.el);
+    bg_lane_consts lc = bg_lane_consts_make(&m.el);
     double K = 2.0 * m.el.lame.mu + 3.0 * m.el.lame.lambda;
     bg_real *stp[BG_NSTATE] = {ljp, q};
     bg_real *Fp[9], *tp[6];
@@ -925,7 +925,7 @@ static void sand_batch(gsl_rng *r) {
         bg_real t6[6] = {ts.m[0][0], ts.m[1][1], ts.m[2][2], 0.5f * (ts.m[0][1] + ts.m[1][0]),
                          0.5f * (ts.m[0][2] + ts.m[2][0]), 0.5f * (ts.m[1][2] + ts.m[2][1])};
         s->n++;
-        bg_dp_lane o = bg_dp_update_lane(&lc, bg_dp_c_alpha(&m.c.dp, q0[p]), lane_of(&F0[p]), ljp0[p], q0[p]);
+        bg_lane_out o = bg_dp_update_lane(&lc, &m.c.dp, 1e-4f, bg_dp_c_alpha(&m.c.dp, q0[p]), lane_of(&F0[p]), ljp0[p], q0[p]);
         if (o.ok) {
           s->fast++;
           double df = 0, nf = 0;
@@ -995,6 +995,77 @@ static void sand_batch(gsl_rng *r) {
   /* extreme: 7 of every 9 lanes must be refused, the ordinary 2 certified */
   bg_check_true(n_extreme - fast_extreme >= (7 * n_extreme) / 9 - N_MAT,
                 "sand batch: the extreme lanes fall back (%ld of %ld)", n_extreme - fast_extreme, n_extreme);
+}
+
+/* The mu(I) lane update (bg_mat_mui.h) against its scalar update, through
+ * the registry's chunk driver, on the sand-like and near-identity states at
+ * three dt (the plastic rate, hence mu, depends on it): the same round-off
+ * bounds as Drucker-Prager's lanes, fallback lanes bit for bit, fallbacks
+ * rare. The lanes differ from the scalar code by the one-ulp lane exp in the
+ * Cauchy pressure and the fast SVD. */
+static void mui_batch(gsl_rng *r) {
+  enum { NP = 4096 };
+  static bg_real F[9][NP], ljp[NP], q[NP], tau[6][NP];
+  static bg_mat3 F0[NP];
+  static bg_real ljp0[NP], q0[NP];
+  static int mode[NP];
+  bg_material mm = bg_material_mui();
+  bg_mat m = bg_material_prepare(&mm);
+  const double K = 2.0 * m.el.lame.mu + 3.0 * m.el.lame.lambda;
+  bg_real *Fp[9], *tp[6], *stp[BG_NSTATE] = {ljp, q};
+  for (int e = 0; e < 9; ++e) Fp[e] = F[e];
+  for (int e = 0; e < 6; ++e) tp[e] = tau[e];
+  double dF = 0, dtau = 0, dljp = 0;
+  long n = 0, fell = 0, fb_bad = 0, shear = 0, modes = 0;
+  const int fams[2] = {SF_NEAR_ID, SF_SAND};
+  const bg_real dts[3] = {1e-5f, 1e-4f, 1e-3f};
+  for (int fi = 0; fi < 2; ++fi)
+    for (int di = 0; di < 3; ++di) {
+      for (int p = 0; p < NP; ++p) {
+        sand_state(r, fams[fi], p, &F0[p], &ljp0[p], &q0[p]);
+        for (int e = 0; e < 9; ++e) F[e][p] = F0[p].m[e / 3][e % 3];
+        ljp[p] = ljp0[p];
+        q[p] = q0[p];
+      }
+      int np = NP - 21;
+      fell += bg_material_update_soa(&m, dts[di], np, Fp, stp, tp, mode, 0);
+      bg_lane_consts lc = bg_lane_consts_make(&m.el);
+      for (int p = 0; p < np; ++p) {
+        bg_mat3 Fs = F0[p], ts;
+        bg_real st[BG_NSTATE] = {ljp0[p], q0[p]};
+        int ms = bg_material_update(&m, dts[di], &Fs, st, &ts);
+        bg_real t6[6] = {ts.m[0][0], ts.m[1][1], ts.m[2][2], 0.5f * (ts.m[0][1] + ts.m[1][0]),
+                         0.5f * (ts.m[0][2] + ts.m[2][0]), 0.5f * (ts.m[1][2] + ts.m[2][1])};
+        n++;
+        shear += ms == BG_RM_SHEAR;
+        bg_lane_out o = bg_mui_update_lane(&lc, &m.c.mui, dts[di], 0.0f, lane_of(&F0[p]), ljp0[p], q0[p]);
+        if (o.ok) {
+          double df = 0, nf = 0;
+          for (int e = 0; e < 9; ++e) {
+            double d = (double)F[e][p] - Fs.m[e / 3][e % 3];
+            df += d * d;
+            nf += (double)Fs.m[e / 3][e % 3] * Fs.m[e / 3][e % 3];
+          }
+          upd_max(&dF, sqrt(df / nf));
+          for (int k = 0; k < 6; ++k) upd_max(&dtau, fabs((double)tau[k][p] - t6[k]) / K);
+          upd_max(&dljp, fabs((double)ljp[p] - st[0]));
+          if (mode[p] != ms) modes++;
+        } else {
+          int same = mode[p] == ms && same_bits(&ljp[p], &st[0], sizeof st[0]) && same_bits(&q[p], &st[1], sizeof st[1]);
+          for (int e = 0; e < 9; ++e) same = same && same_bits(&F[e][p], &Fs.m[e / 3][e % 3], sizeof(bg_real));
+          if (!same) fb_bad++;
+        }
+      }
+    }
+  printf("mu(I) batch vs scalar: %ld states (%ld shear), %ld fallbacks, |dF|/|F| %.3e, |dtau|/K %.3e, |dlogJp| %.3e\n",
+         n, shear, fell, dF, dtau, dljp);
+  bg_check_true(shear > n / 10, "mu(I) batch: the states exercise the shear return (%ld of %ld)", shear, n);
+  bg_check_le(dF, 1e-5, "mu(I) batch: max ||F - F_scalar|| / ||F_scalar||");
+  bg_check_le(dtau, 1e-5, "mu(I) batch: max |tau - tau_scalar| / (2 mu + 3 lambda)");
+  bg_check_le(dljp, 1e-5, "mu(I) batch: max |log Jp - log Jp_scalar|");
+  bg_check_true(modes <= n / 1000, "mu(I) batch: modes differ only at round-off boundaries (%ld of %ld)", modes, n);
+  bg_check_true(fb_bad == 0, "mu(I) batch: every fallback lane is the scalar update's result bit for bit (%ld not)", fb_bad);
+  bg_check_true(fell * 1000 <= n, "mu(I) batch: fallbacks are rare (%ld of %ld)", fell, n);
 }
 
 /* The fast path's certificate (bg_lane_svd_certify_) on its own: it must
@@ -1190,14 +1261,14 @@ static void mpm_near_identity(gsl_rng *r) {
   double sig_vs_svd3[N_NI], worst_recon_certified = 0, worst_ortho_certified = 0;
   const char *mat_name[N_MAT] = {"default", "fixcorot+hard"};
   bg_mat mats[N_MAT];
-  bg_dp_lane_consts lc[N_MAT];
+  bg_lane_consts lc[N_MAT];
   memset(st, 0, sizeof st);
   memset(ss, 0, sizeof ss);
   memset(fast, 0, sizeof fast);
   memset(sig_vs_svd3, 0, sizeof sig_vs_svd3);
   for (int mt = 0; mt < N_MAT; ++mt) {
     mats[mt] = dp_mat(mt == 1 ? BG_LAW_FIXED_COROTATED : BG_LAW_HENCKY, 1, mt == 1, mt == 0);
-    lc[mt] = bg_dp_lane_consts_make(&mats[mt].el);
+    lc[mt] = bg_lane_consts_make(&mats[mt].el);
   }
   for (long base = 0; base < N_NEAR_ID; base += BG_BATCH_CHUNK) {
     int len = (int)(N_NEAR_ID - base < BG_BATCH_CHUNK ? N_NEAR_ID - base : BG_BATCH_CHUNK);
@@ -1257,7 +1328,7 @@ static void mpm_near_identity(gsl_rng *r) {
         upd_max(&x->dljp, fabs((double)sc[mt].st[BG_STATE_LOG_JP][l] - ls));
         upd_max(&x->dq, fabs((double)sc[mt].st[BG_STATE_Q][l] - qs));
         x->n++;
-        bg_dp_lane o = bg_dp_update_lane(&lc[mt], bg_dp_c_alpha(&m->c.dp, 0.0f), lane_of(&a[l]), ljp0[l], 0.0f);
+        bg_lane_out o = bg_dp_update_lane(&lc[mt], &m->c.dp, 1e-4f, bg_dp_c_alpha(&m->c.dp, 0.0f), lane_of(&a[l]), ljp0[l], 0.0f);
         if (o.ok) x->fast++;
         else sand_fb_counted++;
         if (sc[mt].mode[l] != ms) {
@@ -1434,6 +1505,7 @@ int main(int argc, char **argv) {
   return_map_lane(r);
   stress_lane(r);
   sand_batch(r);
+  mui_batch(r);
   certificate_faults(r);
   mpm_near_identity(r);
   volume_bias(r);

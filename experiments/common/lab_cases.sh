@@ -171,6 +171,19 @@ else bad "--threads 512"; fi
 long="$out/$(printf 'x%.0s' $(seq 1100))"
 if run longout 2 "$probe" --out "$long" && has longout "characters"; then ok "an --out path over the limit is an error, not truncated"
 else bad "a long --out path"; fi
+# the material registry on the command line: an unknown model is named with
+# the list, before any work; --mu-s belongs to mu-i alone; the probe, which
+# runs every model itself, takes no --material
+density="$bin/exp_density"
+if run mat_bad 2 "$density" --material sand --out "$out/mat_bad" && has mat_bad "drucker-prager, mu-i" && [ ! -e "$out/mat_bad" ]; then
+  ok "--material sand: exit 2 naming the registered models, before any output"
+else bad "--material with an unknown model"; fi
+if run mat_mus 2 "$density" --mu-s 0.5 --out "$out/mat_mus" && has mat_mus "only mu-i" && [ ! -e "$out/mat_mus" ]; then
+  ok "--mu-s without --material mu-i: exit 2"
+else bad "--mu-s without mu-i"; fi
+if run mat_probe 2 "$probe" --material mu-i --out "$out/mat_probe" && has mat_probe "takes no --material"; then
+  ok "the probe refuses --material"
+else bad "the probe and --material"; fi
 run quote 0 "$probe" --quiet --out "$out/with space"
 if grep -q "'$out/with space'" "$out/with space/manifest.json"; then ok "the manifest's command is shell-quoted"
 else bad "the manifest's command is shell-quoted"; fi

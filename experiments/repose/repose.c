@@ -447,6 +447,18 @@ int main(int argc, char **argv) {
   base.material = bg_lab_material(lab);
   if (base.material.model == BG_MODEL_DP) base.material.dp.phi_deg = (bg_real)phi;
   bg_lab_manifest_material(lab, &base.material);
+  /* the angle the flank is judged against: the fed phi for Drucker-Prager;
+   * for mu(I) the Mohr-Coulomb angle whose compression cone is mu(I)'s
+   * static cone, sqrt(J2) = mu_s p (6 sin / (sqrt 3 (3 - sin)) = mu_s), and
+   * its flow angle atan(mu_s) (references/derivations/mu_i.md) */
+  double phi_ref = phi;
+  if (base.material.model == BG_MODEL_MUI) {
+    double ms = base.material.mui.mu_s;
+    phi_ref = asin(3 * sqrt(3.0) * ms / (6 + sqrt(3.0) * ms)) * DEG;
+    phi_flow = atan(ms) * DEG;
+    bg_lab_manifest_num(lab, "phi_ref_deg", phi_ref);
+    bg_lab_manifest_num(lab, "phi_flow_deg_mu_s", phi_flow);
+  }
   base.L_over_R0 = domain;
   base.t_max_s = t_max;
   base.jitter = jitter;
@@ -501,9 +513,9 @@ int main(int argc, char **argv) {
 
   if (need_conv) {
     conv_fit cf = fit_convergence(hdx, th, (size_t)grids);
-    /* positive control: a sequence converging at order 1 to phi, with +-0.1 deg of scatter */
+    /* positive control: a sequence converging at order 1 to phi_ref, with +-0.1 deg of scatter */
     double thc[MAX_GRIDS];
-    for (int gi = 0; gi < grids; ++gi) thc[gi] = phi - 6.0 * hdx[gi] / hdx[0] + (gi % 2 ? 0.1 : -0.1);
+    for (int gi = 0; gi < grids; ++gi) thc[gi] = phi_ref - 6.0 * hdx[gi] / hdx[0] + (gi % 2 ? 0.1 : -0.1);
     conv_fit cc = fit_convergence(hdx, thc, (size_t)grids);
     bg_lab_progress(lab, "fit: theta_inf %.2f +- %.2f deg, p %.3f +- %.3f, chi2 %.3g on %d dof: limit %s", cf.theta_inf,
                     cf.s_theta, cf.p, cf.s_p, cf.chi2, cf.dof, cf.found ? "found" : "NOT found");
@@ -512,12 +524,12 @@ int main(int argc, char **argv) {
     const char *fit_file[2] = {"fit.tsv", "fit_control.tsv"};
     const char *fit_what[2] = {
         "unweighted GSL fit theta(h) = theta_inf + c h^p, h = dx / R0, p free; 1-sigma from (J^T J)^-1 chi2/dof; found: converged with p > 2 sigma_p",
-        "the same fit on the converging-sequence control: theta = phi - 6 h/h_coarse +- 0.1 deg (mutant converging-sequence)"};
+        "the same fit on the converging-sequence control: theta = phi_ref - 6 h/h_coarse +- 0.1 deg (mutant converging-sequence)"};
     for (int k = 0; k < 2; ++k) {
       FILE *ff = bg_lab_tsv(lab, fit_file[k], fit_what[k], fit_cols);
       fprintf(ff, "%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.4g\t%d\t%d\t%g\t%d\t%.4f\n", fr2[k]->theta_inf,
               fr2[k]->s_theta, fr2[k]->c, fr2[k]->s_c, fr2[k]->p, fr2[k]->s_p, fr2[k]->chi2, fr2[k]->dof,
-              fr2[k]->status, phi, fr2[k]->found, phi_flow);
+              fr2[k]->status, phi_ref, fr2[k]->found, phi_flow);
       fclose(ff);
     }
     FILE *fcurve = bg_lab_tsv(lab, "fit_curve.tsv", "fitted theta(dx) for the figure", "dx_m\ttheta_deg");
@@ -528,7 +540,7 @@ int main(int argc, char **argv) {
     fclose(fcurve);
     result *fine = &conv[grids - 1];
     double spread = est_spread(fine->theta);
-    int away = steps_away(th, grids, phi, 0);
+    int away = steps_away(th, grids, phi_ref, 0);
     double th_max = -INFINITY, th2_max = -INFINITY;
     for (int gi = 0; gi < grids; ++gi) {
       th_max = fmax(th_max, th[gi]);
@@ -540,7 +552,7 @@ int main(int argc, char **argv) {
     memcpy(fine4, fine->theta, sizeof fine4);
     fine4[3] = atan(2 * tan(fine4[3] / DEG)) * DEG; /* the median slope over dx instead of 2 dx */
     FILE *fs = bg_lab_tsv(lab, "summary.tsv", "one row per quantity", "quantity\tvalue\tunit");
-    fprintf(fs, "phi_fed\t%g\tdeg\n", phi);
+    fprintf(fs, "phi_fed\t%g\tdeg\n", phi_ref);
     fprintf(fs, "phi_flow\t%.4f\tdeg\n", phi_flow);
     fprintf(fs, "theta_finest_mean\t%.4f\tdeg\n", fine->theta_mean);
     fprintf(fs, "estimator_spread_finest\t%.4f\tdeg\n", spread);
@@ -558,9 +570,9 @@ int main(int argc, char **argv) {
     bg_lab_claim(lab, "repose.estimators_agree", spread);
     bg_lab_claim_mutant(lab, "slope-over-dx", "repose.estimators_agree", est_spread(fine4));
     bg_lab_claim(lab, "repose.monotone", (double)away);
-    bg_lab_claim_mutant(lab, "grids-fine-to-coarse", "repose.monotone", (double)steps_away(th, grids, phi, 1));
-    bg_lab_claim(lab, "repose.limit", limit_reach(&cf, phi));
-    bg_lab_claim_mutant(lab, "converging-sequence", "repose.limit", limit_reach(&cc, phi));
+    bg_lab_claim_mutant(lab, "grids-fine-to-coarse", "repose.monotone", (double)steps_away(th, grids, phi_ref, 1));
+    bg_lab_claim(lab, "repose.limit", limit_reach(&cf, phi_ref));
+    bg_lab_claim_mutant(lab, "converging-sequence", "repose.limit", limit_reach(&cc, phi_ref));
     bg_lab_claim(lab, "repose.limit_width", cf.found ? 2 * cf.s_theta : NAN);
     bg_lab_claim_mutant(lab, "converging-sequence", "repose.limit_width", cc.found ? 2 * cc.s_theta : NAN);
     bg_lab_claim(lab, "repose.flank_below_flow", th_max - phi_flow);

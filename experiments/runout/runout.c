@@ -388,7 +388,7 @@ static const int conv_factor2[N_CONV] = {2, 3, 4, 6};
 int main(int argc, char **argv) {
   static const char *const mutants[] = {"runout-1dx-threshold",
                                         "aspect-as-diameter",
-                                        "lube-law-data", NULL};
+                                        "lube-law-data", "converging-runout", NULL};
   double phi = 33, mu_floor = 0.6, R0 = 0.05, t_max = 6.0, jitter = 0.5, conv_aspect = 0.5, mu_aspect = 2.0;
   double mu_lo = 0.3, mu_hi = 1.0, fit_amax = 4, large_amin = 0;
   int cells = 0, conv_cells = 0, jobs = 1;
@@ -684,6 +684,15 @@ int main(int argc, char **argv) {
   double conv_change = fabs(cy[N_CONV - 1] - cy[N_CONV - 2]) / fabs(cy[N_CONV - 1]);
   for (int gi = 0; gi < N_CONV; ++gi)
     if (!conv[gi].settled || conv[gi].wall) conv_err = conv_err_thr = conv_err_R = NAN;
+  /* positive control (converging-runout): a sequence on this run's own grids
+   * that converges at order 2 to the coarsest grid's y, 2% below the limit
+   * on the finest and +-0.1% of scatter, through the same fit and error:
+   * it must pass, so a miss of runout.converged_dx is the flow's */
+  double ypc[N_CONV];
+  for (int gi = 0; gi < N_CONV; ++gi)
+    ypc[gi] = cy[0] * (1.0 - 0.02 * pow(hv[gi] / hv[N_CONV - 1], 2)) * (gi % 2 ? 1.001 : 0.999);
+  conv_fit cf_pc = fit_conv(hv, ypc, N_CONV);
+  double conv_err_pc = conv_error(&cf_pc, ypc[N_CONV - 1]);
   FILE *fcf = bg_lab_tsv(lab, "convergence_fit.tsv",
                          "GSL fit y(h) = y_inf + C h^q over the refinement grids, h = dx/R0, 1-sigma from (J^T J)^-1 "
                          "chi2/dof; error = (|y(finest) - y_inf| + sigma_y_inf) / y_inf",
@@ -766,6 +775,8 @@ int main(int argc, char **argv) {
   bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.floor_mu", mu_effect_thr);
   bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.static_bound", (lf_thr.c1 + 2 * lf_thr.s_c1) / c1_bound);
   bg_lab_claim_mutant(lab, "aspect-as-diameter", "runout.break", lf_dia.ab);
+  bg_lab_claim_mutant(lab, "aspect-as-diameter", "runout.small_a_slope", lf_dia.c1);
+  bg_lab_claim_mutant(lab, "converging-runout", "runout.converged_dx", conv_err_pc);
   bg_lab_claim_mutant(lab, "lube-law-data", "runout.small_a_slope", lf_lube.c1);
   bg_lab_claim_mutant(lab, "lube-law-data", "runout.large_a_exponent", pw_lube.p);
   return bg_lab_finish(lab);

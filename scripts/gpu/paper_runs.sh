@@ -16,6 +16,7 @@
 #   BAGNOLD_BIN      the binaries (default <repo>/build-dev/bin)
 #   GSL_LIB          a folder holding libgsl.so.* when the machine has none
 #   EXTRA_<STEP>     further options for that step's command, e.g. EXTRA_REPOSE="--grids 5"
+#                    ('-' in a step's name becomes '_': EXTRA_RUNOUT_MUI)
 # The backend knobs (BAGNOLD_CUDA_P2G, ...) pass through and land in each manifest.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
@@ -51,6 +52,7 @@ for spec in "$@"; do
   lim=300
   [[ "$spec" == *:* ]] && lim="${spec#*:}"
   extra_var="EXTRA_${step^^}"
+  extra_var="${extra_var//-/_}" # EXTRA_RUNOUT_MUI for the step runout-mui
   read -r -a extra <<<"${!extra_var:-}"
   res="$out/$step"
   case "$step" in

@@ -191,11 +191,6 @@ static inline void bg_dp_prepare(const bg_dp_params *m, bg_dp_c *c) {
 /* ---- the lane update (bg_lane.h): the CPU backend's vector loop ---- */
 
 
-typedef struct bg_return_lane {
-  bg_return r;
-  bg_lmask ok; /* clear where a sqrt argument was denormal: r may differ */
-} bg_return_lane;
-
 /* bg_dp_return_map with selects for branches, the same operations in the
  * same order, and the correctly rounded sqrt: bit-identical results on
  * every lane whose ok is set (all but denormal deviatoric or total strain
@@ -232,144 +227,19 @@ BG_LANE bg_return_lane bg_dp_return_map_lane(bg_vec3 eps, bg_real log_jp, bg_lam
   return o;
 }
 
+/* The model's lane hooks for BG_MATERIAL_LANE_UPDATE (bg_lane.h): the cone
+ * slope at the particle's q, evaluated in a scalar pre-pass (hardening needs
+ * sinf/expf), and the return map on it. */
+BG_HD bg_real bg_dp_lane_aux(const bg_dp_c *c, bg_real q) { return bg_dp_c_alpha(c, q); }
 
-/* Material constants of the lane, hoisted out of the chunk loop. */
-typedef struct bg_dp_lane_consts {
-  bg_lame lame;
-  bg_real log_sigma_min; /* logf(BG_SIGMA_MIN), the clamp of bg_log_stretch in strain space */
-  bg_lmask plastic, vc, fixed_corotated;
-} bg_dp_lane_consts;
-
-BG_HD bg_dp_lane_consts bg_dp_lane_consts_make(const bg_elastic_c *m) {
-  bg_dp_lane_consts c;
-  c.lame = m->lame;
-  c.log_sigma_min = logf(BG_SIGMA_MIN);
-  c.plastic = bg_lane_mask_(m->plastic);
-  c.vc = bg_lane_mask_(m->volume_correction);
-  c.fixed_corotated = bg_lane_mask_(m->law == BG_LAW_FIXED_COROTATED);
-  return c;
+BG_LANE bg_return_lane bg_dp_return_lane(const bg_lane_consts *k, const bg_dp_c *c, bg_real dt, bg_real alpha,
+                                         bg_vec3 eps, bg_real log_jp) {
+  (void)c;
+  (void)dt;
+  return bg_dp_return_map_lane(eps, log_jp, k->lame, alpha, k->vc);
 }
 
-typedef struct bg_dp_lane {
-  bg_lane_m3 f;   /* F after the update (F_trial where ok is clear) */
-  bg_real tau[6]; /* Kirchhoff stress xx yy zz xy xz yz (meaningless where ok is clear) */
-  bg_real log_jp, q; /* updated (the inputs where ok is clear) */
-  int mode;          /* BG_RM_* */
-  bg_lmask ok;       /* certification: where clear, re-run bg_dp_update on the inputs */
-} bg_dp_lane;
-
-/* bg_dp_update for one lane. f: F_trial; alpha: this particle's cone
- * slope (bg_dp_c_alpha). */
-BG_LANE bg_dp_lane bg_dp_update_lane(const bg_dp_lane_consts *c, bg_real alpha, bg_lane_m3 f,
-                                         bg_real log_jp, bg_real q) {
-  bg_dp_lane o;
-  bg_lane_svd d = bg_lane_svd_core_(f);
-  const bg_real *u = d.u.e, *v = d.v.e, *sg = d.s;
-  /* the columns are unsorted, so a reflection could land on any of them:
-   * inverted elements (det F < 0) go to the scalar path */
-  bg_lmask ok = d.ok & bg_lane_gt_(bg_lane_det3_(u), 0.5f);
-  ok &= bg_lane_le_(fabsf(log_jp), FLT_MAX) & bg_lane_le_(fabsf(q), FLT_MAX);
-
-  bg_vec3 eps;
-  BG_UNROLL
-  for (int i = 0; i < 3; ++i) eps.v[i] = bg_lane_log_(bg_lane_max_(sg[i], BG_SIGMA_MIN));
-  bg_return_lane rl = bg_dp_return_map_lane(eps, log_jp, c->lame, alpha, c->vc);
-  ok &= rl.ok;
-
-  bg_lmask pl = c->plastic;
-  bg_vec3 sn, et;
-  BG_UNROLL
-  for (int i = 0; i < 3; ++i) {
-    ok &= ~pl | bg_lane_le_(fabsf(rl.r.eps.v[i]), BG_BATCH_EPS_MAX);
-    sn.v[i] = bg_lane_sel_(pl, bg_lane_exp_(rl.r.eps.v[i]), sg[i]);
-    /* Hencky from the strain itself: log(max(exp(eps), SIGMA_MIN)) */
-    et.v[i] = bg_lane_sel_(pl, bg_lane_max_(rl.r.eps.v[i], c->log_sigma_min), eps.v[i]);
-  }
-  bg_vec3 th = bg_tau_hencky_eps_lane(et, c->lame);
-  bg_vec3 tf = bg_tau_fixed_corotated_lane(sn, c->lame);
-  bg_vec3 t;
-  BG_UNROLL
-  for (int i = 0; i < 3; ++i) t.v[i] = bg_lane_sel_(c->fixed_corotated, tf.v[i], th.v[i]);
-
-  bg_lmask upd = ok & pl;
-  /* U diag(sn) and U diag(t), column by column */
-  bg_real us[9], ut[9];
-  BG_UNROLL
-  for (int e = 0; e < 9; ++e) {
-    us[e] = u[e] * sn.v[e % 3];
-    ut[e] = u[e] * t.v[e % 3];
-  }
-  BG_UNROLL
-  for (int i = 0; i < 3; ++i)
-    BG_UNROLL
-    for (int j = 0; j < 3; ++j) {
-      bg_real x = BG_LANE_FMA(us[3 * i + 0], v[3 * j + 0],
-                              BG_LANE_FMA(us[3 * i + 1], v[3 * j + 1], us[3 * i + 2] * v[3 * j + 2]));
-      o.f.e[3 * i + j] = bg_lane_sel_(upd, x, f.e[3 * i + j]);
-    }
-  o.log_jp = bg_lane_sel_(upd, rl.r.log_jp, log_jp);
-  o.q = bg_lane_sel_(upd, q + rl.r.dq, q);
-  o.mode = (int)((bg_lmask)rl.r.mode & pl);
-  /* U diag(t) U^T, upper triangle */
-  BG_UNROLL
-  for (int k = 0; k < 6; ++k) {
-    int i = (k < 3) ? k : (k == 5) ? 1 : 0;
-    int j = (k < 3) ? k : (k == 3) ? 1 : 2;
-    o.tau[k] = BG_LANE_FMA(ut[3 * i + 0], u[3 * j + 0],
-                           BG_LANE_FMA(ut[3 * i + 1], u[3 * j + 1], ut[3 * i + 2] * u[3 * j + 2]));
-  }
-  o.ok = ok;
-  return o;
-}
-
-/* bg_dp_update on lanes 0 .. len-1 of c (1 <= len <= BG_BATCH_CHUNK): the
- * vector lanes first, then bg_dp_update itself on every lane they could not
- * certify. Returns the number of fallback lanes. Hardening is evaluated
- * with the shared bg_dp_c_alpha in a scalar pre-pass, since it needs
- * sinf/expf. */
-BG_BATCH_DRIVER int bg_dp_update_chunk(const bg_elastic_c *el, const bg_dp_c *m, bg_real dt, bg_mat_chunk *c,
-                                       int len) {
-  bg_dp_lane_consts k = bg_dp_lane_consts_make(el);
-  bg_real alpha[BG_BATCH_CHUNK];
-  int bad[BG_BATCH_CHUNK];
-  int fell_back = 0;
-  if (len <= 0) return 0;
-  if (len > BG_BATCH_CHUNK) len = BG_BATCH_CHUNK;
-  bg_mat_chunk_pad(c, len);
-  if (m->hardening)
-    for (int l = 0; l < BG_BATCH_CHUNK; ++l) alpha[l] = bg_dp_c_alpha(m, c->st[BG_STATE_Q][l]);
-  else
-    for (int l = 0; l < BG_BATCH_CHUNK; ++l) alpha[l] = m->alpha;
-  BG_SIMD_LOOP
-  for (int l = 0; l < BG_BATCH_CHUNK; ++l) {
-    bg_lane_m3 f;
-    BG_UNROLL
-    for (int e = 0; e < 9; ++e) f.e[e] = c->F[e][l];
-    bg_dp_lane o = bg_dp_update_lane(&k, alpha[l], f, c->st[BG_STATE_LOG_JP][l], c->st[BG_STATE_Q][l]);
-    BG_UNROLL
-    for (int e = 0; e < 9; ++e) c->F[e][l] = o.f.e[e];
-    BG_UNROLL
-    for (int e = 0; e < 6; ++e) c->tau[e][l] = o.tau[e];
-    c->st[BG_STATE_LOG_JP][l] = o.log_jp;
-    c->st[BG_STATE_Q][l] = o.q;
-    c->mode[l] = o.mode;
-    bad[l] = (int)(~o.ok & 1u);
-  }
-  for (int l = 0; l < len; ++l) {
-    if (!bad[l]) continue;
-    bg_mat3 Fm, tm;
-    bg_real st[BG_NSTATE];
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) Fm.m[i][j] = c->F[3 * i + j][l];
-    for (int s = 0; s < BG_NSTATE; ++s) st[s] = c->st[s][l];
-    c->mode[l] = bg_dp_update(el, m, dt, &Fm, st, &tm);
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) c->F[3 * i + j][l] = Fm.m[i][j];
-    for (int s = 0; s < BG_NSTATE; ++s) c->st[s][l] = st[s];
-    bg_mat_chunk_put_tau(c, l, &tm);
-    ++fell_back;
-  }
-  return fell_back;
-}
+/* bg_dp_update_lane and bg_dp_update_chunk */
+BG_MATERIAL_LANE_UPDATE(dp)
 
 #endif /* BG_MAT_DP_H */

@@ -12,8 +12,10 @@
  * closed form: references/derivations/mu_i.md). With mu_2 = mu_s it is the
  * Drucker-Prager cone of slope alpha = sqrt(2) mu_s / 3. Tension, the
  * volume correction and the plastic volume are as in bg_mat_dp.h. The
- * grain size d is a physical length, independent of the grid. No lane
- * update: the CPU runs the scalar update for this model. */
+ * grain size d is a physical length, independent of the grid. The lane
+ * update (the CPU's vector loop) restates the return map with selects; it
+ * differs from the scalar map by the one-ulp lane exp in the Cauchy
+ * pressure, i.e. by round-off. */
 
 /* ---- parameters (public: bagnold.h includes this part alone) ---- */
 #ifndef BG_MAT_MUI_PARAMS_H
@@ -47,6 +49,7 @@ static inline bg_mui_params bg_mui_default_params(void) {
 
 #include <stdio.h>
 
+#include "bg_lane.h"
 #include "bg_material_core.h"
 
 typedef struct bg_mui_c {
@@ -135,5 +138,67 @@ static inline void bg_mui_prepare(const bg_mui_params *m, bg_mui_c *c) {
   c->I0 = m->I0;
   c->beta_scale = (bg_real)((double)m->I0 / (1.4142135623730951 * (double)m->d * sqrt((double)m->rho_s)));
 }
+
+/* ---- the lane update (bg_lane.h): the CPU backend's vector loop ---- */
+
+BG_HD bg_real bg_mui_lane_aux(const bg_mui_c *c, bg_real q) {
+  (void)c;
+  (void)q;
+  return 0.0f;
+}
+
+/* bg_mui_return with selects for its branches, in the same order, the
+ * correctly rounded sqrt and the lane exp. ok is clear where a sqrt
+ * argument is denormal or the pressure's exp is out of the lane exp's range. */
+BG_LANE bg_return_lane bg_mui_return_lane(const bg_lane_consts *k, const bg_mui_c *c, bg_real dt, bg_real aux,
+                                          bg_vec3 eps, bg_real log_jp) {
+  (void)aux;
+  bg_return_lane o;
+  bg_real tr_raw = eps.v[0] + eps.v[1] + eps.v[2];
+  bg_vec3 e;
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) e.v[i] = bg_lane_sel_(k->vc, eps.v[i] + log_jp * (1.0f / 3.0f), eps.v[i]);
+  bg_real tr = e.v[0] + e.v[1] + e.v[2];
+  bg_vec3 eh;
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) eh.v[i] = e.v[i] - tr * (1.0f / 3.0f);
+  bg_lmask tip = bg_lane_ge_(tr, 0.0f);
+  bg_real x2 = bg_lane_sel_(tip, e.v[0] * e.v[0] + e.v[1] * e.v[1] + e.v[2] * e.v[2],
+                            eh.v[0] * eh.v[0] + eh.v[1] * eh.v[1] + eh.v[2] * eh.v[2]);
+  bg_lmask ok = ~(bg_lane_gt_(x2, 0.0f) & bg_lane_gt_(FLT_MIN, x2));
+  bg_real norm = bg_lane_sqrt_cr_(x2);
+  bg_real eh_norm = norm;
+  bg_real G = k->lame.mu;
+  bg_real K = k->lame.lambda + (2.0f / 3.0f) * G;
+  bg_real p_k = -K * tr;
+  ok &= tip | bg_lane_le_(-tr, BG_BATCH_EPS_MAX);
+  bg_real p_c = p_k * bg_lane_exp_(bg_lane_min_(-tr, BG_BATCH_EPS_MAX));
+  bg_real a = 0.7071067811865476f * p_k / G;
+  bg_real b = eh_norm - a * c->mu_s;
+  bg_lmask elastic = ~tip & (bg_lane_le_(b, 0.0f) | bg_lane_le_(eh_norm, 0.0f));
+  bg_lmask shear = ~tip & ~elastic;
+  bg_real pc_pos = bg_lane_max_(p_c, 0.0f);
+  ok &= ~shear | ~(bg_lane_gt_(pc_pos, 0.0f) & bg_lane_gt_(FLT_MIN, pc_pos));
+  bg_real beta = bg_lane_sel_(bg_lane_gt_(dt, 0.0f), c->beta_scale * dt * bg_lane_sqrt_cr_(pc_pos), 0.0f);
+  bg_real B = beta + a * c->dmu - b;
+  bg_real d2 = bg_lane_max_(B * B + 4.0f * b * beta, 0.0f);
+  ok &= ~shear | ~(bg_lane_gt_(d2, 0.0f) & bg_lane_gt_(FLT_MIN, d2));
+  bg_real disc = bg_lane_sqrt_cr_(d2);
+  bg_real den = bg_lane_sel_(shear & bg_lane_gt_(B, 0.0f), B + disc, 1.0f);
+  bg_real x = bg_lane_sel_(bg_lane_gt_(B, 0.0f), 2.0f * b * beta / den, 0.5f * (disc - B));
+  x = bg_lane_min_(bg_lane_max_(x, 0.0f), b);
+  bg_real kk = x / bg_lane_sel_(shear, eh_norm, 1.0f);
+  o.r.dq = bg_lane_sel_(tip, norm, bg_lane_sel_(shear, x, 0.0f));
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i)
+    o.r.eps.v[i] = bg_lane_sel_(tip, 0.0f, bg_lane_sel_(shear, e.v[i] - kk * eh.v[i], e.v[i]));
+  o.r.mode = (int)((tip & (bg_lmask)BG_RM_TIP) | (shear & (bg_lmask)BG_RM_SHEAR));
+  o.r.log_jp = log_jp + tr_raw - (o.r.eps.v[0] + o.r.eps.v[1] + o.r.eps.v[2]);
+  o.ok = ok;
+  return o;
+}
+
+/* bg_mui_update_lane and bg_mui_update_chunk */
+BG_MATERIAL_LANE_UPDATE(mui)
 
 #endif /* BG_MAT_MUI_H */

@@ -19,7 +19,7 @@
 
 #define BG_MATERIAL_LIST(X)            \
   X(dp, DP, 1, "drucker-prager")       \
-  X(mui, MUI, 0, "mu-i")
+  X(mui, MUI, 1, "mu-i")
 
 typedef enum bg_material_model {
 #define BG_X_(n, N, lane, label) BG_MODEL_##N,
