@@ -573,6 +573,7 @@ int main(int argc, char **argv) {
     bg_lab_claim_mutant(lab, "grids-fine-to-coarse", "repose.monotone", (double)steps_away(th, grids, phi_ref, 1));
     bg_lab_claim(lab, "repose.limit", limit_reach(&cf, phi_ref));
     bg_lab_claim_mutant(lab, "converging-sequence", "repose.limit", limit_reach(&cc, phi_ref));
+    bg_lab_claim_mutant(lab, "converging-sequence", "repose.monotone", (double)steps_away(thc, grids, phi_ref, 0));
     bg_lab_claim(lab, "repose.limit_width", cf.found ? 2 * cf.s_theta : NAN);
     bg_lab_claim_mutant(lab, "converging-sequence", "repose.limit_width", cc.found ? 2 * cc.s_theta : NAN);
     bg_lab_claim(lab, "repose.flank_below_flow", th_max - phi_flow);

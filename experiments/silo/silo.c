@@ -702,7 +702,7 @@ static int resolution(const run_result *rr, int n, double s_max, double *s, int 
 
 /* measurement mutants (references/mutants.tsv), evaluated on the plain run's data */
 static const char *const silo_mutants[] = {"criterion-off", "startup-included", "density-rho0", "beverloo-law-data",
-                                           NULL};
+                                           "kd-from-dx", NULL};
 
 static int parse_apertures(const char *s, double *out, int max, double lo, double hi) {
   int n = 0;
@@ -836,7 +836,8 @@ int main(int argc, char **argv) {
    * with Beverloo's k (references/literature/beverloo.tsv); Drucker-Prager
    * has no length but dx, and k-fixed counts cells of it */
   const int grain = sand.model == BG_MODEL_MUI;
-  const double grain_kd = grain ? bg_lab_ref_value(lab, "literature/beverloo.tsv", "k", "value") * sand.mui.d : -1;
+  const double k_bev = bg_lab_ref_value(lab, "literature/beverloo.tsv", "k", "value");
+  const double grain_kd = grain ? k_bev * sand.mui.d : -1;
   if (grain) bg_lab_manifest_num(lab, "beverloo_kd_m", grain_kd);
   bg_lab_manifest_str(lab, "beverloo_length_d", grain ? "grain diameter material.mui.d, k from references/literature/beverloo.tsv" : "grid spacing dx (a continuum has no grain size)");
 
@@ -1119,6 +1120,9 @@ int main(int argc, char **argv) {
   /* synthetic data: judged in every geometry, so the quick run checks it */
   bg_lab_claim_mutant(lab, "beverloo-law-data", "silo.C", c_law.C);
   bg_lab_claim_mutant(lab, "beverloo-law-data", "silo.beverloo_exponent", n_law.n);
+  /* k d with the grid spacing for d (the length Drucker-Prager borrows)
+   * instead of the grain size: the exponent of the same resolved apertures */
+  bg_lab_claim_mutant(lab, "kd-from-dx", "silo.beverloo_exponent", fit_n_kfixed(Dr, yr, (size_t)nr, k_bev * dx).n);
   bg_lab_claim(lab, "silo.flux_closure", closure);
   bg_lab_claim_mutant(lab, "density-rho0", "silo.flux_closure", ref->W_closure_rho0 / ref->W - 1);
   for (int i = 0; i < ntot; ++i) {
