@@ -702,7 +702,7 @@ static int resolution(const run_result *rr, int n, double s_max, double *s, int 
 
 /* measurement mutants (references/mutants.tsv), evaluated on the plain run's data */
 static const char *const silo_mutants[] = {"criterion-off", "startup-included", "density-rho0", "beverloo-law-data",
-                                           "kd-from-dx", NULL};
+                                           "unresolved-in", NULL};
 
 static int parse_apertures(const char *s, double *out, int max, double lo, double hi) {
   int n = 0;
@@ -1120,9 +1120,12 @@ int main(int argc, char **argv) {
   /* synthetic data: judged in every geometry, so the quick run checks it */
   bg_lab_claim_mutant(lab, "beverloo-law-data", "silo.C", c_law.C);
   bg_lab_claim_mutant(lab, "beverloo-law-data", "silo.beverloo_exponent", n_law.n);
-  /* k d with the grid spacing for d (the length Drucker-Prager borrows)
-   * instead of the grain size: the exponent of the same resolved apertures */
-  bg_lab_claim_mutant(lab, "kd-from-dx", "silo.beverloo_exponent", fit_n_kfixed(Dr, yr, (size_t)nr, k_bev * dx).n);
+  /* the round silo's exponent over every discharging aperture, the
+   * unresolved ones included (the resolution criterion off) */
+  if (round) bg_lab_claim_mutant(lab, "unresolved-in", "silo.beverloo_exponent", n_fix_all.n);
+  /* reported: k d with the grid spacing for d (the length Drucker-Prager
+   * borrows) instead of the grain size, on the same resolved apertures */
+  bg_lab_manifest_num(lab, "beverloo_exponent_kd_from_dx", fit_n_kfixed(Dr, yr, (size_t)nr, k_bev * dx).n);
   bg_lab_claim(lab, "silo.flux_closure", closure);
   bg_lab_claim_mutant(lab, "density-rho0", "silo.flux_closure", ref->W_closure_rho0 / ref->W - 1);
   for (int i = 0; i < ntot; ++i) {
