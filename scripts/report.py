@@ -1032,8 +1032,10 @@ def recorded_section(doc, registry, table, table_sha, figdir):
         man, err = read_manifest(os.path.join(d, "manifest.json"))
         figs = []
         if man:
-            base = name.split("-")[0]  # NAME-variant (silo-wide) takes NAME's figures
-            e = by_name.get(name) or by_name.get(base)
+            # NAME-variant (silo-wide, runout-mui-dpcone) takes the figures of the
+            # longest registry name it starts with
+            pre = [n for n in by_name if name == n or name.startswith(n + "-")]
+            e = by_name[max(pre, key=len)] if pre else None
             figs = e["figures"] if e else []
             rb = man.get("backend") or f"{man.get('backend_requested', '?')} (requested)"
             line = (f"scale {man.get('scale', '?')}, backend {rb}, device {man.get('device') or 'not recorded (see the README above)'}, "
