@@ -27,6 +27,7 @@ set xrange [clo / 1.25:chi * 1.25]
 set xtics (4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 set xlabel "cells per R_0"
 set key top left
+set offsets 0, 0, graph 0.06, graph 0.06
 
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)

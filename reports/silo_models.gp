@@ -29,6 +29,10 @@ set key top left
 # the power law D^n through the mu(I) run's largest aperture, for the slope
 stats in."/rates.tsv" using (column("D_geo_m") == dhi ? y(column("W"), column("rho_b_kg_m3")) : NaN) nooutput
 ytop = STATS_max
+stats in."/rates.tsv" using (y(column("W"), column("rho_b_kg_m3"))) nooutput
+ylo = STATS_min
+if (has_dp) { stats dp."/rates.tsv" using (y(column("W"), column("rho_b_kg_m3"))) nooutput; ylo = (STATS_min < ylo ? STATS_min : ylo); ytop = (STATS_max > ytop ? STATS_max : ytop) }
+set yrange [ylo / 1.4:ytop * 1.6]
 
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)
@@ -36,14 +40,14 @@ do for [fmt in "png svg"] {
   plot ytop * (x / dhi)**nlaw with lines dt 2 lw 2 lc rgb "#6a6a6a" title sprintf("D^{%.1f} (Beverloo's exponent, k = 0)", nlaw), \
        (has_dp ? dp."/rates.tsv" : in."/rates.tsv") using "D_geo_m":(has_dp ? y(column("W"), column("rho_b_kg_m3")) : NaN) \
          with lines lw 1.5 lc rgb "#3b528b" notitle, \
-       (has_dp ? dp."/rates.tsv" : in."/rates.tsv") using "D_geo_m":(has_dp && column("resolved") ? y(column("W"), column("rho_b_kg_m3")) : NaN) \
+       (has_dp ? dp."/rates.tsv" : in."/rates.tsv") using "D_geo_m":(has_dp && column("resolved") > 0 ? y(column("W"), column("rho_b_kg_m3")) : NaN) \
          with points pt 7 ps 1.8 lc rgb "#3b528b" title "Drucker–Prager (φ 35°), resolved", \
-       (has_dp ? dp."/rates.tsv" : in."/rates.tsv") using "D_geo_m":(has_dp && !column("resolved") ? y(column("W"), column("rho_b_kg_m3")) : NaN) \
+       (has_dp ? dp."/rates.tsv" : in."/rates.tsv") using "D_geo_m":(has_dp && column("resolved") == 0 ? y(column("W"), column("rho_b_kg_m3")) : NaN) \
          with points pt 6 ps 1.8 lw 2 lc rgb "#3b528b" title "Drucker–Prager, not resolved", \
        in."/rates.tsv" using "D_geo_m":(y(column("W"), column("rho_b_kg_m3"))) with lines lw 1.5 lc rgb "#e07b00" notitle, \
-       in."/rates.tsv" using "D_geo_m":(column("resolved") ? y(column("W"), column("rho_b_kg_m3")) : NaN) \
+       in."/rates.tsv" using "D_geo_m":(column("resolved") > 0 ? y(column("W"), column("rho_b_kg_m3")) : NaN) \
          with points pt 5 ps 1.8 lc rgb "#e07b00" title "μ(I) (Jop 2006), resolved", \
-       in."/rates.tsv" using "D_geo_m":(!column("resolved") ? y(column("W"), column("rho_b_kg_m3")) : NaN) \
+       in."/rates.tsv" using "D_geo_m":(column("resolved") == 0 ? y(column("W"), column("rho_b_kg_m3")) : NaN) \
          with points pt 4 ps 1.8 lw 2 lc rgb "#e07b00" title "μ(I), not resolved"
   unset output
 }
