@@ -13,6 +13,9 @@
 here = ""
 do for [i = strlen(ARG0):1:-1] { if (here eq "" && ARG0[i:i] eq "/") { here = ARG0[1:i] } }
 load here."common.gp"
+# the mu(I) run's static friction, from its manifest (Jop's 0.382 or a --mu-s)
+mus = system(sprintf("grep -o 'mu_s [0-9.]*' '%s/manifest.json' 2>/dev/null | head -1 | cut -d' ' -f2", in))
+mlab = "μ(I), μ_s ".(mus eq "" ? "?" : mus).(mus eq "0.38186" ? " (Jop 2006)" : " (--mu-s)")
 fig_w = 1300
 fig_h = 600
 
@@ -38,13 +41,13 @@ do for [fmt in "png svg"] {
   plot src_dp using "cells_per_R0":(has_dp ? column("theta_mean_deg") : NaN):"sigma_deg" \
          with yerrorlines pt 7 ps 1.5 lw 1.5 lc rgb "#3b528b" title "Drucker–Prager", \
        in."/convergence.tsv" using "cells_per_R0":"theta_mean_deg":"sigma_deg" \
-         with yerrorlines pt 5 ps 1.5 lw 1.5 lc rgb "#e07b00" title "μ(I) (Jop 2006)"
+         with yerrorlines pt 5 ps 1.5 lw 1.5 lc rgb "#e07b00" title mlab
   set ylabel "runout R_∞ / R_0"
   set title "runout of the deposit"
   plot src_dp using "cells_per_R0":(has_dp ? column("runout_m") / R0(column("dx_m"), column("dx_over_R0")) : NaN) \
          with linespoints pt 7 ps 1.5 lw 1.5 lc rgb "#3b528b" title "Drucker–Prager", \
        in."/convergence.tsv" using "cells_per_R0":(column("runout_m") / R0(column("dx_m"), column("dx_over_R0"))) \
-         with linespoints pt 5 ps 1.5 lw 1.5 lc rgb "#e07b00" title "μ(I) (Jop 2006)"
+         with linespoints pt 5 ps 1.5 lw 1.5 lc rgb "#e07b00" title mlab
   unset multiplot
   unset output
 }

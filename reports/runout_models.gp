@@ -13,6 +13,9 @@
 here = ""
 do for [i = strlen(ARG0):1:-1] { if (here eq "" && ARG0[i:i] eq "/") { here = ARG0[1:i] } }
 load here."common.gp"
+# the mu(I) run's static friction, from its manifest (Jop's 0.382 or a --mu-s)
+mus = system(sprintf("grep -o 'mu_s [0-9.]*' '%s/manifest.json' 2>/dev/null | head -1 | cut -d' ' -f2", in))
+mlab = "μ(I), μ_s ".(mus eq "" ? "?" : mus).(mus eq "0.38186" ? " (Jop 2006)" : " (--mu-s)")
 
 dp = in."/../runout"
 has_dp = system(sprintf("test -r '%s/sweep.tsv' && echo 1 || echo 0", dp)) + 0
@@ -38,8 +41,8 @@ do for [fmt in "png svg"] {
   set output out.".".fmt
   plot in."/fit_curve.tsv" using "aspect":"lube2004" with lines lw 2.5 lc rgb "#b00020" title "Lube 2004: 1.24 a, 1.6 a^{1/2}", \
        (has_dp ? dp."/sweep.tsv" : in."/sweep.tsv") using "aspect":(has_dp ? column("runout_norm") : NaN) \
-         with linespoints pt 7 ps 1.6 lw 1.5 lc rgb "#3b528b" title sprintf("Drucker–Prager (φ 33°): slope %.2f±%.2f below the break", c1d, sc1d), \
+         with linespoints pt 7 ps 1.6 lw 1.5 lc rgb "#3b528b" title sprintf("Drucker–Prager (φ 33°): slope %.3f±%.3f below the break", c1d, sc1d), \
        in."/sweep.tsv" using "aspect":"runout_norm" with linespoints pt 5 ps 1.6 lw 1.5 lc rgb "#e07b00" \
-         title sprintf("μ(I) (Jop 2006): slope %.2f±%.2f below the break", c1m, sc1m)
+         title sprintf("%s: slope %.3f±%.3f below the break", mlab, c1m, sc1m)
   unset output
 }

@@ -12,6 +12,9 @@
 here = ""
 do for [i = strlen(ARG0):1:-1] { if (here eq "" && ARG0[i:i] eq "/") { here = ARG0[1:i] } }
 load here."common.gp"
+# the mu(I) run's static friction, from its manifest (Jop's 0.382 or a --mu-s)
+mus = system(sprintf("grep -o 'mu_s [0-9.]*' '%s/manifest.json' 2>/dev/null | head -1 | cut -d' ' -f2", in))
+mlab = "μ(I), μ_s ".(mus eq "" ? "?" : mus).(mus eq "0.38186" ? " (Jop 2006)" : " (--mu-s)")
 
 dp = in."/../silo"
 has_dp = system(sprintf("test -r '%s/rates.tsv' && echo 1 || echo 0", dp)) + 0
@@ -46,7 +49,7 @@ do for [fmt in "png svg"] {
          with points pt 6 ps 1.8 lw 2 lc rgb "#3b528b" title "Drucker–Prager, not resolved", \
        in."/rates.tsv" using "D_geo_m":(y(column("W"), column("rho_b_kg_m3"))) with lines lw 1.5 lc rgb "#e07b00" notitle, \
        in."/rates.tsv" using "D_geo_m":(column("resolved") > 0 ? y(column("W"), column("rho_b_kg_m3")) : NaN) \
-         with points pt 5 ps 1.8 lc rgb "#e07b00" title "μ(I) (Jop 2006), resolved", \
+         with points pt 5 ps 1.8 lc rgb "#e07b00" title mlab.", resolved", \
        in."/rates.tsv" using "D_geo_m":(column("resolved") == 0 ? y(column("W"), column("rho_b_kg_m3")) : NaN) \
          with points pt 4 ps 1.8 lw 2 lc rgb "#e07b00" title "μ(I), not resolved"
   unset output
