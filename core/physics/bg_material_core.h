@@ -37,6 +37,43 @@ typedef struct bg_return {
   int mode;       /* BG_RM_ELASTIC, BG_RM_SHEAR or BG_RM_TIP */
 } bg_return;
 
+/* What every return map starts from: the trial principal log strain eps
+ * with, under the volume correction (Tampubolon 2017), the stored plastic
+ * volume added back to its trace (sand pulled apart must be compressed by
+ * that much before it carries load again), split into trace and deviator. */
+typedef struct bg_trial {
+  bg_vec3 e;       /* eps, volume-corrected */
+  bg_vec3 eh;      /* its deviator */
+  bg_real tr_raw;  /* tr(eps) before the correction */
+  bg_real tr;      /* tr(e) */
+  bg_real eh_norm; /* |eh| */
+} bg_trial;
+
+BG_HD bg_trial bg_trial_split(bg_vec3 eps, bg_real log_jp, int volume_correction) {
+  bg_trial t;
+  t.tr_raw = eps.v[0] + eps.v[1] + eps.v[2];
+  t.e = eps;
+  if (volume_correction)
+    for (int i = 0; i < 3; ++i) t.e.v[i] += log_jp * (1.0f / 3.0f);
+  t.tr = t.e.v[0] + t.e.v[1] + t.e.v[2];
+  for (int i = 0; i < 3; ++i) t.eh.v[i] = t.e.v[i] - t.tr * (1.0f / 3.0f);
+  t.eh_norm = sqrtf(t.eh.v[0] * t.eh.v[0] + t.eh.v[1] * t.eh.v[1] + t.eh.v[2] * t.eh.v[2]);
+  return t;
+}
+
+/* Expansion (tr >= 0): sand carries no tension, project to the cone's tip. */
+BG_HD void bg_return_tip(bg_return *r, const bg_trial *t) {
+  r->mode = BG_RM_TIP;
+  r->dq = sqrtf(t->e.v[0] * t->e.v[0] + t->e.v[1] * t->e.v[1] + t->e.v[2] * t->e.v[2]);
+  for (int i = 0; i < 3; ++i) r->eps.v[i] = 0.0f;
+}
+
+/* Every projection conserves the total volume det(F_E) * Jp, which fixes
+ * log Jp: log_jp + tr(eps_trial) - tr(eps_new). */
+BG_HD void bg_return_close(bg_return *r, const bg_trial *t, bg_real log_jp) {
+  r->log_jp = log_jp + t->tr_raw - (r->eps.v[0] + r->eps.v[1] + r->eps.v[2]);
+}
+
 /* Current density from particle state: total volume ratio is det(F_E) Jp. */
 BG_HD bg_real bg_density(bg_real rho0, bg_real det_f, bg_real log_jp) {
   return rho0 / (det_f * expf(log_jp));

@@ -88,40 +88,26 @@ BG_HD bg_real bg_dp_c_alpha(const bg_dp_c *c, bg_real q) {
 }
 
 /* The return map. eps: trial principal log strain; log_jp: the stored log
- * plastic volume ratio. With volume_correction the stored volume is added
- * back to tr(eps) first (Tampubolon 2017), so sand that was pulled apart must
- * be compressed by that much before it carries load again. In every case the
- * total volume det(F_E) * Jp is conserved by the projection, which fixes
- * log_jp: log_jp + tr(eps_trial) - tr(eps_new). */
+ * plastic volume ratio (bg_trial_split, bg_return_close). */
 BG_HD bg_return bg_dp_return_map(bg_vec3 eps, bg_real log_jp, bg_lame l, bg_real alpha,
                                  int volume_correction) {
   bg_return r;
-  bg_real tr_raw = eps.v[0] + eps.v[1] + eps.v[2];
-  bg_vec3 e = eps;
-  if (volume_correction)
-    for (int i = 0; i < 3; ++i) e.v[i] += log_jp * (1.0f / 3.0f);
-  bg_real tr = e.v[0] + e.v[1] + e.v[2];
-  bg_vec3 eh;
-  for (int i = 0; i < 3; ++i) eh.v[i] = e.v[i] - tr * (1.0f / 3.0f);
-  bg_real eh_norm = sqrtf(eh.v[0] * eh.v[0] + eh.v[1] * eh.v[1] + eh.v[2] * eh.v[2]);
-  bg_real dgamma = eh_norm + (3.0f * l.lambda + 2.0f * l.mu) / (2.0f * l.mu) * alpha * tr;
-  if (tr >= 0.0f) {
-    /* expansion: sand carries no tension, project to the cone's tip */
-    r.mode = BG_RM_TIP;
-    r.dq = sqrtf(e.v[0] * e.v[0] + e.v[1] * e.v[1] + e.v[2] * e.v[2]);
-    for (int i = 0; i < 3; ++i) r.eps.v[i] = 0.0f;
-  } else if (dgamma <= 0.0f || eh_norm <= 0.0f) {
+  bg_trial t = bg_trial_split(eps, log_jp, volume_correction);
+  bg_real dgamma = t.eh_norm + (3.0f * l.lambda + 2.0f * l.mu) / (2.0f * l.mu) * alpha * t.tr;
+  if (t.tr >= 0.0f) {
+    bg_return_tip(&r, &t);
+  } else if (dgamma <= 0.0f || t.eh_norm <= 0.0f) {
     r.mode = BG_RM_ELASTIC;
     r.dq = 0.0f;
-    r.eps = e;
+    r.eps = t.e;
   } else {
     /* shear: radial return onto the cone, volume kept */
     r.mode = BG_RM_SHEAR;
     r.dq = dgamma;
-    bg_real k = dgamma / eh_norm;
-    for (int i = 0; i < 3; ++i) r.eps.v[i] = e.v[i] - k * eh.v[i];
+    bg_real k = dgamma / t.eh_norm;
+    for (int i = 0; i < 3; ++i) r.eps.v[i] = t.e.v[i] - k * t.eh.v[i];
   }
-  r.log_jp = log_jp + tr_raw - (r.eps.v[0] + r.eps.v[1] + r.eps.v[2]);
+  bg_return_close(&r, &t, log_jp);
   return r;
 }
 

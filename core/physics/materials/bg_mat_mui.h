@@ -74,29 +74,20 @@ BG_HD bg_return bg_mui_return(const bg_elastic_c *el, const bg_mui_c *c, bg_real
                               const bg_real *st) {
   bg_return r;
   bg_real log_jp = st[BG_STATE_LOG_JP];
-  bg_real tr_raw = eps.v[0] + eps.v[1] + eps.v[2];
-  bg_vec3 e = eps;
-  if (el->volume_correction)
-    for (int i = 0; i < 3; ++i) e.v[i] += log_jp * (1.0f / 3.0f);
-  bg_real tr = e.v[0] + e.v[1] + e.v[2];
-  bg_vec3 eh;
-  for (int i = 0; i < 3; ++i) eh.v[i] = e.v[i] - tr * (1.0f / 3.0f);
-  bg_real eh_norm = sqrtf(eh.v[0] * eh.v[0] + eh.v[1] * eh.v[1] + eh.v[2] * eh.v[2]);
-  if (tr >= 0.0f) {
-    r.mode = BG_RM_TIP;
-    r.dq = sqrtf(e.v[0] * e.v[0] + e.v[1] * e.v[1] + e.v[2] * e.v[2]);
-    for (int i = 0; i < 3; ++i) r.eps.v[i] = 0.0f;
+  bg_trial t = bg_trial_split(eps, log_jp, el->volume_correction);
+  if (t.tr >= 0.0f) {
+    bg_return_tip(&r, &t);
   } else {
     bg_real G = el->lame.mu;
     bg_real K = el->lame.lambda + (2.0f / 3.0f) * G;
-    bg_real p_k = -K * tr;
-    bg_real p_c = p_k * expf(-tr); /* Cauchy: Kirchhoff / det F_E, det F_E = exp(tr) */
+    bg_real p_k = -K * t.tr;
+    bg_real p_c = p_k * expf(-t.tr); /* Cauchy: Kirchhoff / det F_E, det F_E = exp(tr) */
     bg_real a = 0.7071067811865476f * p_k / G;
-    bg_real b = eh_norm - a * c->mu_s;
-    if (b <= 0.0f || eh_norm <= 0.0f) {
+    bg_real b = t.eh_norm - a * c->mu_s;
+    if (b <= 0.0f || t.eh_norm <= 0.0f) {
       r.mode = BG_RM_ELASTIC;
       r.dq = 0.0f;
-      r.eps = e;
+      r.eps = t.e;
     } else {
       bg_real beta = dt > 0.0f ? c->beta_scale * dt * sqrtf(p_c) : 0.0f;
       bg_real B = beta + a * c->dmu - b;
@@ -105,11 +96,11 @@ BG_HD bg_return bg_mui_return(const bg_elastic_c *el, const bg_mui_c *c, bg_real
       x = fminf(fmaxf(x, 0.0f), b);
       r.mode = BG_RM_SHEAR;
       r.dq = x;
-      bg_real k = x / eh_norm;
-      for (int i = 0; i < 3; ++i) r.eps.v[i] = e.v[i] - k * eh.v[i];
+      bg_real k = x / t.eh_norm;
+      for (int i = 0; i < 3; ++i) r.eps.v[i] = t.e.v[i] - k * t.eh.v[i];
     }
   }
-  r.log_jp = log_jp + tr_raw - (r.eps.v[0] + r.eps.v[1] + r.eps.v[2]);
+  bg_return_close(&r, &t, log_jp);
   return r;
 }
 
