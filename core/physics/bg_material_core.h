@@ -17,8 +17,15 @@ enum { BG_RM_ELASTIC = 0, BG_RM_SHEAR = 1, BG_RM_TIP = 2 };
  * model, that the backends store, sort and read back without knowing what
  * it means. Slot 0 is log Jp, the plastic volume ratio that the density
  * read-out and the volume correction use; slot 1 the accumulated plastic
- * strain q. A model that needs more raises BG_NSTATE. */
-#define BG_NSTATE 2
+ * strain q. Slots 2 and 3 are the model's own (bg_mat_ngf.h: the
+ * fluidity and its Laplacian); a model that needs more raises BG_NSTATE.
+ *
+ * The nonlocal service: a model whose update needs the spatial Laplacian of
+ * one of its fields names that slot k (bg_<name>_nonlocal_slot, -1 for a
+ * local model). The backends then scatter mass * st[k] to the grid beside
+ * the mass in P2G and, in G2P, write the B-spline Laplacian of the nodal
+ * mass-weighted mean (bg_transfer.h) into st[k + 1] before the update. */
+#define BG_NSTATE 4
 enum { BG_STATE_LOG_JP = 0, BG_STATE_Q = 1 };
 
 /* The coefficients every model carries, ready for the inner loop. */
@@ -80,7 +87,8 @@ BG_HD bg_real bg_density(bg_real rho0, bg_real det_f, bg_real log_jp) {
 }
 
 /* BG_MATERIAL_SCALAR_UPDATE(name) defines, for the model whose return map
- * is bg_<name>_return(el, c, dt, eps, st) and whose coefficients are
+ * is bg_<name>_return(el, c, dt, eps, st) (st writable: a model may
+ * advance slots of its own there) and whose coefficients are
  * bg_<name>_c, the whole scalar update of one particle after
  * F_trial = (I + dt C) F: SVD, return map, reassembly of F, and the
  * Kirchhoff stress the next P2G scatters (cached so P2G needs no second

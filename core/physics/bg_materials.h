@@ -17,6 +17,7 @@
  * model bodies out: include them now (their guards let this through once). */
 #include "materials/bg_mat_dp.h"
 #include "materials/bg_mat_mui.h"
+#include "materials/bg_mat_ngf.h"
 
 /* The coefficients of a material, ready for the inner loop. */
 typedef struct bg_mat {
@@ -54,6 +55,31 @@ BG_HD int bg_material_has_lane(int model) {
     BG_MATERIAL_LIST(BG_X_)
 #undef BG_X_
     default: return 0;
+  }
+}
+
+/* The state slot whose grid Laplacian the model needs (bg_material_core.h),
+ * or -1 for a local model. */
+BG_HD int bg_material_nonlocal_slot(int model) {
+  switch (model) {
+#define BG_X_(n, N, lane, label) \
+  case BG_MODEL_##N: return bg_##n##_nonlocal_slot();
+    BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
+    default: return -1;
+  }
+}
+
+/* The largest dt the model's explicit nonlocal term allows at cell size dx
+ * (INFINITY for a local model); the step takes the smaller of it and the
+ * elastic CFL bound. */
+BG_HD bg_real bg_material_nonlocal_dt(const bg_mat *m, bg_real dx) {
+  switch (m->model) {
+#define BG_X_(n, N, lane, label) \
+  case BG_MODEL_##N: return bg_##n##_nonlocal_dt(&m->c.n, dx);
+    BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
+    default: return INFINITY;
   }
 }
 

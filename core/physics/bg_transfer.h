@@ -26,4 +26,20 @@ BG_HD bg_mat3 bg_f_update(const bg_mat3 *C, const bg_mat3 *F, bg_real dt) {
   return bg_mat3_mul(g, *F);
 }
 
+/* The Laplacian weight of stencil node (a, b, c) at the particle, times
+ * dx^2: the Laplacian of the node's quadratic B-spline, whose second
+ * derivative per axis is 1, -2, 1 on the three nodes. Applied to nodal
+ * values f_i = (sum_p w_ip m_p f_p) / m_i it gives the nonlocal service's
+ * Laplacian (bg_material_core.h). For particles on a lattice commensurate
+ * with the grid (the scenes' seeding before jitter) it is exact for any
+ * quadratic field: the nodal mean of a quadratic is then the same quadratic
+ * plus a linear part and a constant, the B-splines reproduce quadratics up
+ * to a constant, and the weights sum to zero. Jitter adds sampling noise.
+ * The weights' absolute values sum to at most 12, which bounds
+ * |lap f| dx^2 by 12 max|f|. */
+BG_HD bg_real bg_bspline_lap_weight(const bg_real w[3][3], int a, int b, int c) {
+  const bg_real d2a = a == 1 ? -2.0f : 1.0f, d2b = b == 1 ? -2.0f : 1.0f, d2c = c == 1 ? -2.0f : 1.0f;
+  return d2a * w[1][b] * w[2][c] + w[0][a] * d2b * w[2][c] + w[0][a] * w[1][b] * d2c;
+}
+
 #endif /* BG_TRANSFER_H */

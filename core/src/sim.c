@@ -345,9 +345,12 @@ static void sim_free(bg_sim *sim) {
 }
 
 /* Elastic CFL capped by the flow speed: information crosses at most a
- * fraction cfl of a cell per step. */
+ * fraction cfl of a cell per step; a nonlocal model's explicit term may
+ * bound the step further (bg_material_nonlocal_dt). */
 static bg_real stable_dt(const bg_sim *sim, double vmax) {
-  return (bg_real)(sim->cfl * sim->cfg.dx / (sim->cp + vmax));
+  double b = sim->cfl * sim->cfg.dx / (sim->cp + vmax);
+  double nl = (double)bg_material_nonlocal_dt(&sim->cfg.mat, sim->cfg.dx);
+  return (bg_real)(nl < b ? nl : b);
 }
 
 static bg_status copy_colliders(bg_sim *sim, const bg_sim_desc *d) {

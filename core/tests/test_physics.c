@@ -12,6 +12,7 @@
 #include "bg_bspline.h"
 #include "bg_check.h"
 #include "bg_materials.h"
+#include "bg_transfer.h"
 
 #define TP_PI 3.14159265358979323846
 
@@ -698,6 +699,155 @@ static void test_mui(void) {
               worst_dp);
 }
 
+/* ------------------------------------------------- nonlocal fluidity */
+
+/* The nonlocal service's Laplacian (bg_transfer.h): particles on a lattice
+ * of 2 per cell and axis (offset 0.1), a quadratic field with cross terms,
+ * scattered to nodal mass-weighted means and read back at interior
+ * particles with bg_bspline_lap_weight: lap f = 2 + 4 - 2 = 4 exactly. A
+ * linear field gives 0. */
+static void test_nonlocal_laplacian(void) {
+  enum { NG = 12 };
+  static double msum[NG][NG][NG], fsum[2][NG][NG][NG];
+  memset(msum, 0, sizeof msum);
+  memset(fsum, 0, sizeof fsum);
+  const double off = 0.1;
+#define BG_F_QUAD_(x, y, z) (1 + 0.3 * (x) - 0.2 * (y) + 0.5 * (z) + (x) * (x) + 2 * (y) * (y) - (z) * (z) + 0.7 * (x) * (y))
+#define BG_F_LIN_(x, y, z) (2 - 0.4 * (x) + 0.9 * (y) + 0.25 * (z))
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 4; i < 2 * NG - 4; ++i)
+      for (int j = 4; j < 2 * NG - 4; ++j)
+        for (int k = 4; k < 2 * NG - 4; ++k) {
+          bg_real xg[3] = {(bg_real)(0.5 * i + off), (bg_real)(0.5 * j + off), (bg_real)(0.5 * k + off)};
+          bg_bspline w = bg_bspline_eval(xg);
+          if (pass == 0) {
+            for (int a = 0; a < 3; ++a)
+              for (int b = 0; b < 3; ++b)
+                for (int c = 0; c < 3; ++c) {
+                  double wt = bg_bspline_weight(&w, a, b, c);
+                  int ni = w.base[0] + a, nj = w.base[1] + b, nk = w.base[2] + c;
+                  msum[ni][nj][nk] += wt;
+                  fsum[0][ni][nj][nk] += wt * BG_F_QUAD_(xg[0], xg[1], xg[2]);
+                  fsum[1][ni][nj][nk] += wt * BG_F_LIN_(xg[0], xg[1], xg[2]);
+                }
+          }
+        }
+  double worst_q = 0, worst_l = 0;
+  int n = 0;
+  for (int i = 9; i < 2 * NG - 9; ++i)
+    for (int j = 9; j < 2 * NG - 9; ++j)
+      for (int k = 9; k < 2 * NG - 9; ++k) {
+        bg_real xg[3] = {(bg_real)(0.5 * i + off), (bg_real)(0.5 * j + off), (bg_real)(0.5 * k + off)};
+        bg_bspline w = bg_bspline_eval(xg);
+        double lq = 0, ll = 0;
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b)
+            for (int c = 0; c < 3; ++c) {
+              int ni = w.base[0] + a, nj = w.base[1] + b, nk = w.base[2] + c;
+              double lw = bg_bspline_lap_weight(w.w, a, b, c);
+              lq += lw * fsum[0][ni][nj][nk] / msum[ni][nj][nk];
+              ll += lw * fsum[1][ni][nj][nk] / msum[ni][nj][nk];
+            }
+        worst_q = fmax(worst_q, fabs(lq - 4.0));
+        worst_l = fmax(worst_l, fabs(ll));
+        n++;
+      }
+#undef BG_F_QUAD_
+#undef BG_F_LIN_
+  bg_check_true(n > 100, "nonlocal Laplacian: %d interior particles", n);
+  bg_check_le(worst_q, 2e-4, "nonlocal Laplacian of a quadratic on a lattice: |lap - 4| max %.3g", worst_q);
+  bg_check_le(worst_l, 2e-4, "nonlocal Laplacian of a linear field: |lap| max %.3g", worst_l);
+}
+
+/* Nonlocal fluidity (bg_mat_ngf.h): the defaults against Henann & Kamrin
+ * 2013; the return map's flow rule at the end of the step; and the
+ * fluidity's relaxation with a Laplacian reaching the screened Poisson
+ * solution, whose decay into static material is the length xi. */
+static void test_ngf(void) {
+  bg_material mm = bg_material_default(BG_MODEL_NGF);
+  /* references/literature/ngf.tsv: mu_s, b from Jop 2006, A = 0.48 */
+  bg_check_rel(mm.ngf.mu_s, tan(20.9 * 3.14159265358979 / 180), 2e-4, "ngf default mu_s = tan 20.9 deg");
+  bg_check_rel(mm.ngf.b, (tan(32.76 * 3.14159265358979 / 180) - tan(20.9 * 3.14159265358979 / 180)) / 0.279, 2e-4,
+               "ngf default b = (mu_2 - mu_s) / I0 of Jop 2006");
+  bg_check_rel(mm.ngf.A, 0.48, 1e-6, "ngf default A = 0.48 (Henann & Kamrin 2013)");
+  bg_mat m = bg_material_prepare(&mm);
+  const bg_real G = m.el.lame.mu, K = m.el.lame.lambda + 2.0f / 3.0f * G;
+  uint64_t x = 0x2545F4914F6CDD1Dull;
+  double worst_rule = 0, worst_g = 0;
+  int shear = 0;
+  for (int k = 0; k < 20000; ++k) {
+    double u[6];
+    for (int i = 0; i < 6; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      u[i] = (double)(x >> 11) / 9007199254740992.0;
+    }
+    double tr = -pow(10.0, -4 + 2 * u[0]);
+    double dir[3] = {u[1] - 0.5, u[2] - 0.5, 0};
+    dir[2] = -dir[0] - dir[1];
+    double nd = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+    if (nd < 1e-3) continue;
+    double a = 0.7071067811865476 * (-K * tr) / G;
+    double r = 3.0 * u[3] * a * mm.ngf.mu_s;
+    bg_vec3 e;
+    for (int i = 0; i < 3; ++i) e.v[i] = (bg_real)(tr / 3 + r * dir[i] / nd);
+    bg_real dt = (bg_real)pow(10.0, -6 + 3 * u[4]);
+    bg_real st[BG_NSTATE] = {0, 0, (bg_real)pow(10.0, -1 + 4 * u[5]), 0};
+    bg_real g_old = st[BG_NGF_G];
+    bg_return rr = bg_ngf_return(&m.el, &m.c.ngf, dt, e, st);
+    if (rr.mode != BG_RM_SHEAR) continue;
+    double trn = (double)rr.eps.v[0] + rr.eps.v[1] + rr.eps.v[2], ehn = 0;
+    for (int i = 0; i < 3; ++i) ehn += pow(rr.eps.v[i] - trn / 3, 2);
+    ehn = sqrt(ehn);
+    double pk = -K * trn, pc = pk * exp(-trn);
+    double mu = ehn / (0.7071067811865476 * pk / G);
+    /* below mu ~ mu_s / 8 the deviator left is a few 1e-3 of |tr|, and its
+     * float components no longer resolve mu to the check's 1e-5 */
+    if (mu < 0.05) continue;
+    shear++;
+    /* flow rule at the end of the step: sqrt(2) dq / dt = g_new mu_new, as
+     * a residual of the root's equation on its own scale, the trial's
+     * sqrt(2) |eh_trial| / dt (dq itself is a difference of float strains) */
+    double rate = sqrt(2.0) * rr.dq / dt, scale = sqrt(2.0) * r / dt;
+    worst_rule = fmax(worst_rule, fabs(rate - st[BG_NGF_G] * mu) / scale);
+    /* g_new is the relaxation at the step's own mu */
+    double gw = bg_ngf_relax(&m.c.ngf, dt, g_old, (bg_real)mu, (bg_real)pc);
+    worst_g = fmax(worst_g, fabs(st[BG_NGF_G] - gw) / fmax(gw, 1e-30));
+  }
+  bg_check_true(shear > 5000, "ngf return map: %d shear returns with mu >= 0.05 among the samples", shear);
+  bg_check_le(worst_rule, 1e-5, "ngf return: sqrt(2) dq / dt = g mu at the end of the step (max %.3g of the trial rate)", worst_rule);
+  bg_check_le(worst_g, 1e-4, "ngf return: g is the relaxation at the step's own mu (max rel %.3g)", worst_g);
+
+  /* 1-D screened Poisson: material below yield (mu = 0.9 mu_s) fed at x = 0
+   * by a fluidity g_b; the relaxation (bg_ngf_relax with the Laplacian term
+   * added as the return map adds it) must settle on g_b exp(-x / xi),
+   * xi = A d / sqrt(mu_s - mu), with the second-order discrete decay. */
+  {
+    enum { NX = 200 };
+    static double g[NX], gn[NX];
+    const double mu = 0.9 * mm.ngf.mu_s, xi = mm.ngf.A * mm.ngf.d / sqrt(mm.ngf.mu_s - mu), h = xi / 8;
+    const double dt = 0.2 * h * h / (m.c.ngf.a2d2 * m.c.ngf.inv_t0);
+    for (int i = 0; i < NX; ++i) g[i] = 0;
+    g[0] = 1.0;
+    for (int it = 0; it < 40000; ++it) {
+      for (int i = 1; i < NX - 1; ++i) {
+        double lap = (g[i - 1] - 2 * g[i] + g[i + 1]) / (h * h);
+        bg_real g0 = (bg_real)(g[i] + dt * m.c.ngf.inv_t0 * m.c.ngf.a2d2 * lap);
+        gn[i] = bg_ngf_relax(&m.c.ngf, (bg_real)dt, g0, (bg_real)mu, 1000.0f);
+      }
+      gn[0] = 1.0;
+      gn[NX - 1] = gn[NX - 2];
+      memcpy(g, gn, sizeof g);
+    }
+    /* discrete decay per cell q: q + 1/q - 2 = h^2 / xi^2 */
+    double s = h * h / (xi * xi), q = 1 + s / 2 - sqrt(s + s * s / 4);
+    double worst = 0;
+    for (int i = 1; i < 40; ++i) worst = fmax(worst, fabs(g[i] / pow(q, i) - 1));
+    bg_check_le(worst, 2e-3, "ngf relaxation: steady g = g_b exp(-x / xi) into static material (max rel %.3g)",
+                worst);
+    bg_check_rel(-h / log(q), xi, 0.01, "ngf: decay length of the discrete solution = xi = A d / sqrt|mu - mu_s|");
+  }
+}
+
 int main(int argc, char **argv) {
   const char *backend = argc > 1 ? argv[1] : "cpu";
   if (strcmp(backend, "cpu") != 0) {
@@ -710,6 +860,8 @@ int main(int argc, char **argv) {
   test_hardening();
   test_sand_update();
   test_mui();
+  test_nonlocal_laplacian();
+  test_ngf();
   test_density();
   test_walls();
   return bg_check_summary();

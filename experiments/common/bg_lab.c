@@ -554,7 +554,8 @@ static void usage(const bg_lab *lab, const char *name, const char *summary, cons
           "  --references DIR      claims table and literature data (default: the source tree's)\n"
           "  --quiet               no progress on stderr\n"
           "  --mutant NAME         apply a mutant: a change a correct lab must detect (below)\n"
-          "  --material MODEL      drucker-prager (Klar 2016 sand, default) or mu-i (Jop 2006),\n"
+          "  --material MODEL      drucker-prager (Klar 2016 sand, default), mu-i (Jop 2006) or ngf\n"
+          "                        (nonlocal fluidity, Henann & Kamrin 2013; grain size as length scale),\n"
           "                        each with its default parameters (core/physics/materials/)\n"
           "  --mu-s X              mu-i only: static friction mu_s = X, in [0.05, 2], with mu_2 - mu_s kept\n"
           "                        (Jop's 0.26); 3 alpha / sqrt 2 of a Drucker-Prager cone gives the same cone\n"
@@ -878,6 +879,18 @@ bg_material bg_lab_material(const bg_lab *lab) {
   return m;
 }
 
+double bg_lab_static_friction(const bg_material *m) {
+  if (m->model == BG_MODEL_MUI) return m->mui.mu_s;
+  if (m->model == BG_MODEL_NGF) return m->ngf.mu_s;
+  return -1;
+}
+
+double bg_lab_grain_d(const bg_material *m) {
+  if (m->model == BG_MODEL_MUI) return m->mui.d;
+  if (m->model == BG_MODEL_NGF) return m->ngf.d;
+  return -1;
+}
+
 void bg_lab_manifest_material(bg_lab *lab, const bg_material *m) {
   static const char *const cones[] = {"compression", "extension", "plane-strain"};
   char buf[512];
@@ -891,6 +904,10 @@ void bg_lab_manifest_material(bg_lab *lab, const bg_material *m) {
   else if (m->model == BG_MODEL_MUI)
     snprintf(buf + o, sizeof buf - (size_t)o, "mu_s %g, mu_2 %g, I0 %g, grain d %g m, rho_s %g kg/m^3",
              (double)m->mui.mu_s, (double)m->mui.mu_2, (double)m->mui.I0, (double)m->mui.d, (double)m->mui.rho_s);
+  else if (m->model == BG_MODEL_NGF)
+    snprintf(buf + o, sizeof buf - (size_t)o, "mu_s %g, b %g, A %g, grain d %g m, rho_s %g kg/m^3, relaxation t0 %g s",
+             (double)m->ngf.mu_s, (double)m->ngf.b, (double)m->ngf.A, (double)m->ngf.d, (double)m->ngf.rho_s,
+             (double)m->ngf.t0);
   bg_lab_manifest_str(lab, "material", buf);
 }
 const char *bg_lab_scale_name(const bg_lab *lab) { return lab->scale == BG_SCALE_PAPER ? "paper" : "quick"; }

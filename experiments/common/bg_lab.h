@@ -74,6 +74,11 @@ const char *bg_lab_material_name(const bg_lab *lab);
 bg_material bg_lab_material(const bg_lab *lab);
 /* The material's model and parameters, as the manifest's "material". */
 void bg_lab_manifest_material(bg_lab *lab, const bg_material *m);
+/* The static friction mu_s of a rate-dependent model (mu-i, ngf), -1 for
+ * one without (Drucker-Prager: phi). */
+double bg_lab_static_friction(const bg_material *m);
+/* The grain diameter of a model that has one (mu-i, ngf), -1 otherwise. */
+double bg_lab_grain_d(const bg_material *m);
 const char *bg_lab_scale_name(const bg_lab *lab);
 const char *bg_lab_backend(const bg_lab *lab);
 int bg_lab_threads(const bg_lab *lab);

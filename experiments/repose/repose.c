@@ -452,8 +452,8 @@ int main(int argc, char **argv) {
    * static cone, sqrt(J2) = mu_s p (6 sin / (sqrt 3 (3 - sin)) = mu_s), and
    * its flow angle atan(mu_s) (references/derivations/mu_i.md) */
   double phi_ref = phi;
-  if (base.material.model == BG_MODEL_MUI) {
-    double ms = base.material.mui.mu_s;
+  if (bg_lab_static_friction(&base.material) > 0) {
+    double ms = bg_lab_static_friction(&base.material);
     phi_ref = asin(3 * sqrt(3.0) * ms / (6 + sqrt(3.0) * ms)) * DEG;
     phi_flow = atan(ms) * DEG;
     bg_lab_manifest_num(lab, "phi_ref_deg", phi_ref);

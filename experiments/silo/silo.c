@@ -832,14 +832,15 @@ int main(int argc, char **argv) {
                       "first of: fill drop of drop_sweep x (H - 1.2 L) inside the window; window >= t_window_min_s "
                       "and relative s.e. of W <= w_rel_se_max (max of the GSL fit's and the 5 sub-window rates')");
   bg_lab_manifest_material(lab, &sand);
-  /* Beverloo's k d: a model with a grain size (mu(I)) takes k d from it,
-   * with Beverloo's k (references/literature/beverloo.tsv); Drucker-Prager
-   * has no length but dx, and k-fixed counts cells of it */
-  const int grain = sand.model == BG_MODEL_MUI;
+  /* Beverloo's k d: a model with a grain size (mu(I), nonlocal fluidity)
+   * takes k d from it, with Beverloo's k (references/literature/beverloo.tsv);
+   * Drucker-Prager has no length but dx, and k-fixed counts cells of it */
+  const double grain_d = bg_lab_grain_d(&sand);
+  const int grain = grain_d > 0;
   const double k_bev = bg_lab_ref_value(lab, "literature/beverloo.tsv", "k", "value");
-  const double grain_kd = grain ? k_bev * sand.mui.d : -1;
+  const double grain_kd = grain ? k_bev * grain_d : -1;
   if (grain) bg_lab_manifest_num(lab, "beverloo_kd_m", grain_kd);
-  bg_lab_manifest_str(lab, "beverloo_length_d", grain ? "grain diameter material.mui.d, k from references/literature/beverloo.tsv" : "grid spacing dx (a continuum has no grain size)");
+  bg_lab_manifest_str(lab, "beverloo_length_d", grain ? "the model's grain diameter d, k from references/literature/beverloo.tsv" : "grid spacing dx (a continuum has no grain size)");
 
   scene base = {round, dx, silo_cells, hr, 0, floor_cells, gap_cells, slab_cells, mu_wall, mu_floor, 1.0,
                 0, t_win_min, w_rel_se_max, startup_frac, t_max, sample_dt, jitter, bg_lab_backend(lab), bg_lab_threads(lab), bg_lab_seed(lab),

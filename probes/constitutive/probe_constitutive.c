@@ -117,7 +117,7 @@ static double phi_mob_deg(bg_vec3 tau) {
 
 /* The probe's mutants (references/mutants.tsv says what each must flip). */
 static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardening-off", "cone-swapped",
-                                      "mui-rate-sqrt2", NULL};
+                                      "mui-rate-sqrt2", "ngf-rate-sqrt2", NULL};
 
 /* Klar 2016's sand through the registry's own prepare step, on the given
  * cone. The stiff-sand mutant takes E ten times larger, which shrinks the
@@ -425,6 +425,67 @@ int main(int argc, char **argv) {
   }
   fclose(mu);
 
+  /* Nonlocal granular fluidity (bg_mat_ngf.h, Henann & Kamrin 2013's glass
+   * beads) in the same steady simple shear. The flow is homogeneous, so the
+   * Laplacian slot stays 0 and the fluidity must settle on g_loc: the
+   * stress then sits on the local law mu_s + b I at the inertial number of
+   * the element's own plastic rate. The relaxation time t0 sets only how
+   * fast that state is reached (its local term is implicit), so the probe
+   * takes t0 = 1 ns, which makes the lag behind the slowly drifting
+   * pressure negligible at every rate. */
+  FILE *ng = bg_lab_tsv(lab, "ngf.tsv",
+                        "steady simple shear of nonlocal fluidity sand (Henann & Kamrin 2013), homogeneous, t0 1 ns",
+                        "I_imposed\tgammadot_per_s\tp_Pa\tI_plastic\tmu_measured\tmu_local\terr\trate_rel_err\tsteps");
+  double max_ngf = 0, max_ngf_rate = 0;
+  {
+    bg_material mm = bg_material_default(BG_MODEL_NGF);
+    mm.ngf.t0 = 1e-9f;
+    bg_mat m = bg_material_prepare(&mm);
+    /* the mutant converts the fluidity to a local rate without the sqrt 2
+     * of engineering shear */
+    if (bg_lab_mutant_is(lab, "ngf-rate-sqrt2")) m.c.ngf.gloc_scale *= 1.4142135623730951f;
+    const double p_conf = P_SHEAR, I_targets[] = {1e-3, 1e-2, 0.05, 0.2, 1.0, 3.0};
+    const int n_steps = 4000;
+    for (size_t it = 0; it < sizeof I_targets / sizeof I_targets[0]; ++it) {
+      double gd = I_targets[it] * sqrt(p_conf / mm.ngf.rho_s) / mm.ngf.d;
+      double dt = 2e-5 / gd;
+      bg_real e0 = (bg_real)(-p_conf / (2.0 * m.el.lame.mu + 3.0 * m.el.lame.lambda));
+      bg_mat3 F = bg_mat3_identity(), tau;
+      for (int i = 0; i < 3; ++i) F.m[i][i] = expf(e0);
+      bg_real st[BG_NSTATE] = {0, 0, 0, 0};
+      bg_mat3 Lm = bg_mat3_zero();
+      Lm.m[0][1] = (bg_real)(gd * dt);
+      int mode = 0;
+      for (int k = 0; k < n_steps; ++k) {
+        bg_mat3 Ft = bg_mat3_mul(Lm, F);
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) F.m[i][j] += Ft.m[i][j];
+        if (k == n_steps - 1) st[BG_STATE_Q] = 0;
+        mode = bg_material_update(&m, (bg_real)dt, &F, st, &tau);
+      }
+      double dq = st[BG_STATE_Q];
+      double pk = -((double)tau.m[0][0] + tau.m[1][1] + tau.m[2][2]) / 3.0, j2 = 0;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          double sij = tau.m[i][j] - (i == j ? -pk : 0.0);
+          j2 += 0.5 * sij * sij;
+        }
+      double pc = pk / (double)bg_mat3_det(F);
+      double Ip = sqrt(2.0) * dq / dt * mm.ngf.d / sqrt(pc / mm.ngf.rho_s);
+      double mu_meas = sqrt(j2) / pk;
+      double mu_loc = mm.ngf.mu_s + mm.ngf.b * Ip;
+      double err = mode == BG_RM_SHEAR ? fabs(mu_meas - mu_loc) : NAN;
+      double rel = fabs(Ip / I_targets[it] - 1.0);
+      fprintf(ng, "%g\t%.6g\t%.6g\t%.7g\t%.8f\t%.8f\t%.3g\t%.3g\t%d\n", I_targets[it], gd, pc, Ip, mu_meas,
+              mu_loc, err, rel, n_steps);
+      max_ngf = (isnan(err) || err > max_ngf) ? err : max_ngf;
+      max_ngf_rate = (isnan(rel) || rel > max_ngf_rate) ? rel : max_ngf_rate;
+    }
+    bg_lab_progress(lab, "nonlocal fluidity simple shear: max |mu - (mu_s + b I)| %.3g, max rate error %.3g",
+                    max_ngf, max_ngf_rate);
+  }
+  fclose(ng);
+
   /* Klar's closed form against the Mohr-Coulomb meridian is an identity, so
    * it is tabulated (alpha.tsv) and not claimed: probe.triaxial.phi checks
    * the alpha the return map actually uses, end to end */
@@ -438,6 +499,8 @@ int main(int argc, char **argv) {
   bg_lab_claim(lab, "probe.extension.phi", max_ext);
   bg_lab_claim(lab, "probe.plane_strain.phi", max_ps);
   bg_lab_claim(lab, "probe.mui.simple_shear", max_mu);
+  bg_lab_claim(lab, "probe.ngf.simple_shear", max_ngf);
+  bg_lab_manifest_num(lab, "ngf_max_rate_rel_err", max_ngf_rate);
   /* the plastic rate against the imposed one is tabulated, not claimed: it
    * differs by terms of the order of the elastic strain (the logarithmic
    * rate, the pressure's drift in shear), which no claim here bounds */

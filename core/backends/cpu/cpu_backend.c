@@ -41,6 +41,10 @@ typedef struct cpu_state {
   bg_real (*grid)[4];
   bg_bnode *bn;
   size_t n_bn;
+  /* the nonlocal service (bg_material_core.h): the state slot the model
+   * needs the Laplacian of, or -1, and its mass-weighted nodal sums */
+  int nl;
+  bg_real *gs;
   /* tallies */
   size_t n_active, n_sink, n_out;
   double parked_mass, total_mass, max_speed;
@@ -99,6 +103,7 @@ static void cpu_destroy(void *state) {
   free(s->order);
   free(s->blist);
   free(s->grid);
+  free(s->gs);
   free(s->bn);
   free(s->sink_mass);
   free(s);
@@ -117,7 +122,9 @@ static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t 
   s->bstart = malloc(((size_t)s->n_blocks + 1) * sizeof *s->bstart);
   s->blist = malloc((size_t)s->n_blocks * sizeof *s->blist);
   s->sink_mass = calloc((size_t)cfg->n_sinks + 1, sizeof *s->sink_mass);
-  if (!s->grid || !s->bstart || !s->blist || !s->sink_mass) {
+  s->nl = bg_material_nonlocal_slot(cfg->mat.model);
+  if (s->nl >= 0) s->gs = calloc((size_t)cfg->n_nodes, sizeof *s->gs);
+  if (!s->grid || !s->bstart || !s->blist || !s->sink_mass || (s->nl >= 0 && !s->gs)) {
     cpu_destroy(s);
     if (err && len) snprintf(err, len, "cpu backend: out of memory for a %lld-node grid",
                              (long long)cfg->n_nodes);
@@ -361,6 +368,14 @@ static void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
       }
     }
   }
+  if (s->nl >= 0) {
+    bg_real mf = m * s->st[s->nl][p];
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) {
+        bg_real *g = s->gs + ((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2];
+        for (int k = 0; k < 3; ++k) g[k] += bg_bspline_weight(&w, a, b, k) * mf;
+      }
+  }
 }
 
 static bg_status cpu_p2g(void *state, bg_real dt) {
@@ -370,6 +385,7 @@ static bg_status cpu_p2g(void *state, bg_real dt) {
   int64_t nn = c->n_nodes;
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t i = 0; i < nn; ++i) s->grid[i][0] = s->grid[i][1] = s->grid[i][2] = s->grid[i][3] = 0;
+  if (s->nl >= 0) memset(s->gs, 0, (size_t)nn * sizeof *s->gs);
   if (s->n_active == 0) return BG_OK;
   bin_particles(s);
   for (int col = 0; col < 8; ++col) {
@@ -399,6 +415,25 @@ static bg_status cpu_grid_update(void *state, bg_real dt) {
     if (g[0] > 0) bg_bnode_apply(b, c->walls, c->n_walls - BG_FACE_COUNT, g + 1);
   }
   return BG_OK;
+}
+
+/* The nonlocal service's Laplacian at a particle (bg_transfer.h): the
+ * B-spline Laplacian of the nodal mass-weighted means. Every node of a
+ * particle's stencil with a nonzero weight holds mass (the particle's own,
+ * scattered this step), so none is skipped but the weightless ones. */
+static bg_real nodal_laplacian(const cpu_state *s, const bg_bspline *w) {
+  const bg_config *c = s->cfg;
+  int64_t ny = c->dims[1], nz = c->dims[2];
+  bg_real sum = 0.0f;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) {
+      int64_t row = ((int64_t)(w->base[0] + a) * ny + (w->base[1] + b)) * nz + w->base[2];
+      for (int k = 0; k < 3; ++k) {
+        bg_real m = s->grid[row + k][0];
+        if (m > 0.0f) sum += bg_bspline_lap_weight(w->w, a, b, k) * (s->gs[row + k] / m);
+      }
+    }
+  return sum * c->inv_dx * c->inv_dx;
 }
 
 static bg_status cpu_g2p(void *state, bg_real dt) {
@@ -480,6 +515,7 @@ static bg_status cpu_g2p(void *state, bg_real dt) {
         F = bg_f_update(&C, &F, dt);
         for (int e = 0; e < 9; ++e) ch.F[e][len] = F.m[e / 3][e % 3];
         for (int d = 0; d < BG_NSTATE; ++d) ch.st[d][len] = s->st[d][p];
+        if (s->nl >= 0) ch.st[s->nl + 1][len] = nodal_laplacian(s, &w);
         slot[len++] = p;
         int32_t code = bg_park_code(c, c->sinks, xp);
         if (code >= 0) {

@@ -138,6 +138,10 @@ typedef struct cuda_state {
   int dirty; /* particles added since the last sort: the run list misses them */
   /* grid and boundaries */
   float4 *grid;
+  /* the nonlocal service (bg_material_core.h): the model's slot, or -1,
+   * and the mass-weighted nodal sums of that slot */
+  int nl;
+  float *gs;
   bg_bnode *bn;
   size_t n_bn, bn_cap;
   bg_wallc *walls;
@@ -390,6 +394,22 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
   }
 }
 
+/* The nonlocal service's scatter: mass times state slot nl to the nodal
+ * sums gs. Only a nonlocal model runs it; plain global atomics, since no
+ * such model is on the fast path the tiled scatter is tuned for. */
+__global__ void k_p2g_nonlocal(dparts P, dgeom G, int64_t n, int nl, float *gs) {
+  const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (p >= n || P.park[p] >= 0) return;
+  float xg[3];
+  for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
+  const bg_bspline w = bg_bspline_eval(xg);
+  const float mf = P.f[PM][p] * P.f[PS + nl][p];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int k = 0; k < 3; ++k)
+        atomicAdd(gs + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2] + k), bg_bspline_weight(&w, a, b, k) * mf);
+}
+
 /* Node update (bg_node_update): momentum to velocity, plus gravity. */
 __global__ void k_grid_update(float4 *grid, int64_t nn, float g0, float g1, float g2) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -420,7 +440,7 @@ __global__ void k_boundary(float4 *grid, const bg_bnode *bn, int64_t nbn, const 
 
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
     k_g2p(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
-          unsigned long long *tally) {
+          const float *__restrict__ gs, int nl, unsigned long long *tally) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double sp2 = 0.0;
   if (p < n && P.park[p] < 0) {
@@ -469,6 +489,18 @@ __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
     F = bg_f_update(&C, &F, dt);
     float st[BG_NSTATE];
     for (int k = 0; k < BG_NSTATE; ++k) st[k] = P.f[PS + k][p];
+    if (nl >= 0) {
+      /* the nonlocal service's Laplacian, as the CPU's nodal_laplacian */
+      float sum = 0.0f;
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+          for (int k = 0; k < 3; ++k) {
+            const int64_t i = node_index(G, w.base[0] + a, w.base[1] + b, w.base[2] + k);
+            const float m = grid[i].x;
+            if (m > 0.0f) sum += bg_bspline_lap_weight(w.w, a, b, k) * (gs[i] / m);
+          }
+      st[nl + 1] = sum * G.inv_dx * G.inv_dx;
+    }
     bg_mat3 tau;
     bg_material_update(&M.mat, dt, &F, st, &tau);
     for (int e = 0; e < 9; ++e) P.f[PF + e][p] = F.m[e / 3][e % 3];
@@ -616,6 +648,7 @@ static void cuda_destroy(void *state) {
   cudaFree(s->runkey);
   cudaFree(s->d_nsel);
   cudaFree(s->grid);
+  cudaFree(s->gs);
   cudaFree(s->bn);
   cudaFree(s->walls);
   cudaFree(s->sinks);
@@ -734,6 +767,8 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
     TRY(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
     TRY(cudaMalloc((void **)&s->grid, grid_bytes));
     TRY(cudaMemsetAsync(s->grid, 0, grid_bytes, s->st));
+    s->nl = bg_material_nonlocal_slot(cfg->mat.model);
+    if (s->nl >= 0) TRY(cudaMalloc((void **)&s->gs, (size_t)cfg->n_nodes * sizeof(float)));
     TRY(cudaMalloc((void **)&s->walls, (size_t)cfg->n_walls * sizeof(bg_wallc)));
     TRY(cudaMemcpyAsync(s->walls, cfg->walls, (size_t)cfg->n_walls * sizeof(bg_wallc), cudaMemcpyHostToDevice,
                         s->st));
@@ -1028,6 +1063,12 @@ static bg_status cuda_p2g(void *state, bg_real dt) {
     f<<<(unsigned)s->n_runs, s->p2g_threads, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
                                                         (int64_t)s->n, dt, s->grid, s->rot_mul);
     CU(cudaGetLastError());
+    if (s->nl >= 0) {
+      CU(cudaMemsetAsync(s->gs, 0, (size_t)c->n_nodes * sizeof(float), s->st));
+      k_p2g_nonlocal<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
+          s->P, s->geo, (int64_t)s->n, s->nl, s->gs);
+      CU(cudaGetLastError());
+    }
   }
   return mark(s, 2);
 }
@@ -1057,7 +1098,7 @@ static bg_status cuda_g2p(void *state, bg_real dt) {
     M.sinks = s->sinks;
     M.n_sinks = s->cfg->n_sinks;
     k_g2p<<<grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS), BG_CUDA_G2P_THREADS, 0, s->st>>>(
-        s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->d_tally);
+        s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl, s->d_tally);
     CU(cudaGetLastError());
   }
   bg_status st = mark(s, 4);

@@ -122,6 +122,14 @@ BG_HD bg_return bg_dp_return(const bg_elastic_c *el, const bg_dp_c *c, bg_real d
 /* bg_dp_update: the scalar update of one particle (bg_material_core.h). */
 BG_MATERIAL_SCALAR_UPDATE(dp)
 
+/* Local: no slot of the state needs the grid (bg_material_core.h). */
+BG_HD int bg_dp_nonlocal_slot(void) { return -1; }
+BG_HD bg_real bg_dp_nonlocal_dt(const bg_dp_c *c, bg_real dx) {
+  (void)c;
+  (void)dx;
+  return INFINITY;
+}
+
 /* Validation, host side: 0 when valid; else 1 (not finite) or 2 (out of
  * range) with the field and its range in msg. */
 static inline int bg_dp_validate(const bg_dp_params *m, char *msg, size_t len) {

@@ -107,6 +107,14 @@ BG_HD bg_return bg_mui_return(const bg_elastic_c *el, const bg_mui_c *c, bg_real
 /* bg_mui_update: the scalar update of one particle (bg_material_core.h). */
 BG_MATERIAL_SCALAR_UPDATE(mui)
 
+/* Local: no slot of the state needs the grid (bg_material_core.h). */
+BG_HD int bg_mui_nonlocal_slot(void) { return -1; }
+BG_HD bg_real bg_mui_nonlocal_dt(const bg_mui_c *c, bg_real dx) {
+  (void)c;
+  (void)dx;
+  return INFINITY;
+}
+
 static inline int bg_mui_validate(const bg_mui_params *m, char *msg, size_t len) {
   const bg_real v[5] = {m->mu_s, m->mu_2, m->I0, m->d, m->rho_s};
   static const char *const name[5] = {"mu_s", "mu_2", "I0", "d", "rho_s"};

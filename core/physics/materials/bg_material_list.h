@@ -7,7 +7,8 @@
  *
  * X(name, NAME, lane, "label"): name prefixes the model's functions and
  * types (bg_<name>_params, bg_<name>_default_params, bg_<name>_c, bg_<name>_validate,
- * bg_<name>_prepare, bg_<name>_update, with lane = 1 also
+ * bg_<name>_prepare, bg_<name>_update, bg_<name>_nonlocal_slot,
+ * bg_<name>_nonlocal_dt, with lane = 1 also
  * bg_<name>_update_chunk); NAME makes BG_MODEL_<NAME>; label is the name
  * users type (bg_material_model_from_name). With BG_MAT_PARAMS_ONLY defined
  * (bagnold.h) the headers give their parameter structs alone. */
@@ -16,10 +17,12 @@
 
 #include "bg_mat_dp.h"
 #include "bg_mat_mui.h"
+#include "bg_mat_ngf.h"
 
 #define BG_MATERIAL_LIST(X)            \
   X(dp, DP, 1, "drucker-prager")       \
-  X(mui, MUI, 1, "mu-i")
+  X(mui, MUI, 1, "mu-i")               \
+  X(ngf, NGF, 0, "ngf")
 
 typedef enum bg_material_model {
 #define BG_X_(n, N, lane, label) BG_MODEL_##N,
