@@ -10,7 +10,8 @@
  * The CPU side runs in reference mode (cpu_reference: the scalar update the
  * GPU runs). argv[1] is the device backend ("cuda"; exit 77 when it is
  * unavailable), or "cpu-lanes": the CPU's vector path against the reference.
- * argv[2], optional: one scene only (fall, column, silo). */
+ * argv[2], optional: one scene only (fall, column, column-mu-i, column-ngf,
+ * silo). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdint.h>
@@ -542,7 +543,7 @@ int main(int argc, char **argv) {
       {"sort every 8", NULL, NULL, 8, NULL},
       {"global atomics only", NULL, "global", 32, NULL},
   };
-  /* argv[2], optional: only that scene (fall, column, silo) */
+  /* argv[2], optional: only that scene (fall, column, column-MODEL, silo) */
   const char *only = argc > 2 ? argv[2] : NULL;
   scene sc;
   if (!only || strcmp(only, "fall") == 0) {
@@ -553,6 +554,22 @@ int main(int argc, char **argv) {
   if (!only || strcmp(only, "column") == 0) {
     scene_column(&sc);
     parity(&sc, col_vars, lanes ? 1 : sizeof col_vars / sizeof col_vars[0], -1);
+    scene_free(&sc);
+  }
+  /* the same column in each other registered model: mu(I), and nonlocal
+   * fluidity, whose Laplacian service (a second scatter and a gather) the
+   * backends implement separately */
+  for (int mdl = 0; mdl < BG_MODEL_COUNT; ++mdl) {
+    if (mdl == BG_MODEL_DP) continue;
+    char nm[64];
+    snprintf(nm, sizeof nm, "column-%s", bg_material_model_name((bg_material_model)mdl));
+    if (only && strcmp(only, nm) != 0) continue;
+    scene_column(&sc);
+    sc.d.material = bg_material_default((bg_material_model)mdl);
+    char title[96];
+    snprintf(title, sizeof title, "column collapse, %s", bg_material_model_name((bg_material_model)mdl));
+    sc.name = title;
+    parity(&sc, col_vars, lanes ? 1 : 2, -1);
     scene_free(&sc);
   }
   if (!only || strcmp(only, "silo") == 0) {

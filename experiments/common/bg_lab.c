@@ -76,6 +76,7 @@ struct bg_lab {
   int material; /* bg_material_model of --material */
   int n_unjudged; /* claims measured but not in the table for this model */
   double mu_s;    /* --mu-s (mu(I) only), 0: the model's default */
+  double grain_d; /* --grain-d (models with a grain size), 0: the model's default */
   char out[1024];
   char refs[1024];
   int threads;
@@ -559,6 +560,8 @@ static void usage(const bg_lab *lab, const char *name, const char *summary, cons
           "                        each with its default parameters (core/physics/materials/)\n"
           "  --mu-s X              mu-i only: static friction mu_s = X, in [0.05, 2], with mu_2 - mu_s kept\n"
           "                        (Jop's 0.26); 3 alpha / sqrt 2 of a Drucker-Prager cone gives the same cone\n"
+          "  --grain-d X           mu-i and ngf: grain diameter d = X m, in [1e-5, 0.05] (default 0.5 mm);\n"
+          "                        for ngf it sets the cooperativity length xi = A d / sqrt|mu - mu_s|\n"
           "  --version             the version and commit\n"
           "  -h, --help            this text\n"
           "exit code: 0 every verdict as references/claims.tsv expects (documented misses included),\n"
@@ -729,9 +732,10 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   if (off >= sizeof lab->argv_line) die("the command line is longer than %zu characters", sizeof lab->argv_line - 1);
 
   enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_MUTANT, O_FORCE, O_VERSION,
-         O_MATERIAL, O_MU_S, O_PARAM };
+         O_MATERIAL, O_MU_S, O_GRAIN_D, O_PARAM };
   static const char *common[] = {"scale", "backend", "out", "threads", "seed", "quiet",
-                                 "references", "help", "mutant", "force", "version", "material", "mu-s"};
+                                 "references", "help", "mutant", "force", "version", "material", "mu-s",
+                                 "grain-d"};
   const int n_common = (int)(sizeof common / sizeof common[0]);
   struct option *opts = calloc((size_t)(n_common + n_params + 1), sizeof *opts);
   if (!opts) die("out of memory");
@@ -805,6 +809,7 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
         break;
       }
       case O_MU_S: lab->mu_s = parse_number("mu-s", optarg, 0.05, 2.0, 0); break;
+      case O_GRAIN_D: lab->grain_d = parse_number("grain-d", optarg, 1e-5, 0.05, 0); break;
       case O_VERSION:
         printf("%s (bagnold %s, commit %s)\n", name, BG_VERSION_STRING, BAGNOLD_GIT_COMMIT);
         exit(0);
@@ -820,6 +825,8 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   }
   if (optind < argc) die("unexpected argument '%s' (options start with --; see --help)", argv[optind]);
   if (lab->mu_s > 0 && lab->material != BG_MODEL_MUI) die("--mu-s: only mu-i has a static friction mu_s (add --material mu-i)");
+  if (lab->grain_d > 0 && lab->material != BG_MODEL_MUI && lab->material != BG_MODEL_NGF)
+    die("--grain-d: only mu-i and ngf have a grain size (add --material mu-i or ngf)");
   free(opts);
   load_mutants(lab, mutants);
   if (want_help) {
@@ -876,6 +883,8 @@ bg_material bg_lab_material(const bg_lab *lab) {
     m.mui.mu_s = (bg_real)lab->mu_s;
     m.mui.mu_2 = (bg_real)lab->mu_s + dmu;
   }
+  if (lab->grain_d > 0 && m.model == BG_MODEL_MUI) m.mui.d = (bg_real)lab->grain_d;
+  if (lab->grain_d > 0 && m.model == BG_MODEL_NGF) m.ngf.d = (bg_real)lab->grain_d;
   return m;
 }
 

@@ -366,7 +366,7 @@ static result run_scene(bg_lab *lab, const bg_column_scene *sc, const char *tag)
 
 static const char *const mutants[] = {"grids-fine-to-coarse", "converging-sequence", "slope-over-dx",
                                       "heights-doubled",      "ridge-ruler-on-pile", "slick-floor",
-                                      NULL};
+                                      "ngf-local",            NULL};
 
 /* max - min of the four estimators; NaN if one failed */
 static double est_spread(const double *theta) {
@@ -445,6 +445,12 @@ int main(int argc, char **argv) {
   base.aspect = aspect;
   base.phi = phi;
   base.material = bg_lab_material(lab);
+  /* the nonlocal fluidity model without its length (A = 0): the local law
+   * mu_s + b I alone, the control of whether the length is what converges */
+  if (bg_lab_mutant_is(lab, "ngf-local")) {
+    if (base.material.model != BG_MODEL_NGF) bg_lab_fail("--mutant ngf-local: needs --material ngf");
+    base.material.ngf.A = 0;
+  }
   if (base.material.model == BG_MODEL_DP) base.material.dp.phi_deg = (bg_real)phi;
   bg_lab_manifest_material(lab, &base.material);
   /* the angle the flank is judged against: the fed phi for Drucker-Prager;

@@ -190,7 +190,8 @@ int main(int argc, char **argv) {
                             "Triaxial compression of one element through the solver's return map.",
                             argc, argv, params, 3, mutants);
   if (bg_lab_material_model(lab) != BG_MODEL_DP)
-    bg_lab_fail("--material: the probe runs each model in its own section (Drucker-Prager's cones, mu(I)'s "
+    bg_lab_fail("--material: the probe runs each model in its own section (Drucker-Prager's cones, mu(I)'s and "
+                "nonlocal fluidity's "
                 "simple shear); it takes no --material");
   int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
   const double phis[] = {20, 25, 30, 35, 40, 45};
