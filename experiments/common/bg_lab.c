@@ -77,6 +77,7 @@ struct bg_lab {
   int n_unjudged; /* claims measured but not in the table for this model */
   double mu_s;    /* --mu-s (mu(I) only), 0: the model's default */
   double grain_d; /* --grain-d (models with a grain size), 0: the model's default */
+  double ngf_a;   /* --ngf-a (ngf only), < 0: the model's default */
   char out[1024];
   char refs[1024];
   int threads;
@@ -562,6 +563,8 @@ static void usage(const bg_lab *lab, const char *name, const char *summary, cons
           "                        (Jop's 0.26); 3 alpha / sqrt 2 of a Drucker-Prager cone gives the same cone\n"
           "  --grain-d X           mu-i and ngf: grain diameter d = X m, in [1e-5, 0.05] (default 0.5 mm);\n"
           "                        for ngf it sets the cooperativity length xi = A d / sqrt|mu - mu_s|\n"
+          "  --ngf-a X             ngf only: nonlocal amplitude A = X, in [0, 5] (default 0.48); 0 leaves the\n"
+          "                        local law mu_s + b I alone, the control of what the length does\n"
           "  --version             the version and commit\n"
           "  -h, --help            this text\n"
           "exit code: 0 every verdict as references/claims.tsv expects (documented misses included),\n"
@@ -711,6 +714,7 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   lab->scale = BG_SCALE_QUICK;
   lab->backend = "auto";
   lab->seed = 1;
+  lab->ngf_a = -1;
   lab->t0 = now_s();
   /* progress interval, s: BAGNOLD_PROGRESS_S changes it (tests use a short one) */
   lab->progress_every = 10.0;
@@ -732,10 +736,10 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   if (off >= sizeof lab->argv_line) die("the command line is longer than %zu characters", sizeof lab->argv_line - 1);
 
   enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_MUTANT, O_FORCE, O_VERSION,
-         O_MATERIAL, O_MU_S, O_GRAIN_D, O_PARAM };
+         O_MATERIAL, O_MU_S, O_GRAIN_D, O_NGF_A, O_PARAM };
   static const char *common[] = {"scale", "backend", "out", "threads", "seed", "quiet",
                                  "references", "help", "mutant", "force", "version", "material", "mu-s",
-                                 "grain-d"};
+                                 "grain-d", "ngf-a"};
   const int n_common = (int)(sizeof common / sizeof common[0]);
   struct option *opts = calloc((size_t)(n_common + n_params + 1), sizeof *opts);
   if (!opts) die("out of memory");
@@ -810,6 +814,7 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
       }
       case O_MU_S: lab->mu_s = parse_number("mu-s", optarg, 0.05, 2.0, 0); break;
       case O_GRAIN_D: lab->grain_d = parse_number("grain-d", optarg, 1e-5, 0.05, 0); break;
+      case O_NGF_A: lab->ngf_a = parse_number("ngf-a", optarg, 0, 5, 0); break;
       case O_VERSION:
         printf("%s (bagnold %s, commit %s)\n", name, BG_VERSION_STRING, BAGNOLD_GIT_COMMIT);
         exit(0);
@@ -827,6 +832,7 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   if (lab->mu_s > 0 && lab->material != BG_MODEL_MUI) die("--mu-s: only mu-i has a static friction mu_s (add --material mu-i)");
   if (lab->grain_d > 0 && lab->material != BG_MODEL_MUI && lab->material != BG_MODEL_NGF)
     die("--grain-d: only mu-i and ngf have a grain size (add --material mu-i or ngf)");
+  if (lab->ngf_a >= 0 && lab->material != BG_MODEL_NGF) die("--ngf-a: only ngf has a nonlocal amplitude (add --material ngf)");
   free(opts);
   load_mutants(lab, mutants);
   if (want_help) {
@@ -885,6 +891,7 @@ bg_material bg_lab_material(const bg_lab *lab) {
   }
   if (lab->grain_d > 0 && m.model == BG_MODEL_MUI) m.mui.d = (bg_real)lab->grain_d;
   if (lab->grain_d > 0 && m.model == BG_MODEL_NGF) m.ngf.d = (bg_real)lab->grain_d;
+  if (lab->ngf_a >= 0 && m.model == BG_MODEL_NGF) m.ngf.A = (bg_real)lab->ngf_a;
   return m;
 }
 

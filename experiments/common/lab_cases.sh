@@ -181,6 +181,18 @@ else bad "--material with an unknown model"; fi
 if run mat_mus 2 "$density" --mu-s 0.5 --out "$out/mat_mus" && has mat_mus "only mu-i" && [ ! -e "$out/mat_mus" ]; then
   ok "--mu-s without --material mu-i: exit 2"
 else bad "--mu-s without mu-i"; fi
+if run mat_bad2 2 "$density" --material sand --out "$out/mat_bad2" && has mat_bad2 "ngf"; then
+  ok "--material sand: the list names the nonlocal model too"
+else bad "--material's list and ngf"; fi
+if run mat_gd 2 "$density" --grain-d 1e-3 --out "$out/mat_gd" && has mat_gd "grain size" && [ ! -e "$out/mat_gd" ]; then
+  ok "--grain-d without a model that has a grain: exit 2"
+else bad "--grain-d with Drucker-Prager"; fi
+if run mat_gd2 2 "$density" --material ngf --grain-d 0.2 --out "$out/mat_gd2" && has mat_gd2 "grain-d" && [ ! -e "$out/mat_gd2" ]; then
+  ok "--grain-d 0.2 m: outside its range, exit 2"
+else bad "--grain-d out of range"; fi
+if run mat_a 2 "$density" --material mu-i --ngf-a 0 --out "$out/mat_a" && has mat_a "only ngf" && [ ! -e "$out/mat_a" ]; then
+  ok "--ngf-a with mu-i: exit 2"
+else bad "--ngf-a without ngf"; fi
 if run mat_probe 2 "$probe" --material mu-i --out "$out/mat_probe" && has mat_probe "takes no --material"; then
   ok "the probe refuses --material"
 else bad "the probe and --material"; fi

@@ -366,7 +366,7 @@ static result run_scene(bg_lab *lab, const bg_column_scene *sc, const char *tag)
 
 static const char *const mutants[] = {"grids-fine-to-coarse", "converging-sequence", "slope-over-dx",
                                       "heights-doubled",      "ridge-ruler-on-pile", "slick-floor",
-                                      "ngf-local",            NULL};
+                                      NULL};
 
 /* max - min of the four estimators; NaN if one failed */
 static double est_spread(const double *theta) {
@@ -445,12 +445,6 @@ int main(int argc, char **argv) {
   base.aspect = aspect;
   base.phi = phi;
   base.material = bg_lab_material(lab);
-  /* the nonlocal fluidity model without its length (A = 0): the local law
-   * mu_s + b I alone, the control of whether the length is what converges */
-  if (bg_lab_mutant_is(lab, "ngf-local")) {
-    if (base.material.model != BG_MODEL_NGF) bg_lab_fail("--mutant ngf-local: needs --material ngf");
-    base.material.ngf.A = 0;
-  }
   if (base.material.model == BG_MODEL_DP) base.material.dp.phi_deg = (bg_real)phi;
   bg_lab_manifest_material(lab, &base.material);
   /* the angle the flank is judged against: the fed phi for Drucker-Prager;
@@ -581,6 +575,14 @@ int main(int argc, char **argv) {
     bg_lab_claim_mutant(lab, "converging-sequence", "repose.limit", limit_reach(&cc, phi_ref));
     bg_lab_claim_mutant(lab, "converging-sequence", "repose.monotone", (double)steps_away(thc, grids, phi_ref, 0));
     bg_lab_claim(lab, "repose.limit_width", cf.found ? 2 * cf.s_theta : NAN);
+    {
+      /* the angles read finest to coarsest: a sequence that approaches its
+       * limit as dx falls then recedes from it, which no fit may call found */
+      double threv[MAX_GRIDS];
+      for (int gi = 0; gi < grids; ++gi) threv[gi] = th[grids - 1 - gi];
+      conv_fit cr = fit_convergence(hdx, threv, (size_t)grids);
+      bg_lab_claim_mutant(lab, "grids-fine-to-coarse", "repose.limit_width", cr.found ? 2 * cr.s_theta : NAN);
+    }
     bg_lab_claim_mutant(lab, "converging-sequence", "repose.limit_width", cc.found ? 2 * cc.s_theta : NAN);
     bg_lab_claim(lab, "repose.flank_below_flow", th_max - phi_flow);
     bg_lab_claim_mutant(lab, "heights-doubled", "repose.flank_below_flow", th2_max - phi_flow);
