@@ -561,7 +561,7 @@ static void usage(const bg_lab *lab, const char *name, const char *summary, cons
           "                        each with its default parameters (core/physics/materials/)\n"
           "  --mu-s X              mu-i only: static friction mu_s = X, in [0.05, 2], with mu_2 - mu_s kept\n"
           "                        (Jop's 0.26); 3 alpha / sqrt 2 of a Drucker-Prager cone gives the same cone\n"
-          "  --grain-d X           mu-i and ngf: grain diameter d = X m, in [1e-5, 0.05] (default 0.5 mm);\n"
+          "  --grain-d X           mu-i and ngf: grain diameter d = X m, in [1e-5, 0.05] (default 5e-4);\n"
           "                        for ngf it sets the cooperativity length xi = A d / sqrt|mu - mu_s|\n"
           "  --ngf-a X             ngf only: nonlocal amplitude A = X, in [0, 5] (default 0.48); 0 leaves the\n"
           "                        local law mu_s + b I alone, the control of what the length does\n"
