@@ -893,6 +893,7 @@ typedef struct {
 static void sand_batch(gsl_rng *r) {
   enum { NP = 8192, N_MAT = 5 };
   static bg_real F[9][NP], ljp[NP], q[NP], tau[6][NP];
+  static bg_real extra[BG_NSTATE - 2][NP]; /* the slots no local model uses */
   static bg_mat3 F0[NP];
   static bg_real ljp0[NP], q0[NP];
   static int mode[NP];
@@ -904,6 +905,7 @@ static void sand_batch(gsl_rng *r) {
     bg_lane_consts lc = bg_lane_consts_make(&m.el);
     double K = 2.0 * m.el.lame.mu + 3.0 * m.el.lame.lambda;
     bg_real *stp[BG_NSTATE] = {ljp, q};
+    for (int k = 2; k < BG_NSTATE; ++k) stp[k] = extra[k - 2];
     bg_real *Fp[9], *tp[6];
     for (int e = 0; e < 9; ++e) Fp[e] = F[e];
     for (int e = 0; e < 6; ++e) tp[e] = tau[e];
@@ -1006,6 +1008,7 @@ static void sand_batch(gsl_rng *r) {
 static void mui_batch(gsl_rng *r) {
   enum { NP = 4096 };
   static bg_real F[9][NP], ljp[NP], q[NP], tau[6][NP];
+  static bg_real extra[BG_NSTATE - 2][NP];
   static bg_mat3 F0[NP];
   static bg_real ljp0[NP], q0[NP];
   static int mode[NP];
@@ -1013,6 +1016,7 @@ static void mui_batch(gsl_rng *r) {
   bg_mat m = bg_material_prepare(&mm);
   const double K = 2.0 * m.el.lame.mu + 3.0 * m.el.lame.lambda;
   bg_real *Fp[9], *tp[6], *stp[BG_NSTATE] = {ljp, q};
+  for (int k = 2; k < BG_NSTATE; ++k) stp[k] = extra[k - 2];
   for (int e = 0; e < 9; ++e) Fp[e] = F[e];
   for (int e = 0; e < 6; ++e) tp[e] = tau[e];
   double dF = 0, dtau = 0, dljp = 0;
