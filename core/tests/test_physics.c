@@ -628,6 +628,27 @@ static void test_walls(void) {
 
 /* ---------------------------------------------------------------- mu(I) */
 
+/* A random trial state for the rate-dependent return maps: six uniforms u
+ * from the LCG x (u[4], u[5] are the caller's), compression tr of
+ * 1e-4..1e-2, a deviator of norm r up to 3x the static cone of friction
+ * mu_s in a random direction. 0 when the direction is degenerate. */
+static int trial_state(uint64_t *x, double K, double G, double mu_s, double u[6], bg_vec3 *e, double *tr,
+                       double *r) {
+  for (int i = 0; i < 6; ++i) {
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    u[i] = (double)(*x >> 11) / 9007199254740992.0;
+  }
+  *tr = -pow(10.0, -4 + 2 * u[0]);
+  double dir[3] = {u[1] - 0.5, u[2] - 0.5, 0};
+  dir[2] = -dir[0] - dir[1];
+  double nd = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+  if (nd < 1e-3) return 0;
+  double a = 0.7071067811865476 * (-K * *tr) / G;
+  *r = 3.0 * u[3] * a * mu_s;
+  for (int i = 0; i < 3; ++i) e->v[i] = (bg_real)(*tr / 3 + *r * dir[i] / nd);
+  return 1;
+}
+
 /* mu(I) (bg_mat_mui.h): the friction law at its landmarks, the defaults
  * against Jop et al. 2006's numbers, the return map on its own cone at the
  * rate it produces, and with mu_2 = mu_s the Drucker-Prager map of
@@ -654,20 +675,9 @@ static void test_mui(void) {
   for (int k = 0; k < 20000; ++k) {
     /* trial states: compression of 1e-4..1e-2, deviator up to 3x the
      * static cone, dt over four decades */
-    double u[6];
-    for (int i = 0; i < 6; ++i) {
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      u[i] = (double)(x >> 11) / 9007199254740992.0;
-    }
-    double tr = -pow(10.0, -4 + 2 * u[0]);
-    double dir[3] = {u[1] - 0.5, u[2] - 0.5, 0};
-    dir[2] = -dir[0] - dir[1];
-    double nd = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
-    if (nd < 1e-3) continue;
-    double a = 0.7071067811865476 * (-K * tr) / G;
-    double r = 3.0 * u[3] * a * ms;
+    double u[6], tr, r;
     bg_vec3 e;
-    for (int i = 0; i < 3; ++i) e.v[i] = (bg_real)(tr / 3 + r * dir[i] / nd);
+    if (!trial_state(&x, K, G, ms, u, &e, &tr, &r)) continue;
     bg_real dt = (bg_real)pow(10.0, -6 + 4 * u[4]), st[BG_NSTATE] = {0, 0};
     bg_return rr = bg_mui_return(&m.el, &m.c.mui, dt, e, st);
     if (rr.mode != BG_RM_SHEAR) continue;
@@ -776,20 +786,9 @@ static void test_ngf(void) {
   double worst_rule = 0, worst_g = 0;
   int shear = 0;
   for (int k = 0; k < 20000; ++k) {
-    double u[6];
-    for (int i = 0; i < 6; ++i) {
-      x = x * 6364136223846793005ull + 1442695040888963407ull;
-      u[i] = (double)(x >> 11) / 9007199254740992.0;
-    }
-    double tr = -pow(10.0, -4 + 2 * u[0]);
-    double dir[3] = {u[1] - 0.5, u[2] - 0.5, 0};
-    dir[2] = -dir[0] - dir[1];
-    double nd = sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
-    if (nd < 1e-3) continue;
-    double a = 0.7071067811865476 * (-K * tr) / G;
-    double r = 3.0 * u[3] * a * mm.ngf.mu_s;
+    double u[6], tr, r;
     bg_vec3 e;
-    for (int i = 0; i < 3; ++i) e.v[i] = (bg_real)(tr / 3 + r * dir[i] / nd);
+    if (!trial_state(&x, K, G, mm.ngf.mu_s, u, &e, &tr, &r)) continue;
     bg_real dt = (bg_real)pow(10.0, -6 + 3 * u[4]);
     bg_real st[BG_NSTATE] = {0, 0, (bg_real)pow(10.0, -1 + 4 * u[5]), 0};
     bg_real g_old = st[BG_NGF_G];

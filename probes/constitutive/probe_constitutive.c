@@ -115,6 +115,53 @@ static double phi_mob_deg(bg_vec3 tau) {
   return asin((lo - hi) / (lo + hi)) * 180.0 / M_PI;
 }
 
+/* Steady simple shear of one element at the imposed inertial number I
+ * (confining pressure p_conf, grains d, rho_s), through the full scalar
+ * update (bg_material_update, the oracle both backends share): F grows by
+ * (I + dt L) with L = gammadot e_x e_y^T each step. Returns the last
+ * step's return-map mode and gives the shear rate, the Cauchy pressure,
+ * the inertial number of the element's own plastic rate (sqrt 2 dq / dt)
+ * and the measured sqrt(J2) / p. */
+typedef struct shear_result {
+  double gd, pc, Ip, mu;
+  int mode;
+} shear_result;
+
+static shear_result steady_shear(const bg_mat *m, double I, double p_conf, double d, double rho_s, int n_steps) {
+  shear_result r;
+  r.gd = I * sqrt(p_conf / rho_s) / d;
+  /* the shear strain per step is set by accuracy, not stability: the
+   * elastic strain at yield, mu p / (2 G) ~ 1e-3, in ~50 steps */
+  double dt = 2e-5 / r.gd;
+  bg_real e0 = (bg_real)(-p_conf / (2.0 * m->el.lame.mu + 3.0 * m->el.lame.lambda));
+  bg_mat3 F = bg_mat3_identity(), tau;
+  for (int i = 0; i < 3; ++i) F.m[i][i] = expf(e0);
+  bg_real st[BG_NSTATE] = {0, 0, 0, 0};
+  bg_mat3 Lm = bg_mat3_zero();
+  Lm.m[0][1] = (bg_real)(r.gd * dt);
+  r.mode = 0;
+  for (int k = 0; k < n_steps; ++k) {
+    bg_mat3 Ft = bg_mat3_mul(Lm, F);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) F.m[i][j] += Ft.m[i][j];
+    /* q plays no part in either law; zeroing it before the last step reads
+     * that step's dq without the cancellation of q_after - q_before */
+    if (k == n_steps - 1) st[BG_STATE_Q] = 0;
+    r.mode = bg_material_update(m, (bg_real)dt, &F, st, &tau);
+  }
+  double dq = st[BG_STATE_Q];
+  double pk = -((double)tau.m[0][0] + tau.m[1][1] + tau.m[2][2]) / 3.0, j2 = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double sij = tau.m[i][j] - (i == j ? -pk : 0.0);
+      j2 += 0.5 * sij * sij;
+    }
+  r.pc = pk / (double)bg_mat3_det(F);
+  r.Ip = sqrt(2.0) * dq / dt * d / sqrt(r.pc / rho_s);
+  r.mu = sqrt(j2) / pk;
+  return r;
+}
+
 /* The probe's mutants (references/mutants.tsv says what each must flip). */
 static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardening-off", "cone-swapped",
                                       "mui-rate-sqrt2", "ngf-rate-sqrt2", NULL};
@@ -365,9 +412,7 @@ int main(int argc, char **argv) {
   gsl_root_fsolver_free(solver);
 
   /* mu(I): one element of Jop et al. 2006's material (bg_material_mui) in
-   * steady simple shear at imposed rates, through the full scalar update
-   * (bg_material_update, the oracle both backends share): F grows by
-   * (I + dt L) with L = gammadot e_x e_y^T each step. At steady state the
+   * steady simple shear at imposed rates (steady_shear). At steady state the
    * stress must sit on mu(I) at the inertial number of the element's own
    * plastic shear rate (sqrt 2 dq / dt), to float round-off, and that rate
    * must be the imposed one. */
@@ -384,36 +429,9 @@ int main(int argc, char **argv) {
     const double p_conf = P_SHEAR, I_targets[] = {1e-3, 1e-2, 0.05, 0.2, 1.0, 3.0};
     const int n_steps = 4000;
     for (size_t it = 0; it < sizeof I_targets / sizeof I_targets[0]; ++it) {
-      double gd = I_targets[it] * sqrt(p_conf / mm.mui.rho_s) / mm.mui.d;
-      /* the shear strain per step is set by accuracy, not stability: the
-       * elastic strain at yield, mu p / (2 G) ~ 1e-3, in ~50 steps */
-      double dt = 2e-5 / gd;
-      bg_real e0 = (bg_real)(-p_conf / (2.0 * m.el.lame.mu + 3.0 * m.el.lame.lambda));
-      bg_mat3 F = bg_mat3_identity(), tau;
-      for (int i = 0; i < 3; ++i) F.m[i][i] = expf(e0);
-      bg_real st[BG_NSTATE] = {0, 0}, dq = 0;
-      bg_mat3 Lm = bg_mat3_zero();
-      Lm.m[0][1] = (bg_real)(gd * dt);
-      int mode = 0;
-      for (int k = 0; k < n_steps; ++k) {
-        bg_mat3 Ft = bg_mat3_mul(Lm, F);
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) F.m[i][j] += Ft.m[i][j];
-        /* q plays no part in mu(I); zeroing it before the last step reads
-         * that step's dq without the cancellation of q_after - q_before */
-        if (k == n_steps - 1) st[BG_STATE_Q] = 0;
-        mode = bg_material_update(&m, (bg_real)dt, &F, st, &tau);
-      }
-      dq = st[BG_STATE_Q];
-      double pk = -((double)tau.m[0][0] + tau.m[1][1] + tau.m[2][2]) / 3.0, j2 = 0;
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          double sij = tau.m[i][j] - (i == j ? -pk : 0.0);
-          j2 += 0.5 * sij * sij;
-        }
-      double pc = pk / (double)bg_mat3_det(F);
-      double Ip = sqrt(2.0) * dq / dt * mm.mui.d / sqrt(pc / mm.mui.rho_s);
-      double mu_meas = sqrt(j2) / pk;
+      shear_result sr = steady_shear(&m, I_targets[it], p_conf, mm.mui.d, mm.mui.rho_s, n_steps);
+      double gd = sr.gd, pc = sr.pc, Ip = sr.Ip, mu_meas = sr.mu;
+      int mode = sr.mode;
       double mu_I = bg_mui_mu(mm.mui.mu_s, mm.mui.mu_2, mm.mui.I0, (bg_real)Ip);
       double err = mode == BG_RM_SHEAR ? fabs(mu_meas - mu_I) : NAN;
       double rel = fabs(Ip / I_targets[it] - 1.0);
@@ -448,32 +466,9 @@ int main(int argc, char **argv) {
     const double p_conf = P_SHEAR, I_targets[] = {1e-3, 1e-2, 0.05, 0.2, 1.0, 3.0};
     const int n_steps = 4000;
     for (size_t it = 0; it < sizeof I_targets / sizeof I_targets[0]; ++it) {
-      double gd = I_targets[it] * sqrt(p_conf / mm.ngf.rho_s) / mm.ngf.d;
-      double dt = 2e-5 / gd;
-      bg_real e0 = (bg_real)(-p_conf / (2.0 * m.el.lame.mu + 3.0 * m.el.lame.lambda));
-      bg_mat3 F = bg_mat3_identity(), tau;
-      for (int i = 0; i < 3; ++i) F.m[i][i] = expf(e0);
-      bg_real st[BG_NSTATE] = {0, 0, 0, 0};
-      bg_mat3 Lm = bg_mat3_zero();
-      Lm.m[0][1] = (bg_real)(gd * dt);
-      int mode = 0;
-      for (int k = 0; k < n_steps; ++k) {
-        bg_mat3 Ft = bg_mat3_mul(Lm, F);
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) F.m[i][j] += Ft.m[i][j];
-        if (k == n_steps - 1) st[BG_STATE_Q] = 0;
-        mode = bg_material_update(&m, (bg_real)dt, &F, st, &tau);
-      }
-      double dq = st[BG_STATE_Q];
-      double pk = -((double)tau.m[0][0] + tau.m[1][1] + tau.m[2][2]) / 3.0, j2 = 0;
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          double sij = tau.m[i][j] - (i == j ? -pk : 0.0);
-          j2 += 0.5 * sij * sij;
-        }
-      double pc = pk / (double)bg_mat3_det(F);
-      double Ip = sqrt(2.0) * dq / dt * mm.ngf.d / sqrt(pc / mm.ngf.rho_s);
-      double mu_meas = sqrt(j2) / pk;
+      shear_result sr = steady_shear(&m, I_targets[it], p_conf, mm.ngf.d, mm.ngf.rho_s, n_steps);
+      double gd = sr.gd, pc = sr.pc, Ip = sr.Ip, mu_meas = sr.mu;
+      int mode = sr.mode;
       double mu_loc = mm.ngf.mu_s + mm.ngf.b * Ip;
       double err = mode == BG_RM_SHEAR ? fabs(mu_meas - mu_loc) : NAN;
       double rel = fabs(Ip / I_targets[it] - 1.0);
