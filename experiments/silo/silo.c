@@ -74,492 +74,10 @@
 
 #include "bagnold.h"
 #include "bg_lab.h"
+#include "bg_silo.h"
 
 #define MAX_AP 12
-#define N_SUB 5
-#define STARTUP_PERIODS 2.0
-#define H_END_OVER_L 1.2 /* Mankoc 2007: rate independent of fill above ~1.2 silo diameters */
 #define G 9.81
-
-typedef struct scene {
-  int round;
-  double dx;
-  int silo_cells;  /* L / dx */
-  double hr;       /* fill height over R = L / 2 */
-  double D_cells;  /* nominal aperture, cells */
-  int floor_cells, gap_cells, slab_cells;
-  double mu_wall, mu_floor;
-  double drop;     /* fraction of the window H -> 1.2 L to drain; 1 = all of it */
-  int steady_stop;  /* sweep run: may also end on the steady-window rule (t_win_min, rel_se_max) */
-  double t_win_min, rel_se_max;
-  double startup_frac; /* start-up ends once h has dropped this fraction of H - 1.2 L (and t >= 2 periods) */
-  double t_max, sample_dt, jitter;
-  const char *backend;
-  int threads;
-  unsigned long seed;
-  bg_material material;
-} scene;
-
-typedef struct run_result {
-  double D_nom, D_geo; /* m */
-  size_t n_particles;
-  uint64_t steps;
-  double t_end, M0, H, h_stop;
-  double rho_b, rho_b_sd; /* kg/m^3, at the window's start */
-  double t0w, t1w;        /* steady window */
-  double W, sW;           /* kg/s (per unit width for the slot: kg/(m s)), parked-mass fit */
-  double W_plane, sW_plane;
-  double W_sub[N_SUB], t_sub[N_SUB][2], flat; /* flat: max |W_k / W - 1| */
-  double W_closure, W_counted; /* integrals over the exit profile */
-  double W_closure_rho0;       /* the same integral with rho0 for the state density (a mutant) */
-  double flat_startup;         /* flatness with the window opened at t = 0 (a mutant) */
-  double v_c, u_c;             /* centreline exit speed (bins within dx/2 of the axis), v_c / sqrt(g D_geo) */
-  double D_flow;               /* width where v > 10% of its centreline value */
-  double rel_se;               /* relative standard error of W, see w_rel_se() */
-  const char *stop_rule;       /* which rule ended the run */
-  int jammed, n_window, n_prof;
-  /* profile bins */
-  int nb;
-  double *pos, *area, *sm, *smv, *smr, *cnt;
-} run_result;
-
-static void fail_sim(const char *what, bg_status s, const char *msg) {
-  bg_lab_fail("%s: %s (%s)", what, bg_status_name(s), msg);
-}
-
-/* --------------------------------------------------------------- geometry */
-
-typedef struct grid_geo {
-  bg_sim_desc desc;
-  bg_real *phi;  /* floor node field */
-  double xc;     /* aperture centre x (slot), m */
-  double L, H, T; /* width/diameter, fill height, slab thickness (slot) */
-  double z_sink;
-  double A;       /* cross-section of the fill, m^2 (set from the particles) */
-  int n_free;     /* free floor-plane nodes in the hole */
-} grid_geo;
-
-static void build_geometry(const scene *sc, grid_geo *g) {
-  double dx = sc->dx;
-  int Lc = sc->silo_cells;
-  g->L = Lc * dx;
-  g->H = sc->hr * 0.5 * g->L;
-  g->T = sc->slab_cells * dx;
-  bg_sim_desc *d = &g->desc;
-  *d = bg_sim_desc_default();
-  d->material = sc->material;
-  d->dx = (bg_real)dx;
-  /* below the floor: 2 face layers, 3 sink cells for the stencil, the gap, the floor */
-  int kf = 2 + 3 + sc->gap_cells + sc->floor_cells;
-  int ktop = (int)ceil(g->H * 1.08 / dx) + 4;
-  d->dims[2] = (size_t)(kf + ktop);
-  /* floor top z = 0 midway between node planes kf-1 and kf */
-  d->origin[2] = (bg_real)(-(kf - 0.5) * dx);
-  /* the aperture centre sits on a node for an odd cell count, midway for an
-   * even one, so the hole holds the nominal number of node columns */
-  int nD = (int)lround(sc->D_cells);
-  if (!sc->round) {
-    d->dims[0] = (size_t)Lc + 4; /* x faces are the walls, midway between nodes 1 and 2 */
-    d->dims[1] = (size_t)sc->slab_cells + 4;
-    d->origin[0] = (bg_real)(-0.5 * g->L - 1.5 * dx);
-    d->origin[1] = (bg_real)(-1.5 * dx);
-    /* nodes lie at x = (i - Lc/2 - 1.5) dx: half-integer multiples of dx for even Lc */
-    double node_off = fmod(0.5 * Lc + 1.5, 1.0); /* 0.5 for even Lc */
-    g->xc = (nD % 2 == 1) == (node_off > 0.25) ? 0.5 * dx : 0.0;
-    d->walls[BG_FACE_XLO].friction = d->walls[BG_FACE_XHI].friction = BG_FRICTION_COULOMB;
-    d->walls[BG_FACE_XLO].mu = d->walls[BG_FACE_XHI].mu = (bg_real)sc->mu_wall;
-  } else {
-    d->dims[0] = d->dims[1] = (size_t)Lc + 6;
-    /* nodes at (i - (Lc + 6)/2 + 0.5) dx for even Lc + 6: axis midway (even D) or shifted */
-    d->origin[0] = d->origin[1] = (bg_real)(-(0.5 * (Lc + 5)) * dx);
-    g->xc = (nD % 2 == 1) ? 0.5 * dx : 0.0;
-  }
-  d->walls[BG_FACE_ZLO].friction = BG_FRICTION_SLIP;
-  d->backend = sc->backend;
-  d->threads = sc->threads;
-  int64_t nx = (int64_t)d->dims[0], ny = (int64_t)d->dims[1], nz = (int64_t)d->dims[2];
-  g->phi = malloc((size_t)(nx * ny * nz) * sizeof *g->phi);
-  if (!g->phi) {
-    bg_lab_fail("out of memory for the floor field");
-  }
-  double t = sc->floor_cells * dx, R = 0.5 * sc->D_cells * dx;
-  g->n_free = 0;
-  for (int64_t i = 0; i < nx; ++i)
-    for (int64_t j = 0; j < ny; ++j)
-      for (int64_t k = 0; k < nz; ++k) {
-        double x = d->origin[0] + (double)i * dx, y = d->origin[1] + (double)j * dx,
-               z = d->origin[2] + (double)k * dx;
-        double rho = sc->round ? hypot(x - g->xc, y - g->xc) : fabs(x - g->xc);
-        double slab = fabs(z + 0.5 * t) - 0.5 * t;
-        double phi = fmax(slab, R - rho);
-        g->phi[(i * ny + j) * nz + k] = (bg_real)phi;
-        /* the floor plane just under z = 0: count hole nodes inside the silo */
-        if (k == (int64_t)(2 + 3 + sc->gap_cells + sc->floor_cells) - 1 && slab < 0 && rho < R) {
-          int inside = sc->round ? hypot(x, y) < 0.5 * g->L : (fabs(x) < 0.5 * g->L && y > 0 && y < g->T);
-          if (inside) g->n_free++;
-        }
-      }
-  g->z_sink = -(sc->floor_cells + sc->gap_cells) * dx;
-}
-
-/* --------------------------------------------------------------- one run */
-
-/* mass-weighted mean and sd of rho_p over the bulk (away from the floor, the
- * free surface and the walls) */
-static void bulk_density(const scene *sc, const grid_geo *g, size_t n, const bg_real *x, const bg_real *m,
-                         const bg_real *rho, const bg_real *act, double h, double *mean, double *sd) {
-  double dx = sc->dx, sw = 0, s1 = 0, s2 = 0;
-  double zlo = 0.5 * g->L, zhi = h - 2 * dx, rwall = 0.5 * g->L - 2 * dx;
-  if (zhi < zlo + 2 * dx) zlo = fmax(2 * dx, zhi - 4 * dx);
-  for (size_t p = 0; p < n; ++p) {
-    if (act[p] < 0.5f) continue;
-    double z = x[3 * p + 2];
-    if (z < zlo || z > zhi) continue;
-    double rr = sc->round ? hypot(x[3 * p], x[3 * p + 1]) : fabs(x[3 * p]);
-    if (rr > rwall) continue;
-    sw += m[p];
-    s1 += m[p] * rho[p];
-    s2 += m[p] * (double)rho[p] * rho[p];
-  }
-  *mean = sw > 0 ? s1 / sw : NAN;
-  *sd = sw > 0 ? sqrt(fmax(0, s2 / sw - *mean * *mean)) : NAN;
-}
-
-/* slope of y(t) by least squares over samples [a, b), with its sd */
-static double slope(const double *t, const double *y, int a, int b, double *sd) {
-  if (b - a < 3) {
-    *sd = NAN;
-    return NAN;
-  }
-  double c0, c1, c00, c01, c11, ss;
-  gsl_fit_linear(t + a, 1, y + a, 1, (size_t)(b - a), &c0, &c1, &c00, &c01, &c11, &ss);
-  *sd = sqrt(c11);
-  return c1;
-}
-
-/* Relative standard error of the window's rate W, samples [a, b): the larger
- * of the GSL fit's own error sW / W (from the scatter about the line, which
- * treats the samples as independent) and the standard error of the mean of
- * the N_SUB sub-window rates, sd(W_k) / (sqrt(N_SUB) W). The second counts
- * fluctuations that are correlated over a sub-window (the column's residual
- * ringing, intermittent flow at a small aperture), which the first misses. */
-static double w_rel_se(const double *t, const double *y, int a, int b) {
-  double sw, w = slope(t, y, a, b, &sw);
-  if (!isfinite(w) || w <= 0) return INFINITY;
-  double wk[N_SUB], mean = 0, var = 0;
-  for (int k = 0; k < N_SUB; ++k) {
-    double sd;
-    wk[k] = slope(t, y, a + (b - a) * k / N_SUB, a + (b - a) * (k + 1) / N_SUB, &sd);
-    if (!isfinite(wk[k])) return INFINITY;
-    mean += wk[k] / N_SUB;
-  }
-  for (int k = 0; k < N_SUB; ++k) var += (wk[k] - mean) * (wk[k] - mean) / (N_SUB - 1);
-  return fmax(sw / w, sqrt(var / N_SUB) / w);
-}
-
-static run_result run_aperture(bg_lab *lab, const scene *sc, const char *tag, FILE *series_out) {
-  run_result r;
-  memset(&r, 0, sizeof r);
-  grid_geo g;
-  build_geometry(sc, &g);
-  double dx = sc->dx;
-  bg_collider col[2];
-  memset(col, 0, sizeof col);
-  col[0].shape = BG_SHAPE_NODES;
-  col[0].phi = g.phi;
-  col[0].friction = BG_FRICTION_COULOMB;
-  col[0].mu = (bg_real)sc->mu_floor;
-  int ncol = 1;
-  if (sc->round) {
-    col[1].shape = BG_SHAPE_CYLINDER;
-    col[1].radius = (bg_real)(0.5 * g.L);
-    col[1].lo[2] = -1e3f;
-    col[1].hi[2] = 1e3f;
-    col[1].invert = 1;
-    col[1].friction = BG_FRICTION_COULOMB;
-    col[1].mu = (bg_real)sc->mu_wall;
-    ncol = 2;
-  }
-  bg_sink sink = {{-1e3f, -1e3f, -1e3f}, {1e3f, 1e3f, (bg_real)g.z_sink}};
-  g.desc.colliders = col;
-  g.desc.n_colliders = (size_t)ncol;
-  g.desc.sinks = &sink;
-  g.desc.n_sinks = 1;
-  char err[512];
-  bg_sim *sim = NULL;
-  bg_status s = bg_sim_create(&g.desc, &sim, err, sizeof err);
-  if (s != BG_OK) fail_sim("bg_sim_create", s, err);
-  r.D_nom = sc->D_cells * dx;
-  r.D_geo = sc->round ? sqrt(4.0 * g.n_free * dx * dx / M_PI) : (double)g.n_free / sc->slab_cells * dx;
-
-  /* ppc 8: lattice of spacing dx/2 over the silo interior, jittered */
-  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(rng, sc->seed * 2654435761ul + (unsigned long)lround(sc->D_cells * 16));
-  double sp = 0.5 * dx;
-  int ni = (int)floor(g.L / sp + 1e-9), nk = (int)floor(g.H / sp + 1e-9);
-  int nj = sc->round ? ni : (int)floor(g.T / sp + 1e-9);
-  size_t cap = (size_t)ni * nj * nk, n = 0;
-  bg_real *x = malloc(3 * cap * sizeof *x);
-  for (int i = 0; i < ni; ++i)
-    for (int j = 0; j < nj; ++j)
-      for (int k = 0; k < nk; ++k) {
-        double px = -0.5 * g.L + (i + 0.5) * sp, pz = (k + 0.5) * sp;
-        double py = sc->round ? -0.5 * g.L + (j + 0.5) * sp : (j + 0.5) * sp;
-        if (sc->round && hypot(px, py) > 0.5 * g.L - 0.25 * sp) continue;
-        x[3 * n] = (bg_real)(px + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        x[3 * n + 1] = (bg_real)(py + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        x[3 * n + 2] = (bg_real)(pz + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        n++;
-      }
-  gsl_rng_free(rng);
-  s = bg_sim_add_particles(sim, n, x, NULL, 8);
-  if (s != BG_OK) fail_sim("bg_sim_add_particles", s, bg_sim_last_error(sim));
-  r.n_particles = n;
-  r.H = g.H;
-  double h_end = H_END_OVER_L * g.L;
-  double h_start = g.H - sc->startup_frac * (g.H - h_end);
-  double t_start = STARTUP_PERIODS * 4 * g.H / (double)bg_material_pwave_speed(&g.desc.material);
-  r.h_stop = h_end; /* until the window opens; then the window's own drop */
-
-  bg_real *m = malloc(n * sizeof *m), *v = malloc(3 * n * sizeof *v), *rho = malloc(n * sizeof *rho),
-          *act = malloc(n * sizeof *act);
-  bg_sim_get(sim, BG_FIELD_MASS, m, n);
-  double M = 0;
-  for (size_t p = 0; p < n; ++p) M += m[p];
-  r.M0 = M;
-  /* the cross-section the fill actually has: the lattice's volume over H
-   * (a round silo's lattice is a staircase inside the circle, a few % short of pi R^2) */
-  g.A = M / (g.desc.material.rho0 * g.H);
-  /* per unit width for the slot, so that W is the planar law's quantity */
-  double wscale = sc->round ? 1.0 : 1.0 / g.T;
-
-  /* profile bins: dx/2 across the silo (slot: x - xc from -L/2; round: r from the axis) */
-  double bw = 0.5 * dx;
-  r.nb = sc->round ? (int)ceil(0.5 * g.L / bw) : (int)ceil(g.L / bw);
-  r.pos = calloc((size_t)r.nb, sizeof *r.pos);
-  r.area = calloc((size_t)r.nb, sizeof *r.area);
-  r.sm = calloc((size_t)r.nb, sizeof *r.sm);
-  r.smv = calloc((size_t)r.nb, sizeof *r.smv);
-  r.smr = calloc((size_t)r.nb, sizeof *r.smr);
-  r.cnt = calloc((size_t)r.nb, sizeof *r.cnt);
-  double xlo = -0.5 * g.L;
-  for (int b = 0; b < r.nb; ++b) {
-    if (sc->round) {
-      double r0 = b * bw, r1 = (b + 1) * bw;
-      r.pos[b] = 0.5 * (r0 + r1);
-      r.area[b] = M_PI * (r1 * r1 - r0 * r0);
-    } else {
-      r.pos[b] = xlo + (b + 0.5) * bw - g.xc;
-      r.area[b] = bw * g.T;
-    }
-  }
-
-  size_t cap_s = 1024, ns = 0;
-  double *ts = malloc(cap_s * sizeof *ts), *msink = malloc(cap_s * sizeof *msink),
-         *mbelow = malloc(cap_s * sizeof *mbelow), *hs = malloc(cap_s * sizeof *hs),
-         *rbs = malloc(cap_s * sizeof *rbs);
-  bg_lab_progress(lab, "%s: %s silo L %.1f mm (%d cells), H %.1f mm, D %.2f cells nominal, %.2f counted; "
-                  "%zu particles, grid %zux%zux%zu",
-                  tag, sc->round ? "round" : "slot", g.L * 1e3, sc->silo_cells, g.H * 1e3, sc->D_cells,
-                  r.D_geo / dx, n, g.desc.dims[0], g.desc.dims[1], g.desc.dims[2]);
-  double t = 0, rho_b = NAN, rho_sd = NAN;
-  int in_window = 0, w0 = -1;
-  r.stop_rule = "none";
-  double last_growth_t = 0, last_msink = 0;
-  for (;;) {
-    bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
-    bg_sim_get(sim, BG_FIELD_DENSITY, rho, n);
-    bg_sim_get(sim, BG_FIELD_ACTIVE, act, n);
-    double mab = 0, mbl = 0;
-    for (size_t p = 0; p < n; ++p) {
-      if (x[3 * p + 2] < 0) mbl += m[p];
-      else if (act[p] > 0.5f) mab += m[p];
-    }
-    double ms;
-    bg_sim_sink_mass(sim, &ms, 1);
-    /* rho_b from the fill estimated with the last rho_b (converges in a step) */
-    double hguess = isfinite(rho_b) ? mab / (rho_b * g.A) : g.H;
-    bulk_density(sc, &g, n, x, m, rho, act, hguess, &rho_b, &rho_sd);
-    double h = mab / (rho_b * g.A);
-    if (ns == cap_s) {
-      cap_s *= 2;
-      ts = realloc(ts, cap_s * sizeof *ts);
-      msink = realloc(msink, cap_s * sizeof *msink);
-      mbelow = realloc(mbelow, cap_s * sizeof *mbelow);
-      hs = realloc(hs, cap_s * sizeof *hs);
-      rbs = realloc(rbs, cap_s * sizeof *rbs);
-      if (!ts || !msink || !mbelow || !hs || !rbs) {
-        bg_lab_fail("out of memory for the time series");
-      }
-    }
-    ts[ns] = t;
-    msink[ns] = ms * wscale;
-    mbelow[ns] = mbl * wscale;
-    hs[ns] = h;
-    rbs[ns] = rho_b;
-    ns++;
-    if (!in_window && h <= h_start && t >= t_start) {
-      in_window = 1;
-      w0 = (int)ns - 1;
-      r.rho_b = rho_b;
-      r.rho_b_sd = rho_sd;
-      r.h_stop = fmax(h_end, h - sc->drop * (g.H - h_end));
-    }
-    if (in_window) {
-      /* exit profile: the band -dx <= z < 0, the top cell of the orifice,
-       * which only material inside the hole reaches */
-      bg_sim_get(sim, BG_FIELD_V, v, 3 * n);
-      for (size_t p = 0; p < n; ++p) {
-        if (act[p] < 0.5f || x[3 * p + 2] >= 0 || x[3 * p + 2] < -dx) continue;
-        double q = sc->round ? hypot(x[3 * p] - g.xc, x[3 * p + 1] - g.xc) : x[3 * p] - xlo;
-        int b = (int)floor(q / bw);
-        if (b < 0 || b >= r.nb) continue;
-        r.sm[b] += m[p];
-        r.smv[b] += -m[p] * v[3 * p + 2];
-        r.smr[b] += m[p] * rho[p];
-        r.cnt[b] += 1;
-      }
-      r.n_prof++;
-    }
-    if (ms > last_msink + 1e-3 * M) {
-      last_msink = ms;
-      last_growth_t = t;
-    }
-    if (h <= r.h_stop) {
-      r.stop_rule = sc->drop >= 1 ? "fill_end" : "fill_drop";
-      break;
-    }
-    /* sweep runs: the steady window is long enough for the rate once it has
-     * lasted t_win_min and W is known to rel_se_max (checked every 10 samples) */
-    if (in_window && sc->steady_stop && t - ts[w0] >= sc->t_win_min && (ns - w0) % 10 == 0) {
-      double rse = w_rel_se(ts, msink, w0, (int)ns);
-      if (rse <= sc->rel_se_max) {
-        r.stop_rule = "steady_window";
-        break;
-      }
-    }
-    if (t >= sc->t_max) {
-      r.stop_rule = "t_max";
-      break;
-    }
-    if (t > last_growth_t + 0.5) {
-      r.jammed = 1;
-      r.stop_rule = "jammed";
-      break;
-    }
-    if (ns % 50 == 0) {
-      char wmsg[96] = "";
-      if (in_window && sc->steady_stop)
-        snprintf(wmsg, sizeof wmsg, "; window %.2f s of >= %.2f s, W rel. s.e. %.2g%% (stop at <= %.2g%%)",
-                 t - ts[w0], sc->t_win_min, 100 * w_rel_se(ts, msink, w0, (int)ns),
-                 100 * sc->rel_se_max);
-      bg_lab_progress(lab, "%s: t %.3f s, fill %.1f mm (stop at %.1f), discharged %.1f%%, rho_b %.0f kg/m3%s",
-                      tag, t, h * 1e3, r.h_stop * 1e3, 100 * ms / M, rho_b, wmsg);
-    }
-    {
-      bg_stats ps;
-      if (bg_sim_stats(sim, &ps) == BG_OK) bg_lab_progress_sim(lab, tag, t, sc->t_max, (double)n * (double)ps.step);
-    }
-    t += sc->sample_dt;
-    s = bg_sim_advance_to(sim, t);
-    if (s != BG_OK) fail_sim("bg_sim_advance_to", s, bg_sim_last_error(sim));
-  }
-  bg_stats st;
-  bg_sim_stats(sim, &st);
-  r.steps = st.step;
-  r.t_end = st.time;
-
-  int w1 = (int)ns;
-  r.n_window = w0 >= 0 ? w1 - w0 : 0;
-  r.t0w = w0 >= 0 ? ts[w0] : NAN;
-  r.t1w = ts[ns - 1];
-  if (w0 >= 0) {
-    r.W = slope(ts, msink, w0, w1, &r.sW);
-    r.W_plane = slope(ts, mbelow, w0, w1, &r.sW_plane);
-    r.flat = 0;
-    for (int k = 0; k < N_SUB; ++k) {
-      int a = w0 + (w1 - w0) * k / N_SUB, b = w0 + (w1 - w0) * (k + 1) / N_SUB;
-      double sd;
-      r.W_sub[k] = slope(ts, msink, a, b, &sd);
-      r.t_sub[k][0] = ts[a];
-      r.t_sub[k][1] = ts[b - 1];
-      /* a sub-window too short to fit leaves flatness unmeasured (NaN) */
-      r.flat = isfinite(r.W_sub[k]) ? fmax(r.flat, fabs(r.W_sub[k] / r.W - 1)) : NAN;
-    }
-    r.rel_se = w_rel_se(ts, msink, w0, w1);
-    /* the same flatness had the window opened at t = 0 */
-    double sd, w_all = slope(ts, msink, 0, w1, &sd);
-    r.flat_startup = 0;
-    for (int k = 0; k < N_SUB; ++k) {
-      double wk = slope(ts, msink, w1 * k / N_SUB, w1 * (k + 1) / N_SUB, &sd);
-      r.flat_startup = isfinite(wk) ? fmax(r.flat_startup, fabs(wk / w_all - 1)) : NAN;
-    }
-  } else {
-    r.W = r.W_plane = r.flat = r.rel_se = r.flat_startup = NAN;
-  }
-  /* profile integrals (per unit width for the slot) */
-  double vmax = 0, smc = 0, smvc = 0;
-  r.W_closure = r.W_counted = r.W_closure_rho0 = 0;
-  for (int b = 0; b < r.nb; ++b) {
-    if (r.sm[b] <= 0 || r.n_prof == 0) continue;
-    double vol = r.area[b] * dx * r.n_prof;
-    double vb = r.smv[b] / r.sm[b], rb = r.smr[b] / r.sm[b];
-    r.W_closure += rb * vb * r.area[b] * wscale;
-    r.W_counted += r.smv[b] / vol * r.area[b] * wscale;
-    r.W_closure_rho0 += (double)g.desc.material.rho0 * vb * r.area[b] * wscale;
-    if (vb > vmax) vmax = vb;
-    if (fabs(r.pos[b]) < 0.5 * dx) {
-      smc += r.sm[b];
-      smvc += r.smv[b];
-    }
-  }
-  r.v_c = smc > 0 ? smvc / smc : NAN;
-  r.u_c = r.v_c / sqrt(G * r.D_geo);
-  /* flowing width: extent of the bins with v > 10% of the maximum */
-  {
-    double lo = INFINITY, hi = -INFINITY;
-    for (int b = 0; b < r.nb; ++b) {
-      if (r.sm[b] <= 0) continue;
-      double vb = r.smv[b] / r.sm[b];
-      if (vb > 0.1 * vmax) {
-        lo = fmin(lo, r.pos[b] - 0.5 * bw);
-        hi = fmax(hi, r.pos[b] + 0.5 * bw);
-      }
-    }
-    r.D_flow = sc->round ? 2 * hi : hi - lo;
-    if (!isfinite(r.D_flow)) r.D_flow = NAN;
-  }
-
-  if (series_out) {
-    for (size_t i = 0; i < ns; ++i) {
-      /* local rate: centred difference over +-5 samples */
-      size_t a = i >= 5 ? i - 5 : 0, b = i + 5 < ns ? i + 5 : ns - 1;
-      double wl = b > a ? (msink[b] - msink[a]) / (ts[b] - ts[a]) : NAN;
-      double wp = b > a ? (mbelow[b] - mbelow[a]) / (ts[b] - ts[a]) : NAN;
-      fprintf(series_out, "%.5f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.4f\t%.2f\t%d\n", ts[i], msink[i],
-              mbelow[i], wl, wp, hs[i], hs[i] / g.L, (hs[i]) / g.H, rbs[i],
-              w0 >= 0 && (int)i >= w0 ? 1 : 0);
-    }
-  }
-  bg_lab_progress(lab,
-                  "%s: %s at t %.3f s after %llu steps, ended by rule '%s'; window %.3f-%.3f s (%d samples); "
-                  "W %.5g +- %.2g (plane %.5g), W rel. s.e. %.2g%%, flatness %.3f, rho_b %.0f, closure %.5g",
-                  tag, r.jammed ? "JAMMED" : "done", r.t_end, (unsigned long long)r.steps, r.stop_rule, r.t0w,
-                  r.t1w, r.n_window, r.W, r.sW, r.W_plane, 100 * r.rel_se, r.flat, r.rho_b, r.W_closure);
-  free(ts);
-  free(msink);
-  free(mbelow);
-  free(hs);
-  free(rbs);
-  free(x);
-  free(m);
-  free(v);
-  free(rho);
-  free(act);
-  free(g.phi);
-  bg_sim_destroy(sim);
-  return r;
-}
 
 /* ---------------------------------------------------------------- fits */
 
@@ -684,11 +202,11 @@ static bev_fit fit_n_kfixed(const double *D, const double *y, size_t n, double k
  * the one below); W ~ u_c D^(n_law) in the law's dimensions, so the drift of
  * u_c adds s_i to the local exponent of W, and an aperture passes when
  * |s_i| <= s_max. Runs that did not discharge never pass. */
-static int resolution(const run_result *rr, int n, double s_max, double *s, int *ok) {
+static int resolution(const bg_silo_result *rr, int n, double s_max, double *s, int *ok) {
   int nok = 0;
   for (int i = 0; i < n; ++i) {
     int j = i + 1 < n ? i + 1 : i - 1;
-    const run_result *a = &rr[i], *b = &rr[j];
+    const bg_silo_result *a = &rr[i], *b = &rr[j];
     int disch = isfinite(a->W) && a->W > 0 && !a->jammed && isfinite(a->u_c) && a->u_c > 0;
     int disch_b = isfinite(b->W) && b->W > 0 && !b->jammed && isfinite(b->u_c) && b->u_c > 0;
     s[i] = n > 1 && disch && disch_b ? log(b->u_c / a->u_c) / log(b->D_geo / a->D_geo) : NAN;
@@ -795,9 +313,9 @@ int main(int argc, char **argv) {
    * the fill-drop target (drop-sweep), or the steady-window rule: the window
    * has lasted t-window-min AND W's relative standard error (w_rel_se: the
    * larger of the GSL fit's and the sub-window rates') is <= w-rel-se.
-   * Default t-window-min: 2 N_SUB = 10 periods of the column's fundamental
+   * Default t-window-min: 2 BG_SILO_N_SUB = 10 periods of the column's fundamental
    * elastic mode 4 H / c_p (0.15 s at H = 0.55 m, c_p 14.7 m/s, so 1.5 s), so
-   * that each of the N_SUB sub-windows spans two periods of the ringing that
+   * that each of the BG_SILO_N_SUB sub-windows spans two periods of the ringing that
    * start-up leaves, and the window is long against the flow's own time at
    * the orifice, sqrt(D / g) = 0.03-0.09 s for D = 1-8 cm (T_min is >= 16 of
    * them, >= 250 samples at the paper's sample_dt). Default w-rel-se 1%:
@@ -813,7 +331,7 @@ int main(int argc, char **argv) {
    * --jobs 6, so expect ~5 min. See reports/silo.md. */
   bg_material sand = bg_lab_material(lab);
   double period = 4 * (hr * 0.5 * silo_cells * dx) / (double)bg_material_pwave_speed(&sand);
-  if (derive_t_win) t_win_min = 2.0 * N_SUB * period;
+  if (derive_t_win) t_win_min = 2.0 * BG_SILO_N_SUB * period;
   double D[MAX_AP];
   int nap = parse_apertures(apertures, D, MAX_AP, 3, silo_cells / 2.5);
   if (nap < 4) {
@@ -825,8 +343,8 @@ int main(int argc, char **argv) {
   bg_lab_manifest_num(lab, "sample_dt_s", sample_dt);
   bg_lab_manifest_num(lab, "t_window_min_s", t_win_min);
   bg_lab_manifest_num(lab, "ppc", 8);
-  bg_lab_manifest_num(lab, "startup_periods_4H_over_cp", STARTUP_PERIODS);
-  bg_lab_manifest_num(lab, "h_end_over_L", H_END_OVER_L);
+  bg_lab_manifest_num(lab, "startup_periods_4H_over_cp", BG_SILO_STARTUP_PERIODS);
+  bg_lab_manifest_num(lab, "h_end_over_L", BG_SILO_H_END_OVER_L);
   bg_lab_manifest_num(lab, "elastic_period_4H_over_cp_s", period);
   bg_lab_manifest_str(lab, "sweep_stop_rule",
                       "first of: fill drop of drop_sweep x (H - 1.2 L) inside the window; window >= t_window_min_s "
@@ -842,15 +360,15 @@ int main(int argc, char **argv) {
   if (grain) bg_lab_manifest_num(lab, "beverloo_kd_m", grain_kd);
   bg_lab_manifest_str(lab, "beverloo_length_d", grain ? "the model's grain diameter d, k from references/literature/beverloo.tsv" : "grid spacing dx (a continuum has no grain size)");
 
-  scene base = {round, dx, silo_cells, hr, 0, floor_cells, gap_cells, slab_cells, mu_wall, mu_floor, 1.0,
+  bg_silo_scene base = {round, dx, silo_cells, hr, 0, floor_cells, gap_cells, slab_cells, mu_wall, mu_floor, 1.0,
                 0, t_win_min, w_rel_se_max, startup_frac, t_max, sample_dt, jitter, bg_lab_backend(lab), bg_lab_threads(lab), bg_lab_seed(lab),
                 sand};
   double n0 = round ? 2.5 : 1.5;
   const char *unit_w = round ? "kg_per_s" : "kg_per_m_s";
   /* runs: the aperture sweep, then (--refine) one fixed physical aperture on three grids */
   int nref = refine > 0 ? 3 : 0, ntot = nap + nref;
-  scene scs[MAX_AP + 3];
-  run_result rr[MAX_AP + 3];
+  bg_silo_scene scs[MAX_AP + 3];
+  bg_silo_result rr[MAX_AP + 3];
   int iref = nap - 1; /* the largest aperture drains the whole window: the rate run */
   char cols[512];
   snprintf(cols, sizeof cols,
@@ -866,7 +384,7 @@ int main(int argc, char **argv) {
   /* refinement: L = 2.5 D (Mankoc 2007: wider does not matter) in whole even cells of the coarsest grid */
   int rlc0 = refine > 0 ? 2 * (int)ceil(1.25 * refine / (2 * dx) - 1e-9) : 0;
   for (int j = 0; j < nref; ++j) {
-    scene *sc = &scs[nap + j];
+    bg_silo_scene *sc = &scs[nap + j];
     *sc = base;
     sc->dx = 2 * dx / (1 << j);
     sc->silo_cells = rlc0 << j;
@@ -874,7 +392,7 @@ int main(int argc, char **argv) {
     sc->drop = drop_sweep;
     sc->steady_stop = 1;
     if (derive_sample_dt) sc->sample_dt = 0.25 * sqrt(sc->dx / G);
-    if (derive_t_win) sc->t_win_min = 2.0 * N_SUB * 4 * (hr * 0.5 * rlc0 * 2 * dx) / (double)bg_material_pwave_speed(&sand);
+    if (derive_t_win) sc->t_win_min = 2.0 * BG_SILO_N_SUB * 4 * (hr * 0.5 * rlc0 * 2 * dx) / (double)bg_material_pwave_speed(&sand);
     if (sc->D_cells < 3 || sc->silo_cells > 1024) {
       fprintf(stderr, "error: --refine %g m: %.2f cells on the coarsest grid (dx %g m) and %d silo cells on the finest; "
                       "need >= 3 and <= 1024\n", refine, refine / (2 * dx), 2 * dx, rlc0 << 2);
@@ -903,7 +421,7 @@ int main(int argc, char **argv) {
     char tag[96];
     if (i < nap) snprintf(tag, sizeof tag, "D %g cells (%d/%d)", D[i], i + 1, nap);
     else snprintf(tag, sizeof tag, "refine D %g m, dx %g m (%d/%d)", refine, scs[i].dx, i - nap + 1, nref);
-    rr[i] = run_aperture(lab, &scs[i], tag, fs[i]);
+    rr[i] = bg_silo_run(lab, &scs[i], tag, fs[i]);
     fclose(fs[i]);
   }
   for (int i = 0; i < ntot; ++i) bg_lab_add_work(lab, (double)rr[i].n_particles * (double)rr[i].steps);
@@ -920,7 +438,7 @@ int main(int argc, char **argv) {
   double Da[MAX_AP], ya[MAX_AP], Dr[MAX_AP], yr[MAX_AP], lD[MAX_AP], lW[MAX_AP], rb_mean = 0;
   int nfit = 0, nr = 0;
   for (int i = 0; i < nap; ++i) {
-    run_result *r = &rr[i];
+    bg_silo_result *r = &rr[i];
     double yy = r->W / (r->rho_b * sqrt(G));
     fprintf(fr, "%.6g\t%.6g\t%.4g\t%.6g\t%.3g\t%.6g\t%.3g\t%.6g\t%.6g\t%.2f\t%.2f\t%.5f\t%.5g\t%.4f\t%.4f\t%d\t%d\t%zu\t%llu\t%.3g\t%s\t%.5g\t%.5g\t%.4g\t%d\t%.5g\n",
             r->D_nom, r->D_geo, r->D_geo / dx, r->W, r->sW, r->W_plane, r->sW_plane, r->W_closure, r->W_counted,
@@ -1020,7 +538,7 @@ int main(int argc, char **argv) {
   fclose(fcv);
   /* exit profiles (sweep, then refinement runs) */
   for (int i = 0; i < ntot; ++i) {
-    run_result *r = &rr[i];
+    bg_silo_result *r = &rr[i];
     char fn[64], cm[320];
     if (i < nap) snprintf(fn, sizeof fn, "exit_D%d.tsv", i);
     else snprintf(fn, sizeof fn, "exit_R%d.tsv", i - nap);
@@ -1043,7 +561,7 @@ int main(int argc, char **argv) {
                           "dx refinement at a fixed physical aperture (--refine), silo L = 2.5 D; C_k0 = W / (rho_b sqrt(g) D_geo^n_law)",
                           "dx_m\tsilo_cells\tD_nominal_m\tD_geo_m\tD_over_dx\tW\tsigma_W\tW_rel_se\trho_b_kg_m3\tv_c_m_s\tu_c\tC_k0\tflatness\tparticles\tsteps\tstop_rule");
     for (int j = 0; j < nref; ++j) {
-      run_result *r = &rr[nap + j];
+      bg_silo_result *r = &rr[nap + j];
       double c0k = r->W / (r->rho_b * sqrt(G) * pow(r->D_geo, n0));
       fprintf(fx, "%g\t%d\t%.6g\t%.6g\t%.4g\t%.6g\t%.3g\t%.3g\t%.2f\t%.5g\t%.5g\t%.5g\t%.5f\t%zu\t%llu\t%s\n", scs[nap + j].dx,
               scs[nap + j].silo_cells, r->D_nom, r->D_geo, r->D_geo / scs[nap + j].dx, r->W, r->sW, r->rel_se, r->rho_b,
@@ -1054,11 +572,11 @@ int main(int argc, char **argv) {
     fclose(fx);
   }
 
-  run_result *ref = &rr[iref];
+  bg_silo_result *ref = &rr[iref];
   FILE *fw = bg_lab_tsv(lab, "rate_sub.tsv",
                         "rate run (largest aperture): parked-mass GSL fits over five equal sub-windows of the steady window",
                         round ? "t_mid_s\tW_kg_per_s\tt_lo_s\tt_hi_s\tW_over_W_window" : "t_mid_s\tW_kg_per_m_s\tt_lo_s\tt_hi_s\tW_over_W_window");
-  for (int k = 0; k < N_SUB; ++k)
+  for (int k = 0; k < BG_SILO_N_SUB; ++k)
     fprintf(fw, "%.5f\t%.6g\t%.5f\t%.5f\t%.5f\n", 0.5 * (ref->t_sub[k][0] + ref->t_sub[k][1]), ref->W_sub[k],
             ref->t_sub[k][0], ref->t_sub[k][1], ref->W_sub[k] / ref->W);
   fclose(fw);
@@ -1070,7 +588,7 @@ int main(int argc, char **argv) {
   fprintf(fsum, "rate_run_W_plane\t%.6g\t%s\n", ref->W_plane, unit_w);
   fprintf(fsum, "rate_run_flatness\t%.5f\t1\n", ref->flat);
   fprintf(fsum, "rate_run_flatness_from_t0\t%.5f\t1\n", ref->flat_startup);
-  for (int k = 0; k < N_SUB; ++k) fprintf(fsum, "rate_run_W_sub%d\t%.6g\t%s\n", k, ref->W_sub[k], unit_w);
+  for (int k = 0; k < BG_SILO_N_SUB; ++k) fprintf(fsum, "rate_run_W_sub%d\t%.6g\t%s\n", k, ref->W_sub[k], unit_w);
   fprintf(fsum, "rate_run_fill_start_over_L\t%.4f\t1\n", ref->H / (silo_cells * dx));
   fprintf(fsum, "rate_run_fill_end_over_L\t%.4f\t1\n", ref->h_stop / (silo_cells * dx));
   fprintf(fsum, "rate_run_rho_b\t%.2f\tkg/m3\n", ref->rho_b);
@@ -1130,12 +648,7 @@ int main(int argc, char **argv) {
   bg_lab_claim(lab, "silo.flux_closure", closure);
   bg_lab_claim_mutant(lab, "density-rho0", "silo.flux_closure", ref->W_closure_rho0 / ref->W - 1);
   for (int i = 0; i < ntot; ++i) {
-    free(rr[i].pos);
-    free(rr[i].area);
-    free(rr[i].sm);
-    free(rr[i].smv);
-    free(rr[i].smr);
-    free(rr[i].cnt);
+    bg_silo_result_free(&rr[i]);
   }
   return bg_lab_finish(lab);
 }
