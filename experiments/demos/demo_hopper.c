@@ -1,0 +1,357 @@
+/* demo_hopper.c: size a hopper's orifice for a target discharge rate.
+ *
+ * The design variable is the orifice diameter D, cut from the floor's
+ * signed-distance field (bg_silo: phi = max(slab, D/2 - rho)) at every trial.
+ * A GSL Brent root solver (gsl_root_fsolver_brent) brackets and polishes the
+ * root of f(D) = ln(W(D) / W*), each evaluation one silo discharge run; ln W
+ * is close to linear in D over a bracket (W ~ D^n), which the solver's
+ * inverse-quadratic steps use.
+ *
+ * Why the grid follows D. The floor acts on grid nodes, so on a fixed grid
+ * the orifice is the set of free nodes: W(D) is a staircase with a step per
+ * node column (a slot: per dx, 15-25% in W at the quick silo's 4-7 cells;
+ * references/derivations/demos.md), and a root solver converges onto a step
+ * edge with the rate off by up to half a step. Each trial therefore spans the
+ * orifice with the same number of cells (--orifice-cells N, dx = D / N), so
+ * the orifice is exactly D wide at every trial and W(D) is continuous. The
+ * silo itself is fixed in metres (--silo-width L, rounded to whole cells, a
+ * change below the 1% Beverloo's law allows for L above ~2.5 D) and filled
+ * to the same H / R. The mutant grid-fixed shows what the fixed grid does.
+ *
+ * Check: an independent re-run at the found diameter with another seed (its
+ * own jittered lattice) must give W within 2% of W*: the claim
+ * demo.hopper.rate. Comparison: Beverloo inverted with the C and k the silo
+ * experiment measured (its fits.tsv, row C_k_free_all: W = C rho_b sqrt(g)
+ * (D - k dx)^n, n 3/2 slot or 5/2 round), at this demo's dx = D / N, so
+ * D_bev = (W* / (C rho_b sqrt g))^(1/n) / (1 - k / N), with rho_b this run's
+ * measured bulk density. The silo run is read from --silo-fits, else from a
+ * sibling run folder (../silo, the report's; ../exp_silo, ctest's); none
+ * found: the comparison is reported as not made. */
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_math.h>
+#include <gsl/gsl_roots.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bagnold.h"
+#include "bg_lab.h"
+#include "bg_silo.h"
+
+#define G 9.81
+#define MAX_EVAL 64
+
+typedef struct eval {
+  double D, dx, W, sW, rel_se, rho_b, flat, t_end;
+  int silo_cells, d_free;
+  const char *role, *stop_rule;
+  size_t particles;
+  unsigned long long steps;
+} eval;
+
+typedef struct ctx {
+  bg_lab *lab;
+  bg_silo_scene base;
+  double L, Wstar, n_cells, dx_fixed; /* dx_fixed > 0: the grid-fixed mutant */
+  eval ev[MAX_EVAL];
+  int n, max_sims;
+  const char *role;
+  double period_per_m; /* 4 H / c_p per metre of L: the ringing period scales with the silo */
+} ctx;
+
+static eval run_at(ctx *c, double D, unsigned long seed, const char *role) {
+  bg_silo_scene sc = c->base;
+  if (c->dx_fixed > 0) {
+    sc.dx = c->dx_fixed;
+    sc.D_cells = D / sc.dx;
+  } else {
+    sc.dx = D / c->n_cells;
+    sc.D_cells = c->n_cells;
+  }
+  sc.silo_cells = (int)lround(c->L / sc.dx);
+  sc.sample_dt = 0.25 * sqrt(sc.dx / G);
+  sc.t_win_min = 2.0 * BG_SILO_N_SUB * c->period_per_m * sc.silo_cells * sc.dx;
+  sc.seed = seed;
+  char tag[96];
+  snprintf(tag, sizeof tag, "sim %d (%s, D %.2f mm)", c->n + 1, role, D * 1e3);
+  bg_silo_result r = bg_silo_run(c->lab, &sc, tag, NULL);
+  eval e;
+  memset(&e, 0, sizeof e);
+  e.D = D;
+  e.dx = sc.dx;
+  e.W = r.W;
+  e.sW = r.sW;
+  e.rel_se = r.rel_se;
+  e.rho_b = r.rho_b;
+  e.flat = r.flat;
+  e.t_end = r.t_end;
+  e.silo_cells = sc.silo_cells;
+  e.d_free = (int)lround(r.D_geo / sc.dx);
+  e.role = role;
+  e.stop_rule = r.stop_rule;
+  e.particles = r.n_particles;
+  e.steps = (unsigned long long)r.steps;
+  bg_lab_add_work(c->lab, (double)r.n_particles * (double)r.steps);
+  bg_silo_result_free(&r);
+  if (!isfinite(e.W) || e.W <= 0)
+    bg_lab_fail("sim %d at D = %.3f mm gave no steady discharge (W %g, stop rule %s): the orifice jammed or the "
+                "window never opened; widen --d-lo", c->n + 1, D * 1e3, e.W, e.stop_rule);
+  if (c->n < MAX_EVAL) c->ev[c->n++] = e;
+  bg_lab_progress(c->lab, "sim %d (%s): D %.3f mm (dx %.3f mm, silo %d cells): W %.5g (%+.2f%% of W*), rel. s.e. %.2g%%",
+                  c->n, role, D * 1e3, sc.dx * 1e3, sc.silo_cells, e.W, 100 * (e.W / c->Wstar - 1), 100 * e.rel_se);
+  return e;
+}
+
+static double f_root(double D, void *p) {
+  ctx *c = p;
+  if (c->n >= c->max_sims)
+    bg_lab_fail("the root search used its %d simulations (--max-sims) without converging", c->max_sims);
+  eval e = run_at(c, D, c->base.seed, c->role);
+  return log(e.W / c->Wstar);
+}
+
+/* C, k (cells) and n of the silo experiment's C_k_free_all fit; 0 when the
+ * file is missing or holds no such row */
+static int read_silo_fit(const char *path, double *C, double *k, double *n) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[4096];
+  int found = 0, header = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#') continue;
+    if (!header) {
+      header = 1; /* fit C sigma_C k sigma_k n ... */
+      continue;
+    }
+    char name[64];
+    double c, sc, kk, sk, nn;
+    if (sscanf(line, "%63s %lf %lf %lf %lf %lf", name, &c, &sc, &kk, &sk, &nn) == 6 && !strcmp(name, "C_k_free_all")) {
+      *C = c;
+      *k = kk;
+      *n = nn;
+      found = isfinite(c) && isfinite(kk) && isfinite(nn);
+      break;
+    }
+  }
+  fclose(f);
+  return found;
+}
+
+static const char *const hopper_mutants[] = {"grid-fixed", NULL};
+
+int main(int argc, char **argv) {
+  const char *geometry = NULL, *silo_fits = "";
+  double Wstar = 0, d_lo = 0, d_hi = 0, L = 0, hr = 5.5, mu_wall = 0.5, mu_floor = 0.5, jitter = 0.5, t_max = 20,
+         w_tol = 0.005, drop = 1.0;
+  int n_cells = 0, max_sims = 16, slab_cells = 1;
+  bg_lab_param params[] = {
+      {"geometry", BG_PARAM_STRING, &geometry, 0, 0, "slot (planar: W per unit width, kg/(m s)) or round (kg/s)", 0,
+       "slot", "round", NULL},
+      {"target", BG_PARAM_DOUBLE, &Wstar, 1e-4, 1e4, "target discharge rate W*: kg/(m s) for the slot, kg/s round", 0,
+       "50", "0.134", "target_W"},
+      {"d-lo", BG_PARAM_DOUBLE, &d_lo, 1e-3, 1, "lower end of the diameter bracket, m", 0, "0.03", "0.012", "d_lo_m"},
+      {"d-hi", BG_PARAM_DOUBLE, &d_hi, 1e-3, 1, "upper end of the diameter bracket, m", 0, "0.07", "0.024", "d_hi_m"},
+      {"orifice-cells", BG_PARAM_INT, &n_cells, 3, 64, "cells across the orifice at every trial (dx = D / N)", 0, "6",
+       "12", "orifice_cells"},
+      {"silo-width", BG_PARAM_DOUBLE, &L, 0.01, 5, "silo width (slot) or diameter (round) L, m", 0, "0.2", "0.075",
+       "silo_width_m"},
+      {"h-over-r", BG_PARAM_DOUBLE, &hr, 5, 20, "fill height over the silo half-width", 0, NULL, NULL, NULL},
+      {"mu-wall", BG_PARAM_DOUBLE, &mu_wall, 0, 2, "silo wall Coulomb coefficient", 0, NULL, NULL, NULL},
+      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0, 2, "floor Coulomb coefficient", 0, NULL, NULL, NULL},
+      {"slab-cells", BG_PARAM_INT, &slab_cells, 1, 32, "slot silo thickness, cells", 0, NULL, NULL, NULL},
+      {"drop", BG_PARAM_DOUBLE, &drop, 0.1, 1, "fraction of the fill H -> 1.2 L each run drains inside its window", 0,
+       "1", "0.5", NULL},
+      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0, NULL, NULL,
+       NULL},
+      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 100, "maximum simulated time per run, s", 0, NULL, NULL, "t_max_s"},
+      {"w-tol", BG_PARAM_DOUBLE, &w_tol, 1e-4, 0.1, "search stops once an evaluation is within this of W* (relative)",
+       0, NULL, NULL, NULL},
+      {"max-sims", BG_PARAM_INT, &max_sims, 3, MAX_EVAL - 1, "most simulations the root search may use", 0, NULL,
+       NULL, NULL},
+      {"silo-fits", BG_PARAM_STRING, &silo_fits, 0, 0,
+       "fits.tsv of an exp_silo run of the same geometry (default: ../silo or ../exp_silo beside --out)", 0, NULL,
+       NULL, NULL},
+  };
+  int np = (int)(sizeof params / sizeof params[0]);
+  bg_lab *lab = bg_lab_init("demo_hopper",
+                            "Hopper design: the orifice diameter for a target discharge rate by GSL Brent root "
+                            "finding over silo runs, checked by an independent re-run and against Beverloo inverted.",
+                            argc, argv, params, np, hopper_mutants);
+  if (strcmp(geometry, "slot") && strcmp(geometry, "round")) {
+    fprintf(stderr, "error: --geometry: '%s' is not one of slot, round\n", geometry);
+    return 2;
+  }
+  int round = !strcmp(geometry, "round");
+  if (d_lo >= d_hi) {
+    fprintf(stderr, "error: --d-lo %g must be below --d-hi %g\n", d_lo, d_hi);
+    return 2;
+  }
+  if (d_hi * 2.5 > L * (1 + 1e-9)) {
+    fprintf(stderr, "error: --d-hi %g m: the silo (--silo-width %g m) must be at least 2.5 D_hi wide (Beverloo's law "
+            "needs the walls away from the orifice)\n", d_hi, L);
+    return 2;
+  }
+  gsl_set_error_handler_off();
+  const int grid_fixed = bg_lab_mutant_is(lab, "grid-fixed");
+  ctx c;
+  memset(&c, 0, sizeof c);
+  c.lab = lab;
+  c.L = L;
+  c.Wstar = Wstar;
+  c.n_cells = n_cells;
+  c.max_sims = max_sims;
+  /* the grid-fixed mutant: one grid for every trial, dx of the bracket's middle */
+  c.dx_fixed = grid_fixed ? 0.5 * (d_lo + d_hi) / n_cells : 0;
+  bg_material sand = bg_lab_material(lab);
+  c.period_per_m = 4 * (hr * 0.5) / (double)bg_material_pwave_speed(&sand);
+  bg_silo_scene base;
+  memset(&base, 0, sizeof base);
+  base.round = round;
+  base.hr = hr;
+  base.floor_cells = 2;
+  base.gap_cells = 3;
+  base.slab_cells = slab_cells;
+  base.mu_wall = mu_wall;
+  base.mu_floor = mu_floor;
+  base.drop = drop;
+  base.steady_stop = drop < 1;
+  base.rel_se_max = 0.005;
+  base.startup_frac = 0.05;
+  base.t_max = t_max;
+  base.jitter = jitter;
+  base.backend = bg_lab_backend(lab);
+  base.threads = bg_lab_threads(lab);
+  base.seed = bg_lab_seed(lab);
+  base.material = sand;
+  c.base = base;
+  bg_lab_manifest_material(lab, &sand);
+  bg_lab_manifest_str(lab, "grid", grid_fixed ? "fixed (mutant grid-fixed)" : "dx = D / orifice_cells at each trial");
+  bg_lab_manifest_str(lab, "solver", "gsl_root_fsolver_brent on ln(W(D) / W*)");
+  const char *unit = round ? "kg/s" : "kg/(m s)";
+  bg_lab_manifest_str(lab, "W_unit", unit);
+
+  /* the silo experiment's fit, looked up now so a bad path fails before any run */
+  char fits_path[4096] = "";
+  double bev_C = NAN, bev_k = NAN, bev_n = NAN;
+  int have_bev = 0;
+  if (silo_fits[0]) {
+    if (access(silo_fits, R_OK) != 0) {
+      fprintf(stderr, "error: --silo-fits %s: cannot read it\n", silo_fits);
+      return 2;
+    }
+    snprintf(fits_path, sizeof fits_path, "%s", silo_fits);
+  } else {
+    const char *sib[] = {"silo", "exp_silo"};
+    for (int i = 0; i < 2 && !fits_path[0]; ++i) {
+      char p[4096];
+      snprintf(p, sizeof p, "%s/../%s/fits.tsv", bg_lab_outdir(lab), sib[i]);
+      if (access(p, R_OK) == 0) snprintf(fits_path, sizeof fits_path, "%s", p);
+    }
+  }
+  if (fits_path[0]) {
+    have_bev = read_silo_fit(fits_path, &bev_C, &bev_k, &bev_n);
+    double n_law = round ? 2.5 : 1.5;
+    if (have_bev && fabs(bev_n - n_law) > 1e-9) {
+      bg_lab_progress(lab, "%s: its fit has n = %g, not this geometry's %g: no Beverloo comparison", fits_path, bev_n,
+                      n_law);
+      have_bev = 0;
+    }
+  }
+  bg_lab_manifest_str(lab, "silo_fits", have_bev ? fits_path : "none");
+
+  /* 1. the root search */
+  gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  gsl_function F = {f_root, &c};
+  c.role = "bracket";
+  int st = gsl_root_fsolver_set(s, &F, d_lo, d_hi);
+  if (st != GSL_SUCCESS) {
+    bg_lab_fail("W* = %g %s is not inside the bracket: W(%g mm) = %g and W(%g mm) = %g; widen --d-lo/--d-hi", Wstar,
+                unit, d_lo * 1e3, c.ev[0].W, d_hi * 1e3, c.n > 1 ? c.ev[1].W : NAN);
+  }
+  c.role = "brent";
+  int converged = 0;
+  for (int it = 0; it < max_sims && !converged; ++it) {
+    /* stop once an evaluation meets W* to w_tol, or the bracket is below 0.1% of D */
+    for (int i = 0; i < c.n; ++i)
+      if (fabs(c.ev[i].W / Wstar - 1) <= w_tol) converged = 1;
+    if (converged) break;
+    if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0, 1e-3) == GSL_SUCCESS) {
+      converged = 1;
+      break;
+    }
+    st = gsl_root_fsolver_iterate(s);
+    if (st != GSL_SUCCESS) bg_lab_fail("gsl_root_fsolver_iterate: %s", gsl_strerror(st));
+  }
+  gsl_root_fsolver_free(s);
+  int n_search = c.n;
+  int best = 0;
+  for (int i = 1; i < c.n; ++i)
+    if (fabs(log(c.ev[i].W / Wstar)) < fabs(log(c.ev[best].W / Wstar))) best = i;
+  double D_found = c.ev[best].D, W_found = c.ev[best].W;
+  bg_lab_progress(lab, "search: D = %.3f mm after %d simulations, W %.5g %s (%+.2f%% of W*)%s", D_found * 1e3, n_search,
+                  W_found, unit, 100 * (W_found / Wstar - 1), converged ? "" : " (not converged)");
+
+  /* 2. the independent re-run: another seed, its own lattice */
+  eval re = run_at(&c, D_found, base.seed + 7919ul, "re-run");
+  double rate_err = fabs(re.W / Wstar - 1);
+
+  /* 3. Beverloo inverted with the silo experiment's C and k */
+  double rho_b = re.rho_b, D_bev = NAN;
+  if (have_bev) {
+    double a = pow(Wstar / (bev_C * rho_b * sqrt(G)), 1.0 / bev_n);
+    double dxr = grid_fixed ? c.dx_fixed : D_found / n_cells;
+    D_bev = grid_fixed ? a + bev_k * dxr : a / (1 - bev_k / n_cells);
+  }
+
+  FILE *fe = bg_lab_tsv(lab, "evaluations.tsv",
+                        "every simulation, in order: the bracket's two ends, the Brent iterations, then the "
+                        "independent re-run at the found diameter (another seed); W from the parked mass over the "
+                        "steady window",
+                        "sim\trole\tD_m\tdx_m\tsilo_cells\torifice_free_cells\tW\tsigma_W\tW_rel_se\tW_over_target\t"
+                        "rho_b_kg_m3\tflatness\tstop_rule\tparticles\tsteps");
+  for (int i = 0; i < c.n; ++i) {
+    const eval *e = &c.ev[i];
+    fprintf(fe, "%d\t%s\t%.6g\t%.6g\t%d\t%d\t%.6g\t%.3g\t%.3g\t%.6f\t%.2f\t%.4f\t%s\t%zu\t%llu\n", i + 1, e->role,
+            e->D, e->dx, e->silo_cells, e->d_free, e->W, e->sW, e->rel_se, e->W / Wstar, e->rho_b, e->flat,
+            e->stop_rule, e->particles, e->steps);
+  }
+  fclose(fe);
+  /* Beverloo's curve over the bracket at this demo's resolution, for the figure */
+  FILE *fc = bg_lab_tsv(lab, "beverloo_curve.tsv",
+                        "Beverloo with the silo experiment's C and k (fits.tsv row C_k_free_all) at dx = D / "
+                        "orifice_cells, rho_b of the re-run; NaN when no silo run was found",
+                        "D_m\tW_beverloo");
+  for (int i = 0; i <= 40; ++i) {
+    double D = d_lo + (d_hi - d_lo) * i / 40.0;
+    double eff = grid_fixed ? D - bev_k * c.dx_fixed : D * (1 - bev_k / n_cells);
+    double W = have_bev && eff > 0 ? bev_C * rho_b * sqrt(G) * pow(eff, bev_n) : NAN;
+    fprintf(fc, "%.6g\t%.6g\n", D, W);
+  }
+  fclose(fc);
+  FILE *fs = bg_lab_tsv(lab, "summary.tsv", "the design and its checks", "quantity\tvalue\tunit");
+  fprintf(fs, "target_W\t%.6g\t%s\n", Wstar, unit);
+  fprintf(fs, "D_found\t%.6g\tm\n", D_found);
+  fprintf(fs, "W_search\t%.6g\t%s\n", W_found, unit);
+  fprintf(fs, "W_rerun\t%.6g\t%s\n", re.W, unit);
+  fprintf(fs, "rerun_error\t%.6g\t1\n", re.W / Wstar - 1);
+  fprintf(fs, "rerun_rel_se\t%.6g\t1\n", re.rel_se);
+  fprintf(fs, "simulations_search\t%d\t1\n", n_search);
+  fprintf(fs, "simulations_total\t%d\t1\n", c.n);
+  fprintf(fs, "converged\t%d\t1\n", converged);
+  fprintf(fs, "rho_b\t%.6g\tkg/m3\n", rho_b);
+  fprintf(fs, "beverloo_C\t%.6g\t1\n", bev_C);
+  fprintf(fs, "beverloo_k_cells\t%.6g\t1\n", bev_k);
+  fprintf(fs, "beverloo_n\t%.6g\t1\n", bev_n);
+  fprintf(fs, "D_beverloo\t%.6g\tm\n", D_bev);
+  fprintf(fs, "D_found_over_D_beverloo_minus_1\t%.6g\t1\n", D_found / D_bev - 1);
+  fclose(fs);
+  bg_lab_manifest_num(lab, "D_found_m", D_found);
+  bg_lab_manifest_num(lab, "simulations_search", n_search);
+  bg_lab_progress(lab, "re-run at D = %.3f mm: W %.5g %s, %+.2f%% of W* (rel. s.e. %.2g%%); Beverloo inverted: %s%.3f mm",
+                  D_found * 1e3, re.W, unit, 100 * (re.W / Wstar - 1), 100 * re.rel_se, have_bev ? "" : "(no silo run) ",
+                  D_bev * 1e3);
+  bg_lab_claim(lab, "demo.hopper.rate", converged ? rate_err : NAN);
+  return bg_lab_finish(lab);
+}
