@@ -115,8 +115,10 @@ static double rms_diff(const profile *a, const profile *b) {
 
 static double objective(double phi, void *vp) {
   ctx *c = vp;
-  for (int i = 0; i < c->n; ++i) /* the minimiser may ask again for a point it has */
-    if (c->ev[i].phi == phi && !strcmp(c->ev[i].role, c->role)) return c->ev[i].S;
+  /* the minimiser asks again for points it has, recomputed to the last bits
+   * (a float angle gives the same run for any phi within ~1e-6 deg) */
+  for (int i = 0; i < c->n; ++i)
+    if (fabs(c->ev[i].phi - phi) < 1e-9 * fabs(phi) && !strcmp(c->ev[i].role, c->role)) return c->ev[i].S;
   if (c->n >= c->max_sims || c->n >= MAX_EVAL)
     bg_lab_fail("the search used its %d simulations (--max-sims) without converging", c->max_sims);
   char tag[64];
@@ -166,7 +168,7 @@ int main(int argc, char **argv) {
   };
   int np = (int)(sizeof params / sizeof params[0]);
   bg_lab *lab = bg_lab_init("demo_calibrate",
-                            "Calibration: recover a hidden friction angle from a scanned deposit by GSL Brent "
+                            "Calibration: recover a hidden friction angle from a scanned deposit by GSL golden-section "
                             "minimisation over full 3D collapses, with a tolerance from the measured sensitivity "
                             "and run-to-run noise.",
                             argc, argv, params, np, calibrate_mutants);
@@ -270,7 +272,7 @@ int main(int argc, char **argv) {
   const int n_search = c.n_search;
   int i_rec = -1;
   for (int i = 0; i < c.n; ++i)
-    if (c.ev[i].phi == phi_rec) i_rec = i;
+    if (fabs(c.ev[i].phi - phi_rec) < 1e-9 * fabs(phi_rec)) i_rec = i;
   if (i_rec < 0) bg_lab_fail("the minimiser's best point %.6g deg has no run", phi_rec);
   bg_lab_progress(lab, "search: phi %.4f deg after %d simulations (interval %.4f deg), misfit %.3f mm", phi_rec,
                   n_search, interval, S_min * 1e3);
