@@ -36,7 +36,7 @@ do for [fmt in "png svg"] {
   set xlabel "friction angle of the model  φ  [deg]"
   set ylabel "RMS profile misfit  S(φ)  [mm]"
   set xrange [plo - 1:phi_hi + 1]
-  set yrange [0:smax * 1.1]
+  set yrange [0:smax * 1.5]
   set key top center
   unset object; unset arrow; unset label
   set arrow 1 from phit, graph 0 to phit, graph 1 nohead dt 2 lw 1.5 lc rgb "#b00020"

@@ -25,6 +25,7 @@ ROW_KEY = "D_beverloo"; eval load_row; Dbev = row_value * 1e3
 wunit = system(sprintf("awk -F'\t' '$1 == \"target_W\" {print $3}' '%s'", in."/summary.tsv"))
 stats e using (column("D_m") * 1e3) nooutput; dlo = STATS_min; dhi = STATS_max
 stats e using "W" nooutput; wlo = STATS_min; whi = STATS_max
+stats e using "sim" nooutput; nrow = STATS_max
 role_is(r, v) = strcol("role") eq r ? v : NaN
 searched(v) = strcol("role") ne "re-run" ? v : NaN
 
@@ -57,7 +58,6 @@ do for [fmt in "png svg"] {
   set arrow 1 from graph 0, first 0 to graph 1, first 0 nohead lw 1.5 lc rgb "#222222"
   set xlabel "simulation number"
   set ylabel "W / W* - 1  [%]"
-  stats e using "sim" nooutput; nrow = STATS_max
   set xrange [0.5:nrow + 0.5]
   set xtics 1
   set yrange [-8:8]

@@ -510,6 +510,12 @@ int main(int argc, char **argv) {
     bg_lab_progress(lab, "the loop used its %d simulations (--max-sims) before the inverse was certain to %.3g deg",
                     max_sims, target);
   const double err = p.mean - phi_true;
+  /* a posterior against an end of the range: the deposit lies at or beyond
+   * it for this model, which the interval (cut by the prior) understates */
+  const int at_edge = p.mean - 2 * p.sd <= phi_lo + DPHI_GRID || p.mean + 2 * p.sd >= phi_hi - DPHI_GRID;
+  if (at_edge)
+    bg_lab_progress(lab, "the posterior's 2-sd interval reaches an end of the range [%g, %g] deg: the model matches "
+                    "this deposit only at or beyond it", phi_lo, phi_hi);
   /* the same inverse on this run's surrogate, had the instrument been ten times noisier */
   post p10 = invert(&c, g, yobs, sn, 10 * meas_sd, 0, NULL);
   /* and had the inverse ignored the run and instrument noise (the surrogate's variance alone) */
@@ -583,6 +589,7 @@ int main(int argc, char **argv) {
   fprintf(fm, "interval95_hi\t%.6g\tdeg\n", p.hi95);
   fprintf(fm, "target_two_sd\t%.6g\tdeg\n", target);
   fprintf(fm, "certain\t%d\t1\n", certain);
+  fprintf(fm, "posterior_at_range_end\t%d\t1\n", at_edge);
   fprintf(fm, "ratio_max\t%.6g\t1\n", p.ratio_max);
   fprintf(fm, "simulations_design\t%d\t1\n", n_design);
   fprintf(fm, "simulations_active\t%d\t1\n", n_design - n_init - reps);

@@ -40,7 +40,7 @@ out="$1"
 shift
 mkdir -p -- "$out" && out="$(cd "$out" && pwd -P)" || exit 2
 bin="${BAGNOLD_BIN:-$root/build-dev/bin}"
-[[ -x "$bin/test_parity" ]] || { echo "error: no binaries in $bin (set BAGNOLD_BIN)" >&2; exit 2; }
+[[ -d "$bin" ]] || { echo "error: no binaries in $bin (set BAGNOLD_BIN)" >&2; exit 2; }
 [[ -n "${GSL_LIB:-}" ]] && export LD_LIBRARY_PATH="$GSL_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 summary="$out/summary.txt"
 : >>"$summary"
@@ -68,6 +68,12 @@ for spec in "$@"; do
       cmd[0]="$bin/${cmd[0]}"
       ;;
   esac
+  # a step whose binary was not carried is refused here, not halfway
+  if [[ ! -x "${cmd[0]}" && "$step" != gputests ]]; then
+    note "FAIL  $step (no executable ${cmd[0]}: build it into BAGNOLD_BIN)"
+    status=1
+    continue
+  fi
   [[ "$step" == parity || "$step" == gputests ]] || cmd+=(--references "$root/references" --out "$res")
   cmd+=("${extra[@]}")
   t0=$SECONDS
