@@ -515,7 +515,7 @@ def glossary_md(refs):
 - **unexpected**: a verdict that differs from `expect`, either way: a fail where a pass is expected, or a pass of a documented miss (then the table needs an update). It fails the report.
 - **kind**: where the expected value comes from: `analytic` (derived from the model), `literature` (a published value; `source` is a key into `references/references.bib`), `seed` (the seed's reported result), `baseline` (our own regression value, which may be re-blessed; never a literature value).
 - **the seed**: the original system whose reported results the `seed` claims quote; those results, kept apart from the literature as a comparison and never a target, are in {seed_where}.
-- **mutant**: a named change to the model, the scene or the measurement that a correct lab must detect. `references/mutants.tsv` lists for each claim the mutants that must flip its verdict ("killed by" below); `ctest -L mutants` checks that they do.
+- **mutant**: a named change to the model, the scene, the measurement or a search's protocol that a correct lab must detect. `references/mutants.tsv` lists for each claim the mutants that must flip its verdict ("killed by" below); `ctest -L mutants` checks that they do.
 - **judged then, now**: a recorded run's verdicts as its executable wrote them, against the claims table of its day; "now" applies today's table (rule, tolerance at the run's scale, expect) to the same measured value.
 """
 

@@ -56,7 +56,7 @@ typedef struct claim_result {
 /* A row of references/mutants.tsv for this executable. */
 typedef struct mutant_row {
   char name[64];
-  char kind[16];     /* model, scene or measurement */
+  char kind[16];     /* model, scene, measurement or protocol */
   char claims[512];  /* comma-separated claim ids it must flip */
   char scale[8];     /* quick: checked by ctest on a quick run; paper: on the recorded paper run */
   char desc[1024];
@@ -401,8 +401,8 @@ static void load_mutants(bg_lab *lab, const char *const *implemented) {
           ln, nf);
     for (int i = 0; i < 6; ++i)
       if (!f[i][0]) die("%s:%d: field %d is empty", path, ln, i + 1);
-    if (strcmp(f[2], "model") && strcmp(f[2], "scene") && strcmp(f[2], "measurement"))
-      die("%s:%d: kind must be model, scene or measurement (got %s)", path, ln, f[2]);
+    if (strcmp(f[2], "model") && strcmp(f[2], "scene") && strcmp(f[2], "measurement") && strcmp(f[2], "protocol"))
+      die("%s:%d: kind must be model, scene, measurement or protocol (got %s)", path, ln, f[2]);
     if (strcmp(f[4], "quick") && strcmp(f[4], "paper"))
       die("%s:%d: scale must be quick or paper (got %s)", path, ln, f[4]);
     if (!strcmp(f[4], "paper") && strcmp(f[2], "measurement"))
