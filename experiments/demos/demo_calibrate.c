@@ -74,7 +74,8 @@ typedef struct ctx {
   const char *role;
 } ctx;
 
-static profile run_profile(ctx *c, double phi, unsigned long seed, double mu_floor, const char *tag) {
+static profile run_profile(ctx *c, double phi, unsigned long seed, double mu_floor,
+                           const char *tag) {
   bg_column_scene sc = c->base;
   sc.phi = phi;
   sc.material.dp.phi_deg = (bg_real)phi;
@@ -93,9 +94,11 @@ static profile run_profile(ctx *c, double phi, unsigned long seed, double mu_flo
   p.runout = r.front;
   p.h_center = r.h_center;
   if (!r.settled)
-    bg_lab_progress(c->lab, "%s: did not settle within t_max (kinetic energy %.3g of the threshold)", tag,
+    bg_lab_progress(c->lab,
+                    "%s: did not settle within t_max (kinetic energy %.3g of the threshold)", tag,
                     r.ke_end / r.ke_thresh);
-  if (r.runout_wall) bg_lab_fail("%s: the deposit reached the domain's far wall: raise --domain", tag);
+  if (r.runout_wall)
+    bg_lab_fail("%s: the deposit reached the domain's far wall: raise --domain", tag);
   bg_column_result_free(&r);
   return p;
 }
@@ -118,7 +121,8 @@ static double objective(double phi, void *vp) {
   /* the minimiser asks again for points it has, recomputed to the last bits
    * (a float angle gives the same run for any phi within ~1e-6 deg) */
   for (int i = 0; i < c->n; ++i)
-    if (fabs(c->ev[i].phi - phi) < 1e-9 * fabs(phi) && !strcmp(c->ev[i].role, c->role)) return c->ev[i].S;
+    if (fabs(c->ev[i].phi - phi) < 1e-9 * fabs(phi) && !strcmp(c->ev[i].role, c->role))
+      return c->ev[i].S;
   if (c->n >= c->max_sims || c->n >= MAX_EVAL)
     bg_lab_fail("the search used its %d simulations (--max-sims) without converging", c->max_sims);
   char tag[64];
@@ -130,54 +134,66 @@ static double objective(double phi, void *vp) {
   c->evp[c->n] = p;
   c->n++;
   c->n_search++;
-  bg_lab_progress(c->lab, "sim %d: phi %.4f deg: misfit %.3f mm, runout %.2f mm", c->n, phi, S * 1e3, p.runout * 1e3);
+  bg_lab_progress(c->lab, "sim %d: phi %.4f deg: misfit %.3f mm, runout %.2f mm", c->n, phi,
+                  S * 1e3, p.runout * 1e3);
   return S;
 }
 
 static const char *const calibrate_mutants[] = {"floor-mu-wrong", "scanner-coarse", NULL};
 
 int main(int argc, char **argv) {
-  double phi_true = 31.7, phi_lo = 20, phi_hi = 45, aspect = 2, R0 = 0.05, mu_floor = 0.6, jitter = 0.5,
-         scan_step = 0.5e-3, scan_sd = 0.5e-3, xtol = 0.05, delta = 1.0, t_max = 6, domain = 5.5;
+  double phi_true = 31.7, phi_lo = 20, phi_hi = 45, aspect = 2, R0 = 0.05, mu_floor = 0.6,
+         jitter = 0.5, scan_step = 0.5e-3, scan_sd = 0.5e-3, xtol = 0.05, delta = 1.0, t_max = 6,
+         domain = 5.5;
   int cells = 0, reps = 0, max_sims = 40;
   bg_lab_param params[] = {
-      {"phi-true", BG_PARAM_DOUBLE, &phi_true, 20, 45, "the hidden friction angle of the measured deposit, deg", 0,
-       NULL, NULL, "phi_true_deg"},
-      {"phi-lo", BG_PARAM_DOUBLE, &phi_lo, 10, 60, "lower end of the search range, deg", 0, NULL, NULL, "phi_lo_deg"},
-      {"phi-hi", BG_PARAM_DOUBLE, &phi_hi, 10, 60, "upper end of the search range, deg", 0, NULL, NULL, "phi_hi_deg"},
-      {"aspect", BG_PARAM_DOUBLE, &aspect, 0.25, 12, "column aspect ratio H0 / R0", 0, NULL, NULL, NULL},
+      {"phi-true", BG_PARAM_DOUBLE, &phi_true, 20, 45,
+       "the hidden friction angle of the measured deposit, deg", 0, NULL, NULL, "phi_true_deg"},
+      {"phi-lo", BG_PARAM_DOUBLE, &phi_lo, 10, 60, "lower end of the search range, deg", 0, NULL,
+       NULL, "phi_lo_deg"},
+      {"phi-hi", BG_PARAM_DOUBLE, &phi_hi, 10, 60, "upper end of the search range, deg", 0, NULL,
+       NULL, "phi_hi_deg"},
+      {"aspect", BG_PARAM_DOUBLE, &aspect, 0.25, 12, "column aspect ratio H0 / R0", 0, NULL, NULL,
+       NULL},
       {"radius", BG_PARAM_DOUBLE, &R0, 0.01, 0.5, "column radius R0, m", 0, NULL, NULL, "radius_m"},
       {"cells", BG_PARAM_INT, &cells, 4, 256, "cells per R0", 0, "8", "24", "cells_per_R0"},
-      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0.05, 5, "floor Coulomb coefficient (the measured deposit's and the "
-       "model's)", 0, NULL, NULL, NULL},
-      {"domain", BG_PARAM_DOUBLE, &domain, 2, 20, "quarter-domain extent, in R0", 0, NULL, NULL, "domain_over_R0"},
-      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0, NULL, NULL,
-       NULL},
-      {"scan-step", BG_PARAM_DOUBLE, &scan_step, 0, 0.05, "the scanner's height step, m", 0, NULL, NULL, "scan_step_m"},
-      {"scan-sd", BG_PARAM_DOUBLE, &scan_sd, 0, 0.05, "the scanner's Gaussian height noise, m", 0, NULL, NULL,
-       "scan_sd_m"},
-      {"xtol", BG_PARAM_DOUBLE, &xtol, 1e-3, 5, "the minimiser stops when its interval is below this, deg", 0, NULL,
-       NULL, "xtol_deg"},
-      {"delta", BG_PARAM_DOUBLE, &delta, 0.05, 5, "half step of the sensitivity runs, deg", 0, NULL, NULL,
-       "delta_deg"},
-      {"replicates", BG_PARAM_INT, &reps, 2, MAX_REP, "replicate runs (other seeds) at the recovered phi", 0, "4",
-       "6", NULL},
-      {"max-sims", BG_PARAM_INT, &max_sims, 4, MAX_EVAL - MAX_REP - 3, "most simulations the search may use", 0,
-       NULL, NULL, NULL},
-      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 30, "maximum simulated time per run, s", 0, NULL, NULL, "t_max_s"},
+      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0.05, 5,
+       "floor Coulomb coefficient (the measured deposit's and the "
+       "model's)",
+       0, NULL, NULL, NULL},
+      {"domain", BG_PARAM_DOUBLE, &domain, 2, 20, "quarter-domain extent, in R0", 0, NULL, NULL,
+       "domain_over_R0"},
+      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing",
+       0, NULL, NULL, NULL},
+      {"scan-step", BG_PARAM_DOUBLE, &scan_step, 0, 0.05, "the scanner's height step, m", 0, NULL,
+       NULL, "scan_step_m"},
+      {"scan-sd", BG_PARAM_DOUBLE, &scan_sd, 0, 0.05, "the scanner's Gaussian height noise, m", 0,
+       NULL, NULL, "scan_sd_m"},
+      {"xtol", BG_PARAM_DOUBLE, &xtol, 1e-3, 5,
+       "the minimiser stops when its interval is below this, deg", 0, NULL, NULL, "xtol_deg"},
+      {"delta", BG_PARAM_DOUBLE, &delta, 0.05, 5, "half step of the sensitivity runs, deg", 0, NULL,
+       NULL, "delta_deg"},
+      {"replicates", BG_PARAM_INT, &reps, 2, MAX_REP,
+       "replicate runs (other seeds) at the recovered phi", 0, "4", "6", NULL},
+      {"max-sims", BG_PARAM_INT, &max_sims, 4, MAX_EVAL - MAX_REP - 3,
+       "most simulations the search may use", 0, NULL, NULL, NULL},
+      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 30, "maximum simulated time per run, s", 0, NULL,
+       NULL, "t_max_s"},
   };
   int np = (int)(sizeof params / sizeof params[0]);
-  bg_lab *lab = bg_lab_init("demo_calibrate",
-                            "Calibration: recover a hidden friction angle from a scanned deposit by GSL golden-section "
-                            "minimisation over full 3D collapses, with a tolerance from the measured sensitivity "
-                            "and run-to-run noise.",
-                            argc, argv, params, np, calibrate_mutants);
+  bg_lab *lab = bg_lab_init(
+      "demo_calibrate",
+      "Calibration: recover a hidden friction angle from a scanned deposit by GSL golden-section "
+      "minimisation over full 3D collapses, with a tolerance from the measured sensitivity "
+      "and run-to-run noise.",
+      argc, argv, params, np, calibrate_mutants);
   if (phi_lo >= phi_hi) {
     fprintf(stderr, "error: --phi-lo %g must be below --phi-hi %g\n", phi_lo, phi_hi);
     return 2;
   }
   if (phi_true <= phi_lo || phi_true >= phi_hi) {
-    fprintf(stderr, "error: --phi-true %g must lie inside the search range (%g, %g)\n", phi_true, phi_lo, phi_hi);
+    fprintf(stderr, "error: --phi-true %g must lie inside the search range (%g, %g)\n", phi_true,
+            phi_lo, phi_hi);
     return 2;
   }
   if (bg_lab_material_model(lab) != BG_MODEL_DP) {
@@ -212,7 +228,8 @@ int main(int argc, char **argv) {
   c.nb = (int)ceil(domain * cells) + 8;
   bg_lab_manifest_material(lab, &base.material);
   bg_lab_manifest_num(lab, "mu_floor_model", mu_model);
-  bg_lab_manifest_str(lab, "minimiser", "gsl_min_fminimizer_goldensection on the RMS profile misfit");
+  bg_lab_manifest_str(lab, "minimiser",
+                      "gsl_min_fminimizer_goldensection on the RMS profile misfit");
   double dx = R0 / cells;
 
   /* 1. the measured deposit: its own seed and the scanner */
@@ -271,8 +288,10 @@ int main(int argc, char **argv) {
     phi_rec = pend;
     S_min = fend;
     interval = 0;
-    bg_lab_progress(lab, "no interior minimum: the misfit is lowest at the range's end, %g deg (misfit %.3f mm)",
-                    pend, fend * 1e3);
+    bg_lab_progress(
+        lab,
+        "no interior minimum: the misfit is lowest at the range's end, %g deg (misfit %.3f mm)",
+        pend, fend * 1e3);
   } else {
     int st = gsl_min_fminimizer_set_with_values(m, &F, x, fx, a, fa, b, fb);
     if (st != GSL_SUCCESS) bg_lab_fail("gsl_min_fminimizer_set: %s", gsl_strerror(st));
@@ -280,8 +299,8 @@ int main(int argc, char **argv) {
     while (!converged) {
       st = gsl_min_fminimizer_iterate(m);
       if (st != GSL_SUCCESS) bg_lab_fail("gsl_min_fminimizer_iterate: %s", gsl_strerror(st));
-      converged = gsl_min_test_interval(gsl_min_fminimizer_x_lower(m), gsl_min_fminimizer_x_upper(m), xtol, 0) ==
-                  GSL_SUCCESS;
+      converged = gsl_min_test_interval(gsl_min_fminimizer_x_lower(m),
+                                        gsl_min_fminimizer_x_upper(m), xtol, 0) == GSL_SUCCESS;
     }
     phi_rec = gsl_min_fminimizer_x_minimum(m);
     S_min = gsl_min_fminimizer_f_minimum(m);
@@ -293,8 +312,9 @@ int main(int argc, char **argv) {
   for (int i = 0; i < c.n; ++i)
     if (fabs(c.ev[i].phi - phi_rec) < 1e-9 * fabs(phi_rec)) i_rec = i;
   if (i_rec < 0) bg_lab_fail("the minimiser's best point %.6g deg has no run", phi_rec);
-  bg_lab_progress(lab, "search: phi %.4f deg after %d simulations (interval %.4f deg), misfit %.3f mm", phi_rec,
-                  n_search, interval, S_min * 1e3);
+  bg_lab_progress(lab,
+                  "search: phi %.4f deg after %d simulations (interval %.4f deg), misfit %.3f mm",
+                  phi_rec, n_search, interval, S_min * 1e3);
 
   /* 3. sensitivity and noise at phi_rec */
   c.role = "sensitivity";
@@ -312,11 +332,13 @@ int main(int argc, char **argv) {
   double dphi[MAX_REP + 1], Rrep[MAX_REP + 1], Srep2 = 0;
   dphi[0] = 0;
   Rrep[0] = c.evp[i_rec].runout;
-  FILE *fr = bg_lab_tsv(lab, "replicates.tsv",
-                        "the model at the recovered phi: its own seed (replicate 0, the search's run) and other "
-                        "seeds; dphi: the phi shift the replicate's profile difference projects to on dh/dphi",
-                        "replicate\tseed\tphi_deg\trunout_m\th_center_m\trms_vs_model_m\tdphi_deg");
-  fprintf(fr, "0\t%lu\t%.6f\t%.6g\t%.6g\t0\t0\n", base.seed, phi_rec, c.evp[i_rec].runout, c.evp[i_rec].h_center);
+  FILE *fr = bg_lab_tsv(
+      lab, "replicates.tsv",
+      "the model at the recovered phi: its own seed (replicate 0, the search's run) and other "
+      "seeds; dphi: the phi shift the replicate's profile difference projects to on dh/dphi",
+      "replicate\tseed\tphi_deg\trunout_m\th_center_m\trms_vs_model_m\tdphi_deg");
+  fprintf(fr, "0\t%lu\t%.6f\t%.6g\t%.6g\t0\t0\n", base.seed, phi_rec, c.evp[i_rec].runout,
+          c.evp[i_rec].h_center);
   for (int k = 1; k <= reps; ++k) {
     char tag[48];
     snprintf(tag, sizeof tag, "replicate %d/%d", k, reps);
@@ -328,7 +350,8 @@ int main(int argc, char **argv) {
     Rrep[k] = q.runout;
     double r = rms_diff(&q, &c.evp[i_rec]);
     Srep2 += r * r / reps;
-    fprintf(fr, "%d\t%lu\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\n", k, sd, phi_rec, q.runout, q.h_center, r, dphi[k]);
+    fprintf(fr, "%d\t%lu\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\n", k, sd, phi_rec, q.runout, q.h_center, r,
+            dphi[k]);
     free(q.h);
   }
   fclose(fr);
@@ -340,33 +363,38 @@ int main(int argc, char **argv) {
   const double tol = 3 * sigma_phi + 0.5 * interval;
   /* the same tolerance had the scanner been ten times noisier (a measurement mutant) */
   const double sigma_scan10 = ss > 0 ? 10 * sigma_h / sqrt(ss) : NAN;
-  const double tol10 = 3 * sqrt(2 * sigma_run * sigma_run + sigma_scan10 * sigma_scan10) + 0.5 * interval;
+  const double tol10 =
+      3 * sqrt(2 * sigma_run * sigma_run + sigma_scan10 * sigma_scan10) + 0.5 * interval;
   const double S_noise = sqrt(Srep2 + sigma_h * sigma_h);
   const double err = phi_rec - phi_true;
 
-  FILE *fe = bg_lab_tsv(lab, "evaluations.tsv",
-                        "every simulation of the search and the sensitivity runs, in order; misfit: RMS profile "
-                        "difference from the scanned deposit",
-                        "sim\trole\tphi_deg\tmisfit_m\trunout_m\th_center_m");
+  FILE *fe = bg_lab_tsv(
+      lab, "evaluations.tsv",
+      "every simulation of the search and the sensitivity runs, in order; misfit: RMS profile "
+      "difference from the scanned deposit",
+      "sim\trole\tphi_deg\tmisfit_m\trunout_m\th_center_m");
   for (int i = 0; i < c.n; ++i)
-    fprintf(fe, "%d\t%s\t%.6f\t%.6g\t%.6g\t%.6g\n", i + 1, c.ev[i].role, c.ev[i].phi, c.ev[i].S, c.ev[i].runout,
-            c.ev[i].h_center);
-  fprintf(fe, "%d\tsensitivity\t%.6f\t%.6g\t%.6g\t%.6g\n", c.n + 1, phi_rec + delta, rms_diff(&pp, &c.meas),
-          pp.runout, pp.h_center);
-  fprintf(fe, "%d\tsensitivity\t%.6f\t%.6g\t%.6g\t%.6g\n", c.n + 2, phi_rec - delta, rms_diff(&pm, &c.meas),
-          pm.runout, pm.h_center);
+    fprintf(fe, "%d\t%s\t%.6f\t%.6g\t%.6g\t%.6g\n", i + 1, c.ev[i].role, c.ev[i].phi, c.ev[i].S,
+            c.ev[i].runout, c.ev[i].h_center);
+  fprintf(fe, "%d\tsensitivity\t%.6f\t%.6g\t%.6g\t%.6g\n", c.n + 1, phi_rec + delta,
+          rms_diff(&pp, &c.meas), pp.runout, pp.h_center);
+  fprintf(fe, "%d\tsensitivity\t%.6f\t%.6g\t%.6g\t%.6g\n", c.n + 2, phi_rec - delta,
+          rms_diff(&pm, &c.meas), pm.runout, pm.h_center);
   fclose(fe);
-  FILE *fp = bg_lab_tsv(lab, "profiles.tsv",
-                        "radial profiles: the measured deposit before and after the scanner, the model at the "
-                        "recovered phi, and dh/dphi there",
-                        "r_m\th_true_m\th_scanned_m\th_model_m\tdh_dphi_m_per_deg");
+  FILE *fp = bg_lab_tsv(
+      lab, "profiles.tsv",
+      "radial profiles: the measured deposit before and after the scanner, the model at the "
+      "recovered phi, and dh/dphi there",
+      "r_m\th_true_m\th_scanned_m\th_model_m\tdh_dphi_m_per_deg");
   for (int k = 0; k < c.nb; ++k) {
     if (truth.h[k] <= 0 && c.evp[i_rec].h[k] <= 0 && c.meas.h[k] <= 0) continue;
-    fprintf(fp, "%.6g\t%.6g\t%.6g\t%.6g\t%.6g\n", (k + 0.5) * dx, truth.h[k], c.meas.h[k], c.evp[i_rec].h[k], sv[k]);
+    fprintf(fp, "%.6g\t%.6g\t%.6g\t%.6g\t%.6g\n", (k + 0.5) * dx, truth.h[k], c.meas.h[k],
+            c.evp[i_rec].h[k], sv[k]);
   }
   fclose(fp);
-  FILE *fs = bg_lab_tsv(lab, "summary.tsv", "the recovered angle, its error and the tolerance's parts",
-                        "quantity\tvalue\tunit");
+  FILE *fs =
+      bg_lab_tsv(lab, "summary.tsv", "the recovered angle, its error and the tolerance's parts",
+                 "quantity\tvalue\tunit");
   fprintf(fs, "phi_true\t%.6g\tdeg\n", phi_true);
   fprintf(fs, "phi_recovered\t%.6g\tdeg\n", phi_rec);
   fprintf(fs, "error\t%.6g\tdeg\n", err);
@@ -388,11 +416,12 @@ int main(int argc, char **argv) {
   fclose(fs);
   bg_lab_manifest_num(lab, "phi_recovered_deg", phi_rec);
   bg_lab_manifest_num(lab, "simulations_search", n_search);
-  bg_lab_progress(lab,
-                  "recovered %.4f deg (true %.4f): error %+.4f deg, tolerance %.3f deg = 3 x %.3f (run %.3f, "
-                  "scanner %.3f) + %.3f; dR/dphi %.3f mm/deg, sigma_R %.3f mm; %d search simulations",
-                  phi_rec, phi_true, err, tol, sigma_phi, sigma_run, sigma_scan, 0.5 * interval, dRdphi * 1e3,
-                  sigma_R * 1e3, n_search);
+  bg_lab_progress(
+      lab,
+      "recovered %.4f deg (true %.4f): error %+.4f deg, tolerance %.3f deg = 3 x %.3f (run %.3f, "
+      "scanner %.3f) + %.3f; dR/dphi %.3f mm/deg, sigma_R %.3f mm; %d search simulations",
+      phi_rec, phi_true, err, tol, sigma_phi, sigma_run, sigma_scan, 0.5 * interval, dRdphi * 1e3,
+      sigma_R * 1e3, n_search);
   bg_lab_claim(lab, "demo.calibrate.error", fabs(err) / tol);
   bg_lab_claim(lab, "demo.calibrate.tolerance", tol);
   bg_lab_claim_mutant(lab, "scanner-coarse", "demo.calibrate.tolerance", tol10);

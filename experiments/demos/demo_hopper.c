@@ -100,18 +100,25 @@ static eval run_at(ctx *c, double D, unsigned long seed, const char *role) {
   bg_lab_add_work(c->lab, (double)r.n_particles * (double)r.steps);
   bg_silo_result_free(&r);
   if (!isfinite(e.W) || e.W <= 0)
-    bg_lab_fail("sim %d at D = %.3f mm gave no steady discharge (W %g, stop rule %s): the orifice jammed or the "
-                "window never opened; widen --d-lo", c->n + 1, D * 1e3, e.W, e.stop_rule);
+    bg_lab_fail(
+        "sim %d at D = %.3f mm gave no steady discharge (W %g, stop rule %s): the orifice jammed "
+        "or the "
+        "window never opened; widen --d-lo",
+        c->n + 1, D * 1e3, e.W, e.stop_rule);
   if (c->n < MAX_EVAL) c->ev[c->n++] = e;
-  bg_lab_progress(c->lab, "sim %d (%s): D %.3f mm (dx %.3f mm, silo %d cells): W %.5g (%+.2f%% of W*), rel. s.e. %.2g%%",
-                  c->n, role, D * 1e3, sc.dx * 1e3, sc.silo_cells, e.W, 100 * (e.W / c->Wstar - 1), 100 * e.rel_se);
+  bg_lab_progress(c->lab,
+                  "sim %d (%s): D %.3f mm (dx %.3f mm, silo %d cells): W %.5g (%+.2f%% of W*), "
+                  "rel. s.e. %.2g%%",
+                  c->n, role, D * 1e3, sc.dx * 1e3, sc.silo_cells, e.W, 100 * (e.W / c->Wstar - 1),
+                  100 * e.rel_se);
   return e;
 }
 
 static double f_root(double D, void *p) {
   ctx *c = p;
   if (c->n >= c->max_sims)
-    bg_lab_fail("the root search used its %d simulations (--max-sims) without converging", c->max_sims);
+    bg_lab_fail("the root search used its %d simulations (--max-sims) without converging",
+                c->max_sims);
   eval e = run_at(c, D, c->base.seed, c->role);
   return log(e.W / c->Wstar);
 }
@@ -131,7 +138,8 @@ static int read_silo_fit(const char *path, double *C, double *k, double *n) {
     }
     char name[64];
     double c, sc, kk, sk, nn;
-    if (sscanf(line, "%63s %lf %lf %lf %lf %lf", name, &c, &sc, &kk, &sk, &nn) == 6 && !strcmp(name, "C_k_free_all")) {
+    if (sscanf(line, "%63s %lf %lf %lf %lf %lf", name, &c, &sc, &kk, &sk, &nn) == 6 &&
+        !strcmp(name, "C_k_free_all")) {
       *C = c;
       *k = kk;
       *n = nn;
@@ -147,42 +155,51 @@ static const char *const hopper_mutants[] = {"window-short", NULL};
 
 int main(int argc, char **argv) {
   const char *geometry = NULL, *silo_fits = "";
-  double Wstar = 0, d_lo = 0, d_hi = 0, L = 0, hr = 5.5, mu_wall = 0.5, mu_floor = 0.5, jitter = 0.5, t_max = 20,
-         w_tol = 0.005, drop = 1.0;
+  double Wstar = 0, d_lo = 0, d_hi = 0, L = 0, hr = 5.5, mu_wall = 0.5, mu_floor = 0.5,
+         jitter = 0.5, t_max = 20, w_tol = 0.005, drop = 1.0;
   int n_cells = 0, max_sims = 16, slab_cells = 1;
   bg_lab_param params[] = {
-      {"geometry", BG_PARAM_STRING, &geometry, 0, 0, "slot (planar: W per unit width, kg/(m s)) or round (kg/s)", 0,
-       "slot", "round", NULL},
-      {"target", BG_PARAM_DOUBLE, &Wstar, 1e-4, 1e4, "target discharge rate W*: kg/(m s) for the slot, kg/s round", 0,
-       "25", "0.134", "target_W"},
-      {"d-lo", BG_PARAM_DOUBLE, &d_lo, 1e-3, 1, "lower end of the diameter bracket, m", 0, "0.03", "0.016", "d_lo_m"},
-      {"d-hi", BG_PARAM_DOUBLE, &d_hi, 1e-3, 1, "upper end of the diameter bracket, m", 0, "0.045", "0.026", "d_hi_m"},
-      {"orifice-cells", BG_PARAM_INT, &n_cells, 3, 64, "cells across the orifice at every trial (dx = D / N)", 0, "6",
-       "10", "orifice_cells"},
-      {"silo-width", BG_PARAM_DOUBLE, &L, 0.01, 5, "silo width (slot) or diameter (round) L, m", 0, "0.12", "0.075",
-       "silo_width_m"},
-      {"h-over-r", BG_PARAM_DOUBLE, &hr, 5, 20, "fill height over the silo half-width", 0, NULL, NULL, NULL},
-      {"mu-wall", BG_PARAM_DOUBLE, &mu_wall, 0, 2, "silo wall Coulomb coefficient", 0, NULL, NULL, NULL},
-      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0, 2, "floor Coulomb coefficient", 0, NULL, NULL, NULL},
-      {"slab-cells", BG_PARAM_INT, &slab_cells, 1, 32, "slot silo thickness, cells", 0, NULL, NULL, NULL},
-      {"drop", BG_PARAM_DOUBLE, &drop, 0.1, 1, "fraction of the fill H -> 1.2 L each run drains inside its window", 0,
-       "1", "0.2", NULL},
-      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0, NULL, NULL,
+      {"geometry", BG_PARAM_STRING, &geometry, 0, 0,
+       "slot (planar: W per unit width, kg/(m s)) or round (kg/s)", 0, "slot", "round", NULL},
+      {"target", BG_PARAM_DOUBLE, &Wstar, 1e-4, 1e4,
+       "target discharge rate W*: kg/(m s) for the slot, kg/s round", 0, "25", "0.134", "target_W"},
+      {"d-lo", BG_PARAM_DOUBLE, &d_lo, 1e-3, 1, "lower end of the diameter bracket, m", 0, "0.03",
+       "0.016", "d_lo_m"},
+      {"d-hi", BG_PARAM_DOUBLE, &d_hi, 1e-3, 1, "upper end of the diameter bracket, m", 0, "0.045",
+       "0.026", "d_hi_m"},
+      {"orifice-cells", BG_PARAM_INT, &n_cells, 3, 64,
+       "cells across the orifice at every trial (dx = D / N)", 0, "6", "10", "orifice_cells"},
+      {"silo-width", BG_PARAM_DOUBLE, &L, 0.01, 5, "silo width (slot) or diameter (round) L, m", 0,
+       "0.12", "0.075", "silo_width_m"},
+      {"h-over-r", BG_PARAM_DOUBLE, &hr, 5, 20, "fill height over the silo half-width", 0, NULL,
+       NULL, NULL},
+      {"mu-wall", BG_PARAM_DOUBLE, &mu_wall, 0, 2, "silo wall Coulomb coefficient", 0, NULL, NULL,
        NULL},
-      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 100, "maximum simulated time per run, s", 0, NULL, NULL, "t_max_s"},
-      {"w-tol", BG_PARAM_DOUBLE, &w_tol, 1e-4, 0.1, "search stops once an evaluation is within this of W* (relative)",
+      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0, 2, "floor Coulomb coefficient", 0, NULL, NULL,
+       NULL},
+      {"slab-cells", BG_PARAM_INT, &slab_cells, 1, 32, "slot silo thickness, cells", 0, NULL, NULL,
+       NULL},
+      {"drop", BG_PARAM_DOUBLE, &drop, 0.1, 1,
+       "fraction of the fill H -> 1.2 L each run drains inside its window", 0, "1", "0.2", NULL},
+      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing",
        0, NULL, NULL, NULL},
-      {"max-sims", BG_PARAM_INT, &max_sims, 3, MAX_EVAL - 1, "most simulations the root search may use", 0, NULL,
-       NULL, NULL},
+      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 100, "maximum simulated time per run, s", 0, NULL,
+       NULL, "t_max_s"},
+      {"w-tol", BG_PARAM_DOUBLE, &w_tol, 1e-4, 0.1,
+       "search stops once an evaluation is within this of W* (relative)", 0, NULL, NULL, NULL},
+      {"max-sims", BG_PARAM_INT, &max_sims, 3, MAX_EVAL - 1,
+       "most simulations the root search may use", 0, NULL, NULL, NULL},
       {"silo-fits", BG_PARAM_STRING, &silo_fits, 0, 0,
-       "fits.tsv of an exp_silo run of the same geometry (default: ../silo or ../exp_silo beside --out)", 0, NULL,
-       NULL, NULL},
+       "fits.tsv of an exp_silo run of the same geometry (default: ../silo or ../exp_silo beside "
+       "--out)",
+       0, NULL, NULL, NULL},
   };
   int np = (int)(sizeof params / sizeof params[0]);
-  bg_lab *lab = bg_lab_init("demo_hopper",
-                            "Hopper design: the orifice diameter for a target discharge rate by GSL Brent root "
-                            "finding over silo runs, checked by an independent re-run and against Beverloo inverted.",
-                            argc, argv, params, np, hopper_mutants);
+  bg_lab *lab = bg_lab_init(
+      "demo_hopper",
+      "Hopper design: the orifice diameter for a target discharge rate by GSL Brent root "
+      "finding over silo runs, checked by an independent re-run and against Beverloo inverted.",
+      argc, argv, params, np, hopper_mutants);
   if (strcmp(geometry, "slot") && strcmp(geometry, "round")) {
     fprintf(stderr, "error: --geometry: '%s' is not one of slot, round\n", geometry);
     return 2;
@@ -193,8 +210,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (d_hi * 2.5 > L * (1 + 1e-9)) {
-    fprintf(stderr, "error: --d-hi %g m: the silo (--silo-width %g m) must be at least 2.5 D_hi wide (Beverloo's law "
-            "needs the walls away from the orifice)\n", d_hi, L);
+    fprintf(stderr,
+            "error: --d-hi %g m: the silo (--silo-width %g m) must be at least 2.5 D_hi wide "
+            "(Beverloo's law "
+            "needs the walls away from the orifice)\n",
+            d_hi, L);
     return 2;
   }
   gsl_set_error_handler_off();
@@ -256,8 +276,8 @@ int main(int argc, char **argv) {
     have_bev = read_silo_fit(fits_path, &bev_C, &bev_k, &bev_n);
     double n_law = round ? 2.5 : 1.5;
     if (have_bev && fabs(bev_n - n_law) > 1e-9) {
-      bg_lab_progress(lab, "%s: its fit has n = %g, not this geometry's %g: no Beverloo comparison", fits_path, bev_n,
-                      n_law);
+      bg_lab_progress(lab, "%s: its fit has n = %g, not this geometry's %g: no Beverloo comparison",
+                      fits_path, bev_n, n_law);
       have_bev = 0;
     }
   }
@@ -269,8 +289,10 @@ int main(int argc, char **argv) {
   c.role = "bracket";
   int st = gsl_root_fsolver_set(s, &F, d_lo, d_hi);
   if (st != GSL_SUCCESS) {
-    bg_lab_fail("W* = %g %s is not inside the bracket: W(%g mm) = %g and W(%g mm) = %g; widen --d-lo/--d-hi", Wstar,
-                unit, d_lo * 1e3, c.ev[0].W, d_hi * 1e3, c.n > 1 ? c.ev[1].W : NAN);
+    bg_lab_fail(
+        "W* = %g %s is not inside the bracket: W(%g mm) = %g and W(%g mm) = %g; widen "
+        "--d-lo/--d-hi",
+        Wstar, unit, d_lo * 1e3, c.ev[0].W, d_hi * 1e3, c.n > 1 ? c.ev[1].W : NAN);
   }
   c.role = "brent";
   int converged = 0;
@@ -279,7 +301,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < c.n; ++i)
       if (fabs(c.ev[i].W / Wstar - 1) <= w_tol) converged = 1;
     if (converged) break;
-    if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0, 1e-3) == GSL_SUCCESS) {
+    if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0, 1e-3) ==
+        GSL_SUCCESS) {
       converged = 1;
       break;
     }
@@ -292,8 +315,9 @@ int main(int argc, char **argv) {
   for (int i = 1; i < c.n; ++i)
     if (fabs(log(c.ev[i].W / Wstar)) < fabs(log(c.ev[best].W / Wstar))) best = i;
   double D_found = c.ev[best].D, W_found = c.ev[best].W;
-  bg_lab_progress(lab, "search: D = %.3f mm after %d simulations, W %.5g %s (%+.2f%% of W*)%s", D_found * 1e3, n_search,
-                  W_found, unit, 100 * (W_found / Wstar - 1), converged ? "" : " (not converged)");
+  bg_lab_progress(lab, "search: D = %.3f mm after %d simulations, W %.5g %s (%+.2f%% of W*)%s",
+                  D_found * 1e3, n_search, W_found, unit, 100 * (W_found / Wstar - 1),
+                  converged ? "" : " (not converged)");
 
   /* 2. the independent re-run: another seed, its own lattice */
   eval re = run_at(&c, D_found, base.seed + 7919ul, "re-run");
@@ -306,24 +330,26 @@ int main(int argc, char **argv) {
     D_bev = a / (1 - bev_k / n_cells);
   }
 
-  FILE *fe = bg_lab_tsv(lab, "evaluations.tsv",
-                        "every simulation, in order: the bracket's two ends, the Brent iterations, then the "
-                        "independent re-run at the found diameter (another seed); W from the parked mass over the "
-                        "steady window",
-                        "sim\trole\tD_m\tdx_m\tsilo_cells\torifice_free_cells\tW\tsigma_W\tW_rel_se\tW_over_target\t"
-                        "rho_b_kg_m3\tflatness\tstop_rule\tparticles\tsteps");
+  FILE *fe = bg_lab_tsv(
+      lab, "evaluations.tsv",
+      "every simulation, in order: the bracket's two ends, the Brent iterations, then the "
+      "independent re-run at the found diameter (another seed); W from the parked mass over the "
+      "steady window",
+      "sim\trole\tD_m\tdx_m\tsilo_cells\torifice_free_cells\tW\tsigma_W\tW_rel_se\tW_over_target\t"
+      "rho_b_kg_m3\tflatness\tstop_rule\tparticles\tsteps");
   for (int i = 0; i < c.n; ++i) {
     const eval *e = &c.ev[i];
-    fprintf(fe, "%d\t%s\t%.6g\t%.6g\t%d\t%d\t%.6g\t%.3g\t%.3g\t%.6f\t%.2f\t%.4f\t%s\t%zu\t%llu\n", i + 1, e->role,
-            e->D, e->dx, e->silo_cells, e->d_free, e->W, e->sW, e->rel_se, e->W / Wstar, e->rho_b, e->flat,
-            e->stop_rule, e->particles, e->steps);
+    fprintf(fe, "%d\t%s\t%.6g\t%.6g\t%d\t%d\t%.6g\t%.3g\t%.3g\t%.6f\t%.2f\t%.4f\t%s\t%zu\t%llu\n",
+            i + 1, e->role, e->D, e->dx, e->silo_cells, e->d_free, e->W, e->sW, e->rel_se,
+            e->W / Wstar, e->rho_b, e->flat, e->stop_rule, e->particles, e->steps);
   }
   fclose(fe);
   /* Beverloo's curve over the bracket at this demo's resolution, for the figure */
-  FILE *fc = bg_lab_tsv(lab, "beverloo_curve.tsv",
-                        "Beverloo with the silo experiment's C and k (fits.tsv row C_k_free_all) at dx = D / "
-                        "orifice_cells, rho_b of the re-run; NaN when no silo run was found",
-                        "D_m\tW_beverloo");
+  FILE *fc = bg_lab_tsv(
+      lab, "beverloo_curve.tsv",
+      "Beverloo with the silo experiment's C and k (fits.tsv row C_k_free_all) at dx = D / "
+      "orifice_cells, rho_b of the re-run; NaN when no silo run was found",
+      "D_m\tW_beverloo");
   for (int i = 0; i <= 40; ++i) {
     double D = d_lo + (d_hi - d_lo) * i / 40.0;
     double eff = D * (1 - bev_k / n_cells);
@@ -350,9 +376,11 @@ int main(int argc, char **argv) {
   fclose(fs);
   bg_lab_manifest_num(lab, "D_found_m", D_found);
   bg_lab_manifest_num(lab, "simulations_search", n_search);
-  bg_lab_progress(lab, "re-run at D = %.3f mm: W %.5g %s, %+.2f%% of W* (rel. s.e. %.2g%%); Beverloo inverted: %s%.3f mm",
-                  D_found * 1e3, re.W, unit, 100 * (re.W / Wstar - 1), 100 * re.rel_se, have_bev ? "" : "(no silo run) ",
-                  D_bev * 1e3);
+  bg_lab_progress(lab,
+                  "re-run at D = %.3f mm: W %.5g %s, %+.2f%% of W* (rel. s.e. %.2g%%); Beverloo "
+                  "inverted: %s%.3f mm",
+                  D_found * 1e3, re.W, unit, 100 * (re.W / Wstar - 1), 100 * re.rel_se,
+                  have_bev ? "" : "(no silo run) ", D_bev * 1e3);
   bg_lab_claim(lab, "demo.hopper.rate", converged ? rate_err : NAN);
   return bg_lab_finish(lab);
 }

@@ -32,8 +32,8 @@
  * Active design: after the initial design, each next run goes where the
  * surrogate is least certain relative to the noise, r(phi) = sum_j var_j /
  * (sigma_n,j^2 + sigma_m^2), weighted by the posterior: the maximum of
- * r p(phi | y) over the posterior's 2-sd window. The loop stops when the posterior's 2 sd is at most --target (the stated
- * tolerance) and that ratio is at most 1/4 everywhere in the window (the
+ * r p(phi | y) over the posterior's 2-sd window. The loop stops when the posterior's 2 sd is at
+ * most --target (the stated tolerance) and that ratio is at most 1/4 everywhere in the window (the
  * surrogate adds at most ~12% to the width), or at --max-sims.
  *
  * Comparison: the same count of runs on a fixed uniform design over the
@@ -76,16 +76,16 @@ typedef struct run {
 typedef struct gp {
   int n;
   double x[MAX_SIM], y[MAX_SIM];
-  double ym, ys;       /* standardisation */
-  double sn2;          /* noise variance, standardised */
-  double s2, ell;      /* kernel variance (standardised) and length (in x) */
-  gsl_matrix *L;       /* Cholesky factor of K */
-  gsl_vector *alpha;   /* K^-1 (y - H beta) */
-  gsl_matrix *KiH;     /* K^-1 H, n x 2 */
-  double beta[2];      /* the linear mean's coefficients */
-  double Ainv[2][2];   /* (H^T K^-1 H)^-1 */
-  int at_bound;        /* the likelihood's optimum lay on the search box's edge */
-  double ell_fixed;    /* > 0: ell held here, s alone by the likelihood */
+  double ym, ys;     /* standardisation */
+  double sn2;        /* noise variance, standardised */
+  double s2, ell;    /* kernel variance (standardised) and length (in x) */
+  gsl_matrix *L;     /* Cholesky factor of K */
+  gsl_vector *alpha; /* K^-1 (y - H beta) */
+  gsl_matrix *KiH;   /* K^-1 H, n x 2 */
+  double beta[2];    /* the linear mean's coefficients */
+  double Ainv[2][2]; /* (H^T K^-1 H)^-1 */
+  int at_bound;      /* the likelihood's optimum lay on the search box's edge */
+  double ell_fixed;  /* > 0: ell held here, s alone by the likelihood */
 } gp;
 
 typedef struct post {
@@ -115,14 +115,16 @@ static run simulate(ctx *c, double phi, unsigned long seed, double mu_floor, con
   snprintf(tag, sizeof tag, "sim %d (%s, phi %.3f)", c->n + 1, role, phi);
   bg_column_result res = bg_column_run(c->lab, &sc, tag);
   bg_lab_add_work(c->lab, (double)res.n_particles * (double)res.steps);
-  if (res.runout_wall) bg_lab_fail("%s: the deposit reached the domain's far wall: raise --domain", tag);
+  if (res.runout_wall)
+    bg_lab_fail("%s: the deposit reached the domain's far wall: raise --domain", tag);
   if (!res.settled)
-    bg_lab_progress(c->lab, "%s: did not settle within t_max (kinetic energy %.3g of the threshold)", tag,
+    bg_lab_progress(c->lab,
+                    "%s: did not settle within t_max (kinetic energy %.3g of the threshold)", tag,
                     res.ke_end / res.ke_thresh);
   run o = {phi, {res.h_center, res.front}, seed, role};
   bg_column_result_free(&res);
-  bg_lab_progress(c->lab, "sim %d (%s): phi %.3f deg: pile height %.2f mm, runout %.2f mm", c->n + 1, role, phi,
-                  o.y[0] * 1e3, o.y[1] * 1e3);
+  bg_lab_progress(c->lab, "sim %d (%s): phi %.3f deg: pile height %.2f mm, runout %.2f mm",
+                  c->n + 1, role, phi, o.y[0] * 1e3, o.y[1] * 1e3);
   return o;
 }
 
@@ -144,7 +146,8 @@ static double gp_factor(gp *g) {
   gsl_matrix_view Lv = gsl_matrix_submatrix(g->L, 0, 0, (size_t)n, (size_t)n);
   gsl_matrix *L = &Lv.matrix;
   for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) gsl_matrix_set(L, (size_t)i, (size_t)j, kern(g, g->x[i], g->x[j]) + (i == j ? g->sn2 : 0));
+    for (int j = 0; j < n; ++j)
+      gsl_matrix_set(L, (size_t)i, (size_t)j, kern(g, g->x[i], g->x[j]) + (i == j ? g->sn2 : 0));
   if (gsl_linalg_cholesky_decomp1(L) != GSL_SUCCESS) return INFINITY;
   gsl_matrix_view KiHv = gsl_matrix_submatrix(g->KiH, 0, 0, (size_t)n, 2);
   for (int i = 0; i < n; ++i) {
@@ -164,7 +167,8 @@ static double gp_factor(gp *g) {
     double h[2] = {1.0, g->x[i]};
     for (int k = 0; k < 2; ++k) {
       b[k] += h[k] * yv[i];
-      for (int l = 0; l < 2; ++l) A[k][l] += h[k] * gsl_matrix_get(&KiHv.matrix, (size_t)i, (size_t)l);
+      for (int l = 0; l < 2; ++l)
+        A[k][l] += h[k] * gsl_matrix_get(&KiHv.matrix, (size_t)i, (size_t)l);
     }
   }
   double det = A[0][0] * A[1][1] - A[0][1] * A[1][0];
@@ -242,13 +246,15 @@ static void gp_fit(gp *g, const ctx *c, const run *runs, int n, int j, double sn
   gsl_multimin_fminimizer_free(m);
   gsl_vector_free(t);
   gsl_vector_free(step);
-  if (!(best < 1e299)) bg_lab_fail("GP of %s: no hyperparameters with a positive-definite covariance", out_name[j]);
+  if (!(best < 1e299))
+    bg_lab_fail("GP of %s: no hyperparameters with a positive-definite covariance", out_name[j]);
   g->s2 = exp(bt[0]);
   g->ell = g->ell_fixed > 0 ? g->ell_fixed : exp(bt[1]);
   const double edge = 0.05;
   g->at_bound = (g->ell_fixed <= 0 && (bt[1] < LN_ELL_LO + edge || bt[1] > LN_ELL_HI - edge)) ||
                 bt[0] < LN_S2_LO + edge || bt[0] > LN_S2_HI - edge;
-  if (!isfinite(gp_factor(g))) bg_lab_fail("GP of %s: the covariance lost positive definiteness", out_name[j]);
+  if (!isfinite(gp_factor(g)))
+    bg_lab_fail("GP of %s: the covariance lost positive definiteness", out_name[j]);
 }
 
 /* Latent mean and variance at phi, in the output's units. */
@@ -267,7 +273,8 @@ static void gp_predict(const gp *g, const ctx *c, double phi, double *mean, doub
     R[1] -= gsl_matrix_get(g->KiH, (size_t)i, 1) * k[i];
   }
   double va = g->s2 - kv;
-  va += R[0] * (g->Ainv[0][0] * R[0] + g->Ainv[0][1] * R[1]) + R[1] * (g->Ainv[1][0] * R[0] + g->Ainv[1][1] * R[1]);
+  va += R[0] * (g->Ainv[0][0] * R[0] + g->Ainv[0][1] * R[1]) +
+        R[1] * (g->Ainv[1][0] * R[0] + g->Ainv[1][1] * R[1]);
   if (va < 0) va = 0; /* round-off at a design point: the exact value is >= 0 */
   *mean = g->ym + g->ys * mu;
   *var = va * g->ys * g->ys;
@@ -293,8 +300,8 @@ static void gp_free(gp *g) {
  * the run noise sn[j] and the instrument's sm; dens (ngrid) receives the
  * density per degree when not NULL. noise_ignored: the likelihood with the
  * surrogate's variance alone. */
-static post invert(const ctx *c, gp *const g[NOUT], const double *yobs, const double *sn, double sm, int noise_ignored,
-                   double *dens) {
+static post invert(const ctx *c, gp *const g[NOUT], const double *yobs, const double *sn, double sm,
+                   int noise_ignored, double *dens) {
   int ng = (int)lround((c->phi_hi - c->phi_lo) / DPHI_GRID) + 1;
   double *lw = malloc(sizeof(double) * (size_t)ng), *ratio = malloc(sizeof(double) * (size_t)ng);
   if (!lw || !ratio) bg_lab_fail("out of memory for the posterior grid");
@@ -367,55 +374,67 @@ static void fit_all(gp *g[NOUT], const ctx *c, const run *runs, int n, const dou
   for (int j = 0; j < NOUT; ++j) gp_fit(g[j], c, runs, n, j, sn[j]);
 }
 
-static const char *const surrogate_mutants[] = {"noise-ignored", "scanner-coarse", "floor-mu-wrong", NULL};
+static const char *const surrogate_mutants[] = {"noise-ignored", "scanner-coarse", "floor-mu-wrong",
+                                                NULL};
 
 int main(int argc, char **argv) {
-  double phi_true = 32.4, phi_lo = 20, phi_hi = 45, aspect = 2, R0 = 0.05, mu_floor = 0.6, jitter = 0.5,
-         meas_sd = 0.2e-3, target = 0, t_max = 6, domain = 5.5;
+  double phi_true = 32.4, phi_lo = 20, phi_hi = 45, aspect = 2, R0 = 0.05, mu_floor = 0.6,
+         jitter = 0.5, meas_sd = 0.2e-3, target = 0, t_max = 6, domain = 5.5;
   int cells = 0, n_init = 4, reps = 3, max_sims = 24;
   bg_lab_param params[] = {
-      {"phi-true", BG_PARAM_DOUBLE, &phi_true, 20, 45, "the held-out deposit's friction angle, deg", 0, NULL, NULL,
-       "phi_true_deg"},
-      {"phi-lo", BG_PARAM_DOUBLE, &phi_lo, 10, 60, "lower end of the design range, deg", 0, NULL, NULL, "phi_lo_deg"},
-      {"phi-hi", BG_PARAM_DOUBLE, &phi_hi, 10, 60, "upper end of the design range, deg", 0, NULL, NULL, "phi_hi_deg"},
-      {"aspect", BG_PARAM_DOUBLE, &aspect, 0.25, 12, "column aspect ratio H0 / R0", 0, NULL, NULL, NULL},
+      {"phi-true", BG_PARAM_DOUBLE, &phi_true, 20, 45, "the held-out deposit's friction angle, deg",
+       0, NULL, NULL, "phi_true_deg"},
+      {"phi-lo", BG_PARAM_DOUBLE, &phi_lo, 10, 60, "lower end of the design range, deg", 0, NULL,
+       NULL, "phi_lo_deg"},
+      {"phi-hi", BG_PARAM_DOUBLE, &phi_hi, 10, 60, "upper end of the design range, deg", 0, NULL,
+       NULL, "phi_hi_deg"},
+      {"aspect", BG_PARAM_DOUBLE, &aspect, 0.25, 12, "column aspect ratio H0 / R0", 0, NULL, NULL,
+       NULL},
       {"radius", BG_PARAM_DOUBLE, &R0, 0.01, 0.5, "column radius R0, m", 0, NULL, NULL, "radius_m"},
       {"cells", BG_PARAM_INT, &cells, 4, 256, "cells per R0", 0, "8", "24", "cells_per_R0"},
-      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0.05, 5, "floor Coulomb coefficient (the deposit's and the model's)", 0,
-       NULL, NULL, NULL},
-      {"domain", BG_PARAM_DOUBLE, &domain, 2, 20, "quarter-domain extent, in R0", 0, NULL, NULL, "domain_over_R0"},
-      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing", 0, NULL, NULL,
-       NULL},
-      {"meas-sd", BG_PARAM_DOUBLE, &meas_sd, 0, 0.05, "the instrument's Gaussian noise on each measured output, m", 0,
-       NULL, NULL, "meas_sd_m"},
+      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0.05, 5,
+       "floor Coulomb coefficient (the deposit's and the model's)", 0, NULL, NULL, NULL},
+      {"domain", BG_PARAM_DOUBLE, &domain, 2, 20, "quarter-domain extent, in R0", 0, NULL, NULL,
+       "domain_over_R0"},
+      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing",
+       0, NULL, NULL, NULL},
+      {"meas-sd", BG_PARAM_DOUBLE, &meas_sd, 0, 0.05,
+       "the instrument's Gaussian noise on each measured output, m", 0, NULL, NULL, "meas_sd_m"},
       {"target", BG_PARAM_DOUBLE, &target, 0.01, 10,
-       "the stated tolerance: the loop stops when the inverse's 2 sd is below it, deg", 0, "0.3", "0.25",
-       "target_2sd_deg"},
-      {"initial", BG_PARAM_INT, &n_init, 3, 16, "initial design points, uniform over the range", 0, NULL, NULL,
-       "initial_points"},
-      {"replicates", BG_PARAM_INT, &reps, 2, 16, "extra runs (other seeds) at the first interior design point, "
-       "for the noise", 0, NULL, NULL, NULL},
-      {"max-sims", BG_PARAM_INT, &max_sims, 6, MAX_SIM / 2 - 1, "most design simulations (initial, replicates, "
-       "active)", 0, NULL, NULL, NULL},
-      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 30, "maximum simulated time per run, s", 0, NULL, NULL, "t_max_s"},
+       "the stated tolerance: the loop stops when the inverse's 2 sd is below it, deg", 0, "0.3",
+       "0.25", "target_2sd_deg"},
+      {"initial", BG_PARAM_INT, &n_init, 3, 16, "initial design points, uniform over the range", 0,
+       NULL, NULL, "initial_points"},
+      {"replicates", BG_PARAM_INT, &reps, 2, 16,
+       "extra runs (other seeds) at the first interior design point, "
+       "for the noise",
+       0, NULL, NULL, NULL},
+      {"max-sims", BG_PARAM_INT, &max_sims, 6, MAX_SIM / 2 - 1,
+       "most design simulations (initial, replicates, "
+       "active)",
+       0, NULL, NULL, NULL},
+      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 30, "maximum simulated time per run, s", 0, NULL,
+       NULL, "t_max_s"},
   };
   int np = (int)(sizeof params / sizeof params[0]);
-  bg_lab *lab = bg_lab_init("demo_surrogate",
-                            "Surrogate: a Gaussian process learns phi -> (pile height, runout) from collapse runs "
-                            "placed where it is least certain, and inverts a held-out deposit with its 2-sigma "
-                            "interval.",
-                            argc, argv, params, np, surrogate_mutants);
+  bg_lab *lab = bg_lab_init(
+      "demo_surrogate",
+      "Surrogate: a Gaussian process learns phi -> (pile height, runout) from collapse runs "
+      "placed where it is least certain, and inverts a held-out deposit with its 2-sigma "
+      "interval.",
+      argc, argv, params, np, surrogate_mutants);
   if (phi_lo >= phi_hi) {
     fprintf(stderr, "error: --phi-lo %g must be below --phi-hi %g\n", phi_lo, phi_hi);
     return 2;
   }
   if (phi_true <= phi_lo || phi_true >= phi_hi) {
-    fprintf(stderr, "error: --phi-true %g must lie inside the design range (%g, %g)\n", phi_true, phi_lo, phi_hi);
+    fprintf(stderr, "error: --phi-true %g must lie inside the design range (%g, %g)\n", phi_true,
+            phi_lo, phi_hi);
     return 2;
   }
   if (n_init + reps > max_sims) {
-    fprintf(stderr, "error: --max-sims %d must hold the %d initial points and %d replicates\n", max_sims, n_init,
-            reps);
+    fprintf(stderr, "error: --max-sims %d must hold the %d initial points and %d replicates\n",
+            max_sims, n_init, reps);
     return 2;
   }
   if (bg_lab_material_model(lab) != BG_MODEL_DP) {
@@ -450,9 +469,10 @@ int main(int argc, char **argv) {
   c.base = base;
   bg_lab_manifest_material(lab, &base.material);
   bg_lab_manifest_num(lab, "mu_floor_model", mu_model);
-  bg_lab_manifest_str(lab, "surrogate", "Gaussian process per output: SE kernel, linear GLS mean, noise measured "
-                                        "from replicates; hyperparameters by restricted likelihood "
-                                        "(gsl_multimin_fminimizer_nmsimplex2), GSL Cholesky");
+  bg_lab_manifest_str(lab, "surrogate",
+                      "Gaussian process per output: SE kernel, linear GLS mean, noise measured "
+                      "from replicates; hyperparameters by restricted likelihood "
+                      "(gsl_multimin_fminimizer_nmsimplex2), GSL Cholesky");
 
   /* 1. the held-out measured deposit: its own seed and the instrument */
   const unsigned long seed_meas = bg_lab_seed(lab) * 1000003ul + 29ul;
@@ -479,27 +499,32 @@ int main(int argc, char **argv) {
   }
   double sn[NOUT];
   for (int j = 0; j < NOUT; ++j) sn[j] = gsl_stats_sd(rep_y[j], 1, (size_t)reps + 1);
-  bg_lab_progress(lab, "run noise at phi %.3f deg from %d runs: pile height %.3f mm, runout %.3f mm", phi_rep, reps + 1,
-                  sn[0] * 1e3, sn[1] * 1e3);
+  bg_lab_progress(lab,
+                  "run noise at phi %.3f deg from %d runs: pile height %.3f mm, runout %.3f mm",
+                  phi_rep, reps + 1, sn[0] * 1e3, sn[1] * 1e3);
 
   /* 3. the active loop */
   gp *g[NOUT];
   for (int j = 0; j < NOUT; ++j) g[j] = gp_new();
-  FILE *fi = bg_lab_tsv(lab, "iterations.tsv",
-                        "the active loop: after each design run, the GPs' hyperparameters (ell in degrees, s in the "
-                        "output's units) and the inverse; ratio_max: the largest surrogate-to-noise variance ratio "
-                        "in the posterior's 2-sd window, next_phi where it lies",
-                        "sims\tell_h_deg\ts_h_m\tell_R_deg\ts_R_m\tphi_mean_deg\ttwo_sd_deg\tratio_max\tnext_phi_deg");
+  FILE *fi = bg_lab_tsv(
+      lab, "iterations.tsv",
+      "the active loop: after each design run, the GPs' hyperparameters (ell in degrees, s in the "
+      "output's units) and the inverse; ratio_max: the largest surrogate-to-noise variance ratio "
+      "in the posterior's 2-sd window, next_phi where it lies",
+      "sims\tell_h_deg\ts_h_m\tell_R_deg\ts_R_m\tphi_mean_deg\ttwo_sd_deg\tratio_max\tnext_phi_"
+      "deg");
   post p;
   int certain = 0;
   for (;;) {
     fit_all(g, &c, c.r, c.n, sn);
     p = invert(&c, g, yobs, sn, meas_sd, 0, NULL);
-    fprintf(fi, "%d\t%.5g\t%.5g\t%.5g\t%.5g\t%.5f\t%.5f\t%.5g\t%.3f\n", c.n, g[0]->ell * (phi_hi - phi_lo),
-            sqrt(g[0]->s2) * g[0]->ys, g[1]->ell * (phi_hi - phi_lo), sqrt(g[1]->s2) * g[1]->ys, p.mean, 2 * p.sd,
-            p.ratio_max, p.next_phi);
-    bg_lab_progress(lab, "%d sims: phi %.3f +- %.3f deg (2 sd), surrogate/noise variance up to %.3g, next at %.2f",
-                    c.n, p.mean, 2 * p.sd, p.ratio_max, p.next_phi);
+    fprintf(fi, "%d\t%.5g\t%.5g\t%.5g\t%.5g\t%.5f\t%.5f\t%.5g\t%.3f\n", c.n,
+            g[0]->ell * (phi_hi - phi_lo), sqrt(g[0]->s2) * g[0]->ys, g[1]->ell * (phi_hi - phi_lo),
+            sqrt(g[1]->s2) * g[1]->ys, p.mean, 2 * p.sd, p.ratio_max, p.next_phi);
+    bg_lab_progress(
+        lab,
+        "%d sims: phi %.3f +- %.3f deg (2 sd), surrogate/noise variance up to %.3g, next at %.2f",
+        c.n, p.mean, 2 * p.sd, p.ratio_max, p.next_phi);
     certain = 2 * p.sd <= target && p.ratio_max <= RATIO_STOP;
     if (certain || c.n >= max_sims) break;
     add_run(&c, simulate(&c, p.next_phi, next_seed++, mu_model, "active"));
@@ -507,15 +532,21 @@ int main(int argc, char **argv) {
   fclose(fi);
   const int n_design = c.n;
   if (!certain)
-    bg_lab_progress(lab, "the loop used its %d simulations (--max-sims) before the inverse was certain to %.3g deg",
-                    max_sims, target);
+    bg_lab_progress(
+        lab,
+        "the loop used its %d simulations (--max-sims) before the inverse was certain to %.3g deg",
+        max_sims, target);
   const double err = p.mean - phi_true;
   /* a posterior against an end of the range: the deposit lies at or beyond
    * it for this model, which the interval (cut by the prior) understates */
-  const int at_edge = p.mean - 2 * p.sd <= phi_lo + DPHI_GRID || p.mean + 2 * p.sd >= phi_hi - DPHI_GRID;
+  const int at_edge =
+      p.mean - 2 * p.sd <= phi_lo + DPHI_GRID || p.mean + 2 * p.sd >= phi_hi - DPHI_GRID;
   if (at_edge)
-    bg_lab_progress(lab, "the posterior's 2-sd interval reaches an end of the range [%g, %g] deg: the model matches "
-                    "this deposit only at or beyond it", phi_lo, phi_hi);
+    bg_lab_progress(
+        lab,
+        "the posterior's 2-sd interval reaches an end of the range [%g, %g] deg: the model matches "
+        "this deposit only at or beyond it",
+        phi_lo, phi_hi);
   /* the same inverse on this run's surrogate, had the instrument been ten times noisier */
   post p10 = invert(&c, g, yobs, sn, 10 * meas_sd, 0, NULL);
   /* and had the inverse ignored the run and instrument noise (the surrogate's variance alone) */
@@ -530,8 +561,10 @@ int main(int argc, char **argv) {
     gp_fit(gh[j], &c, c.r, n_design, j, sn[j]);
   }
   post ph = invert(&c, gh, yobs, sn, meas_sd, 0, NULL);
-  bg_lab_progress(lab, "with each l halved the inverse reads %.3f +- %.3f deg (shift %+.3f deg, %.2f of its sd)",
-                  ph.mean, 2 * ph.sd, ph.mean - p.mean, (ph.mean - p.mean) / p.sd);
+  bg_lab_progress(
+      lab,
+      "with each l halved the inverse reads %.3f +- %.3f deg (shift %+.3f deg, %.2f of its sd)",
+      ph.mean, 2 * ph.sd, ph.mean - p.mean, (ph.mean - p.mean) / p.sd);
 
   /* 4. the comparison: a fixed uniform design of the same count */
   int have_uniform = bg_lab_mutant(lab) == NULL;
@@ -553,32 +586,38 @@ int main(int argc, char **argv) {
   }
 
   /* 5. outputs */
-  FILE *fd = bg_lab_tsv(lab, "design.tsv",
-                        "every simulation: the held-out deposit (true outputs and as measured), the active design "
-                        "(initial, replicate, active) and the uniform comparison design",
-                        "sim\trole\tphi_deg\tseed\th_center_m\trunout_m");
-  fprintf(fd, "0\tmeasured_true\t%.6f\t%lu\t%.6g\t%.6g\n", phi_true, seed_meas, truth.y[0], truth.y[1]);
+  FILE *fd = bg_lab_tsv(
+      lab, "design.tsv",
+      "every simulation: the held-out deposit (true outputs and as measured), the active design "
+      "(initial, replicate, active) and the uniform comparison design",
+      "sim\trole\tphi_deg\tseed\th_center_m\trunout_m");
+  fprintf(fd, "0\tmeasured_true\t%.6f\t%lu\t%.6g\t%.6g\n", phi_true, seed_meas, truth.y[0],
+          truth.y[1]);
   fprintf(fd, "0\tmeasured\tnan\t%lu\t%.6g\t%.6g\n", seed_meas, yobs[0], yobs[1]);
   for (int i = 0; i < c.n; ++i)
-    fprintf(fd, "%d\t%s\t%.6f\t%lu\t%.6g\t%.6g\n", i + 1, c.r[i].role, c.r[i].phi, c.r[i].seed, c.r[i].y[0],
-            c.r[i].y[1]);
+    fprintf(fd, "%d\t%s\t%.6f\t%lu\t%.6g\t%.6g\n", i + 1, c.r[i].role, c.r[i].phi, c.r[i].seed,
+            c.r[i].y[0], c.r[i].y[1]);
   fclose(fd);
-  FILE *fs = bg_lab_tsv(lab, "surrogate.tsv",
-                        "the surrogates over the range: latent mean and sd of each output (active design; _u the "
-                        "uniform design's), and the posterior density of phi given the measured deposit",
-                        "phi_deg\th_mean_m\th_sd_m\tR_mean_m\tR_sd_m\tposterior_per_deg\th_mean_u_m\th_sd_u_m\t"
-                        "R_mean_u_m\tR_sd_u_m\tposterior_u_per_deg");
+  FILE *fs = bg_lab_tsv(
+      lab, "surrogate.tsv",
+      "the surrogates over the range: latent mean and sd of each output (active design; _u the "
+      "uniform design's), and the posterior density of phi given the measured deposit",
+      "phi_deg\th_mean_m\th_sd_m\tR_mean_m\tR_sd_m\tposterior_per_deg\th_mean_u_m\th_sd_u_m\t"
+      "R_mean_u_m\tR_sd_u_m\tposterior_u_per_deg");
   for (int i = 0; i < ng; ++i) {
-    double phi = phi_lo + i * DPHI_GRID, m[NOUT], v[NOUT], mu[NOUT] = {NAN, NAN}, vu[NOUT] = {NAN, NAN};
+    double phi = phi_lo + i * DPHI_GRID, m[NOUT], v[NOUT], mu[NOUT] = {NAN, NAN},
+           vu[NOUT] = {NAN, NAN};
     for (int j = 0; j < NOUT; ++j) {
       gp_predict(g[j], &c, phi, &m[j], &v[j]);
       if (have_uniform) gp_predict(gu[j], &c, phi, &mu[j], &vu[j]);
     }
-    fprintf(fs, "%.4f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\n", phi, m[0], sqrt(v[0]), m[1],
-            sqrt(v[1]), dens[i], mu[0], sqrt(vu[0]), mu[1], sqrt(vu[1]), have_uniform ? dens_u[i] : NAN);
+    fprintf(fs, "%.4f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\n", phi, m[0],
+            sqrt(v[0]), m[1], sqrt(v[1]), dens[i], mu[0], sqrt(vu[0]), mu[1], sqrt(vu[1]),
+            have_uniform ? dens_u[i] : NAN);
   }
   fclose(fs);
-  FILE *fm = bg_lab_tsv(lab, "summary.tsv", "the inverse, its interval, the noise and the simulation counts",
+  FILE *fm = bg_lab_tsv(lab, "summary.tsv",
+                        "the inverse, its interval, the noise and the simulation counts",
                         "quantity\tvalue\tunit");
   fprintf(fm, "phi_true\t%.6g\tdeg\n", phi_true);
   fprintf(fm, "phi_estimate\t%.6g\tdeg\n", p.mean);
@@ -616,13 +655,16 @@ int main(int argc, char **argv) {
   fclose(fm);
   bg_lab_manifest_num(lab, "phi_estimate_deg", p.mean);
   bg_lab_manifest_num(lab, "simulations_design", n_design);
-  bg_lab_progress(lab, "inverse: %.3f deg (true %.3f): error %+.3f, 2 sd %.3f deg; %d design simulations (%d active)",
+  bg_lab_progress(lab,
+                  "inverse: %.3f deg (true %.3f): error %+.3f, 2 sd %.3f deg; %d design "
+                  "simulations (%d active)",
                   p.mean, phi_true, err, 2 * p.sd, n_design, n_design - n_init - reps);
   if (have_uniform)
-    bg_lab_progress(lab, "uniform design of %d: %.3f deg, error %+.3f, 2 sd %.3f deg", n_design, pu.mean,
-                    pu.mean - phi_true, 2 * pu.sd);
+    bg_lab_progress(lab, "uniform design of %d: %.3f deg, error %+.3f, 2 sd %.3f deg", n_design,
+                    pu.mean, pu.mean - phi_true, 2 * pu.sd);
   bg_lab_claim(lab, "demo.surrogate.coverage", fabs(err) / (2 * p.sd));
-  bg_lab_claim_mutant(lab, "noise-ignored", "demo.surrogate.coverage", fabs(pni.mean - phi_true) / (2 * pni.sd));
+  bg_lab_claim_mutant(lab, "noise-ignored", "demo.surrogate.coverage",
+                      fabs(pni.mean - phi_true) / (2 * pni.sd));
   bg_lab_claim(lab, "demo.surrogate.error", fabs(err));
   bg_lab_claim(lab, "demo.surrogate.certain", certain ? 2 * p.sd : NAN);
   bg_lab_claim_mutant(lab, "scanner-coarse", "demo.surrogate.certain", 2 * p10.sd);
