@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# run.sh MODE BUILD_DIR SOURCE_DIR WORK: the library as an outside user
+# meets it.
+#   package     cmake --install BUILD_DIR into WORK/prefix, then a downstream
+#               CMake project finds it with find_package(bagnold)
+#   pkgconfig   the same install, then a plain cc line from pkg-config
+#   subproject  the downstream project add_subdirectory()s the source tree
+#               (library only, CUDA off to keep it short)
+# Each builds core/tests/downstream/main.c and runs it.
+set -euo pipefail
+mode="$1" build="$2" src="$3" work="$4"
+here="$src/core/tests/downstream"
+rm -rf -- "$work" && mkdir -p -- "$work"
+prefix="$work/prefix"
+case "$mode" in
+  package)
+    cmake --install "$build" --prefix "$prefix" >"$work/install.log"
+    cmake -S "$here" -B "$work/b" -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure.log"
+    cmake --build "$work/b" >"$work/build.log"
+    "$work/b/downstream"
+    ;;
+  pkgconfig)
+    command -v pkg-config >/dev/null || { echo "pkg-config not found (scripts/lab setup installs it)" >&2; exit 1; }
+    cmake --install "$build" --prefix "$prefix" >"$work/install.log"
+    export PKG_CONFIG_PATH="$(dirname "$(find "$prefix" -name bagnold.pc | head -1)")"
+    flags=$(pkg-config --cflags --libs bagnold)
+    echo "pkg-config --cflags --libs bagnold: $flags"
+    # shellcheck disable=SC2086 # the flags are a word list
+    # a shared libbagnold is found at run time through the rpath a user would give
+    cc -std=c11 "$here/main.c" -o "$work/downstream" $flags -Wl,-rpath,"$(pkg-config --variable=libdir bagnold)"
+    "$work/downstream"
+    ;;
+  subproject)
+    cmake -S "$here" -B "$work/b" -DBAGNOLD_SUBDIR="$src" -DBAGNOLD_CUDA=OFF >"$work/configure.log"
+    cmake --build "$work/b" -j 2 >"$work/build.log"
+    "$work/b/downstream"
+    ;;
+  *) echo "usage: $0 package|pkgconfig|subproject BUILD_DIR SOURCE_DIR WORK" >&2; exit 2 ;;
+esac
