@@ -458,11 +458,7 @@ int main(int argc, char **argv) {
   base.t_max_s = t_max;
   base.jitter = jitter;
   base.cells = cells;
-  base.floor = BG_FRICTION_COULOMB;
-  base.mu = mu_model;
-  base.ke_frac = 1e-4;
-  base.check_frac = 0.1;
-  base.runout_h = 1.0;
+  base.mu = mu_model; /* on the default Coulomb floor, settle rule and runout threshold */
   base.backend = bg_lab_backend(lab);
   base.threads = bg_lab_threads(lab);
   base.seed = bg_lab_seed(lab);
