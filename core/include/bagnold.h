@@ -33,7 +33,11 @@ typedef float bg_real;
   X(BG_ERR_OUTSIDE, "a particle lies outside the grid")                     \
   X(BG_ERR_IO, "file input/output failed")                                  \
   X(BG_ERR_DEVICE, "the compute device reported an error")                  \
-  X(BG_ERR_INTERNAL, "internal error (a bug: please report it)")
+  X(BG_ERR_INTERNAL, "internal error (a bug: please report it)")                           \
+  X(BG_ERR_CORRUPT, "a checkpoint file is corrupt (checksum or impossible content)")      \
+  X(BG_ERR_TRUNCATED, "a checkpoint file ends before its content does")                   \
+  X(BG_ERR_VERSION, "a checkpoint file has another format version or memory layout")      \
+  X(BG_ERR_MISMATCH, "a checkpoint belongs to another simulation descriptor")
 
 #define BG_STATUS_ENUM_(name, msg) name,
 typedef enum bg_status { BG_STATUS_LIST(BG_STATUS_ENUM_) BG_STATUS_COUNT_ } bg_status;
@@ -189,6 +193,9 @@ typedef struct bg_sim_desc {
                           runs (the oracle) instead of the vector lanes; slower, and
                           the answer the other paths are held to. The environment
                           variable BAGNOLD_CPU_REFERENCE=1 sets it for every sim. */
+  bg_real damping;     /* 1/s, >= 0: every grid velocity decays by exp(-damping dt) per
+                          step. For quasi-static preparation only (it damps free fall
+                          too); 0, the default, is off. */
 } bg_sim_desc;
 
 /* Defaults: 64^3 grid, dx 1 cm, origin 0, gravity -9.81 z, Klar sand,
@@ -247,8 +254,12 @@ typedef enum bg_field {
   BG_FIELD_Q = 6,       /* 1 per particle: accumulated plastic strain q */
   BG_FIELD_STRESS = 7,  /* 9 per particle: Cauchy stress tau / det(F) (Pa) */
   BG_FIELD_MASS = 8,    /* 1 per particle, kg */
-  BG_FIELD_ACTIVE = 9   /* 1 per particle: 1 active, 0 parked */
+  BG_FIELD_ACTIVE = 9,  /* 1 per particle: 1 active, 0 parked */
+  BG_FIELD_MODE = 10    /* 1 per particle: the return-map case of the last step,
+                           0 elastic, 1 shear (projected onto the yield surface),
+                           2 tip (tension: projected to the cone's apex) */
 } bg_field;
+#define BG_FIELD_COUNT 11
 
 /* Components per particle of a field. */
 int bg_field_width(bg_field f);
@@ -286,7 +297,104 @@ bg_status bg_sim_stage_times(bg_sim *sim, double ms[4]);
 /* Material wave speed sqrt((lambda + 2 mu) / rho0), m/s. */
 bg_real bg_material_pwave_speed(const bg_material *m);
 
+/* ---------------------------------------------------- set-up after creation */
+
+/* Gravity from the next step on (m/s^2), e.g. ramped over a preparation. */
+bg_status bg_sim_set_gravity(bg_sim *sim, const bg_real g[3]);
+/* Grid damping rate from the next step on (1/s, >= 0; bg_sim_desc.damping). */
+bg_status bg_sim_set_damping(bg_sim *sim, bg_real rate);
+/* Overwrites field f of every particle, in insertion order; n must be the
+ * particle count times the field's width. Accepted fields:
+ *  BG_FIELD_V       3 per particle, m/s;
+ *  BG_FIELD_F       9 per particle, elastic deformation gradient (det > 0);
+ *                   the stress the next step scatters follows from it;
+ *  BG_FIELD_STRESS  9 per particle, symmetric Cauchy stress (Pa, compression
+ *                   negative): the rotation-free elastic F that carries it
+ *                   under the material's elastic law is solved for and set
+ *                   with it (Hencky only; refused for fixed corotated).
+ * The APIC matrix C and the plastic state are left as they were. Values are
+ * checked (finite, symmetric, det F > 0) before anything changes. */
+bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n);
+/* The geostatic state of a layer whose free surface is the plane
+ * z = z_surface under the current gravity (which must point along -z):
+ * sigma_zz = -rho0 |g| (z_surface - z), sigma_xx = sigma_yy = k0 sigma_zz,
+ * no shear, through bg_sim_set(BG_FIELD_STRESS); particles above the
+ * surface get zero stress. k0 in (0, 2]; Jaky's at-rest value for sand of
+ * friction angle phi is 1 - sin(phi). The state must lie inside the yield
+ * surface for the material to hold it without a return map. */
+bg_status bg_sim_set_geostatic(bg_sim *sim, double z_surface, double k0);
+
+/* ---------------------------------------------------------------- observation */
+
+/* Walls, in the order forces are reported: the descriptor's colliders,
+ * then the six domain faces -x, +x, -y, +y, -z, +z. */
+size_t bg_sim_wall_count(const bg_sim *sim);
+/* Force the material exerted on each wall over the last step (N, 3 values
+ * per wall, bg_sim_wall_count walls): minus the momentum the wall's contact
+ * condition gave its solid nodes, divided by dt. A face's force is that of
+ * the material on the face (a floor under a column reads -m g along z).
+ * cap: doubles available, >= 3 * bg_sim_wall_count. */
+bg_status bg_sim_wall_forces(bg_sim *sim, double *out, size_t cap);
+
+/* The inner-loop coefficients (core/physics/bg_materials.h) of a material,
+ * exactly as bg_sim_create derives them; the same checks as bg_sim_create's
+ * (the message in err). What a probe of the constitutive update outside the
+ * library uses. */
+struct bg_mat;
+bg_status bg_material_params(const bg_material *m, struct bg_mat *out, char *err, size_t err_len);
+
+/* --------------------------------------------------------------- checkpoint */
+
+/* Format version of bg_sim_save's files; a file of another version is
+ * refused with BG_ERR_VERSION. */
+#define BG_CHECKPOINT_VERSION 1
+
+/* The whole state to path: the descriptor (material, colliders with their
+ * node arrays, sinks, walls, the dt rule, damping), the clock, every
+ * particle in the backend's memory order with its plastic state and cached
+ * stress, the tallies, the sort state, and an optional user blob (user_len
+ * bytes, e.g. a measurement loop's accumulators). A SHA-256 of the content
+ * closes the file; it is written under PATH.tmp, synced and renamed, so a
+ * file under PATH is complete. */
+bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t user_len);
+/* A new simulation from a checkpoint, on backend (NULL: "auto") with
+ * threads CPU threads (0: the OpenMP default). A checkpoint from one
+ * backend resumes on any; on the backend that wrote it the continuation is
+ * bit-identical to the run that was not interrupted. Errors: BG_ERR_IO (cannot
+ * read), BG_ERR_TRUNCATED, BG_ERR_CORRUPT (checksum), BG_ERR_VERSION, with
+ * the path and what was found in err. */
+bg_status bg_sim_load(const char *path, const char *backend, int threads, bg_sim **out, char *err,
+                      size_t err_len);
+/* Into an existing simulation created from the same descriptor (grid,
+ * material, colliders, sinks, walls; else BG_ERR_MISMATCH naming the first
+ * field that differs): its particles, clock and tallies become the file's.
+ * The user blob is copied into user (cap bytes; NULL with cap 0 to skip it)
+ * and its length written to *user_len when not NULL; a blob larger than cap
+ * is BG_ERR_RANGE. On any failure the simulation is left as it was. */
+bg_status bg_sim_restore(bg_sim *sim, const char *path, void *user, size_t cap, size_t *user_len);
+
 /* ------------------------------------------------------------------- output */
+
+/* Binary VTU (VTK XML UnstructuredGrid of vertex cells, raw appended data,
+ * little-endian) for ParaView, with every field: position, velocity, F,
+ * Cauchy stress, pressure, von Mises stress, q, log Jp, density, mass,
+ * active, return-map mode. Written under PATH.tmp and renamed. */
+bg_status bg_sim_write_vtu(bg_sim *sim, const char *path);
+
+/* A ParaView time series: frames DIR/PREFIX_NNNNNN.vtu and the index
+ * DIR/PREFIX.pvd, rewritten (under .tmp, renamed) after every frame so it
+ * always lists the frames on disk. resume 1 keeps the frames of an
+ * existing index whose time is below the next frame's (a restarted run
+ * continues its series); 0 starts a new series. */
+typedef struct bg_pvd bg_pvd;
+bg_status bg_pvd_open(const char *dir, const char *prefix, int resume, bg_pvd **out);
+/* Writes the simulation's current state as the next frame at its time. */
+bg_status bg_pvd_frame(bg_pvd *p, bg_sim *sim);
+/* Message of the last failure on this series. */
+const char *bg_pvd_last_error(const bg_pvd *p);
+/* Frees the series (the index is already complete on disk). NULL is a no-op. */
+void bg_pvd_close(bg_pvd *p);
+
 
 /* Particles for people: legacy VTK polydata (ParaView) and binary PLY
  * (Blender), each with position, velocity, density and Jp. Written under

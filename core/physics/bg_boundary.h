@@ -60,16 +60,47 @@ BG_HD void bg_wall_apply(const bg_wallc *w, const bg_real n[3], bg_real v[3]) {
   for (int d = 0; d < 3; ++d) v[d] = w->v[d] + t[d];
 }
 
+/* Grid damping for quasi-static preparation: the factor a node velocity is
+ * multiplied by after the node update, exp(-rate dt) (1 when off). */
+BG_HD bg_real bg_damping_factor(bg_real rate, bg_real dt) { return rate > 0.0f ? expf(-rate * dt) : 1.0f; }
+
+/* What one solid node's conditions did: at most its collider and three
+ * faces act, each changing the node's velocity by dv. The momentum m dv a
+ * wall gives the material is, over dt, minus the force the material puts
+ * on that wall (bg_sim_wall_forces). */
+#define BG_BNODE_MAX_WALLS 4
+typedef struct bg_bnode_effect {
+  int n;
+  int wall[BG_BNODE_MAX_WALLS]; /* index into walls */
+  bg_real dv[BG_BNODE_MAX_WALLS][3];
+} bg_bnode_effect;
+
 /* All conditions of one solid node: its collider, then each face. walls
- * holds the user colliders first and the six faces after them. */
-BG_HD void bg_bnode_apply(const bg_bnode *b, const bg_wallc *walls, int n_colliders, bg_real v[3]) {
-  if (b->collider >= 0) bg_wall_apply(&walls[b->collider], b->n, v);
-  for (int f = 0; f < 6; ++f)
-    if (b->faces & (1 << f)) {
-      bg_real n[3] = {0.0f, 0.0f, 0.0f};
+ * holds the user colliders first and the six faces after them. When eff is
+ * not NULL it receives each wall's velocity change. */
+BG_HD void bg_bnode_apply(const bg_bnode *b, const bg_wallc *walls, int n_colliders, bg_real v[3],
+                          bg_bnode_effect *eff) {
+  if (eff) eff->n = 0;
+  for (int f = -1; f < 6; ++f) {
+    int w;
+    bg_real n[3] = {0.0f, 0.0f, 0.0f};
+    if (f < 0) {
+      if (b->collider < 0) continue;
+      w = b->collider;
+      for (int d = 0; d < 3; ++d) n[d] = b->n[d];
+    } else {
+      if (!(b->faces & (1 << f))) continue;
+      w = n_colliders + f;
       n[f / 2] = (f % 2) ? -1.0f : 1.0f; /* inward, away from the face */
-      bg_wall_apply(&walls[n_colliders + f], n, v);
     }
+    bg_real v0[3] = {v[0], v[1], v[2]};
+    bg_wall_apply(&walls[w], n, v);
+    if (eff && eff->n < BG_BNODE_MAX_WALLS) {
+      eff->wall[eff->n] = w;
+      for (int d = 0; d < 3; ++d) eff->dv[eff->n][d] = v[d] - v0[d];
+      eff->n++;
+    }
+  }
 }
 
 #endif /* BG_BOUNDARY_H */

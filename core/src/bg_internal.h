@@ -24,6 +24,40 @@ extern "C" { /* the CUDA backend is compiled as C++ */
 #define BG_BLOCK_LOG2 2
 #define BG_BLOCK (1 << BG_BLOCK_LOG2)
 
+/* The state of a particle as every backend stores it: one float array per
+ * component, in this order. Checkpoints and the set-up calls move particles
+ * between the front end and a backend in this layout (bg_raw). */
+enum {
+  BG_RAW_X = 0,                 /* position, 3 */
+  BG_RAW_V = 3,                 /* velocity, 3 */
+  BG_RAW_F = 6,                 /* elastic F, 9, row-major */
+  BG_RAW_C = 15,                /* APIC C, 9, row-major */
+  BG_RAW_TAU = 24,              /* Kirchhoff stress of the last update: xx yy zz xy xz yz */
+  BG_RAW_ST = 30,               /* the plastic state, BG_NSTATE */
+  BG_RAW_MASS = 30 + BG_NSTATE, /* mass */
+  BG_RAW_VOL,                   /* reference volume */
+  BG_RAW_MODE,                  /* return-map case of the last update (bg_material_core.h) */
+  BG_RAW_NF
+};
+
+/* Every particle of a backend in its memory order, with the tallies and the
+ * sort state that a bit-identical continuation needs. The caller owns the
+ * arrays: n entries each, sink_mass n_sinks + 1, runs run_cap. */
+typedef struct bg_raw {
+  size_t n;
+  bg_real *f[BG_RAW_NF];
+  int64_t *id;   /* insertion index of each slot */
+  int32_t *park; /* -1 active, k < n_sinks in sink k, n_sinks left the grid */
+  double parked_mass, total_mass, max_speed;
+  double *sink_mass;
+  /* sort state: the runs of equal block a backend launches over since its
+   * last sort (-1: none kept, the backend sorts before the next step) */
+  int64_t n_runs;
+  size_t run_cap;
+  int64_t *runstart;
+  uint32_t *runkey;
+} bg_raw;
+
 typedef struct bg_config {
   int64_t dims[3];
   int64_t n_nodes;
@@ -39,6 +73,7 @@ typedef struct bg_config {
   bg_sink *sinks;
   int threads;
   int sort_interval;
+  bg_real damping; /* 1/s (bg_sim_desc.damping) */
 } bg_config;
 
 /* Counters a backend keeps about its particles. */
@@ -101,6 +136,14 @@ typedef struct bg_backend_ops {
    * stage measured by the backend itself; an asynchronous device backend
    * needs this, as the host returns from a stage before it ran. */
   bg_status (*stage_times)(void *state, double ms[BG_STAGE_COUNT]);
+  /* Every particle, tally and the sort state into raw (arrays sized by the
+   * caller: count() particles, run_cap runs), and back: import replaces all
+   * particles and tallies and leaves the state untouched when it fails. */
+  bg_status (*export_raw)(void *state, bg_raw *raw);
+  bg_status (*import_raw)(void *state, const bg_raw *raw);
+  /* Force on each wall over the last grid update (3 doubles per wall,
+   * cfg->n_walls walls; bg_sim_wall_forces). */
+  bg_status (*wall_forces)(void *state, double *out);
 } bg_backend_ops;
 
 extern const bg_backend_ops bg_backend_cpu;
@@ -123,6 +166,8 @@ struct bg_sim {
   double time;
   bg_real last_dt;
   double stage_ms[BG_STAGE_COUNT];
+  bg_sim_desc desc; /* as created (colliders and sinks: the copies above); gravity and
+                       damping follow the setters */
   char err[512];
 };
 
@@ -132,6 +177,12 @@ bg_status bg_fail(bg_sim *sim, bg_status s, const char *fmt, ...);
 /* Builds the solid-node list for time t (analytic colliders translate with
  * their velocity). */
 bg_status bg_boundary_build(bg_sim *sim, double t);
+
+/* The raw state of every particle (bg_raw) on the host, arrays allocated
+ * for the simulation's particle count and runs; bg_raw_free releases them. */
+bg_status bg_raw_alloc(bg_sim *sim, bg_raw *raw, size_t n);
+void bg_raw_free(bg_raw *raw);
+bg_status bg_raw_export(bg_sim *sim, bg_raw *raw);
 
 #ifdef __cplusplus
 }

@@ -119,7 +119,8 @@ int bg_field_width(bg_field f) {
     case BG_FIELD_DENSITY:
     case BG_FIELD_Q:
     case BG_FIELD_MASS:
-    case BG_FIELD_ACTIVE: return 1;
+    case BG_FIELD_ACTIVE:
+    case BG_FIELD_MODE: return 1;
   }
   return 0;
 }
@@ -275,6 +276,9 @@ static bg_status check_desc(bg_sim *sim, const bg_sim_desc *d) {
         d->cpu_reference);
   CHECK(d->sort_interval >= 1, BG_ERR_RANGE, "sort_interval must be >= 1 step (got %d)",
         d->sort_interval);
+  CHECK_FINITE(d->damping, "damping");
+  CHECK(d->damping >= 0, BG_ERR_RANGE, "damping must be >= 0 1/s, 0 meaning off (got %g)",
+        (double)d->damping);
   return BG_OK;
 }
 
@@ -394,13 +398,14 @@ static bg_status build_config(bg_sim *sim, const bg_sim_desc *d) {
   c->dx = d->dx;
   c->inv_dx = 1.0f / d->dx;
   const bg_material *m = &d->material;
-  c->mat = bg_material_prepare(m);
+  bg_material_params(m, &c->mat, NULL, 0);
   {
     const char *ref = getenv("BAGNOLD_CPU_REFERENCE");
     c->cpu_reference = d->cpu_reference || (ref && ref[0] && strcmp(ref, "0"));
   }
   c->threads = d->threads;
   c->sort_interval = d->sort_interval;
+  c->damping = d->damping;
   c->n_walls = (int)d->n_colliders + BG_FACE_COUNT;
   c->walls = calloc((size_t)c->n_walls, sizeof *c->walls);
   c->n_sinks = (int)d->n_sinks;
@@ -455,6 +460,14 @@ bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t er
                 "override)",
                 (double)d->fixed_dt, (double)stable_dt(sim, 0));
   if (s == BG_OK) s = copy_colliders(sim, d);
+  if (s == BG_OK) {
+    /* the descriptor as created, pointing at the handle's own copies: what a
+     * checkpoint records and what bg_sim_restore compares against */
+    sim->desc = *d;
+    sim->desc.colliders = sim->colliders;
+    sim->desc.sinks = sim->cfg.sinks;
+    sim->desc.backend = NULL;
+  }
   if (s == BG_OK) s = sim->ops->create(&sim->cfg, &sim->state, sim->err, sizeof sim->err);
   if (s == BG_OK) s = bg_boundary_build(sim, 0.0);
   if (s != BG_OK) {
@@ -672,6 +685,35 @@ bg_status bg_sim_grid_mass(bg_sim *sim, bg_real *out, size_t cap) { return grid_
 
 bg_status bg_sim_grid_velocity(bg_sim *sim, bg_real *out, size_t cap) {
   return grid_get(sim, 1, out, cap);
+}
+
+size_t bg_sim_wall_count(const bg_sim *sim) { return sim ? (size_t)sim->cfg.n_walls : 0; }
+
+bg_status bg_sim_wall_forces(bg_sim *sim, double *out, size_t cap) {
+  if (!sim) return BG_ERR_NULL;
+  sim->err[0] = 0;
+  size_t need = 3 * (size_t)sim->cfg.n_walls;
+  CHECK(out != NULL, BG_ERR_NULL, "out is NULL");
+  CHECK(cap >= need, BG_ERR_RANGE, "cap = %zu doubles, the walls need %zu (3 x %d walls)", cap, need,
+        sim->cfg.n_walls);
+  return sim->ops->wall_forces(sim->state, out);
+}
+
+bg_status bg_material_params(const bg_material *m, struct bg_mat *out, char *err, size_t err_len) {
+  bg_sim scratch; /* check_material reports through a handle's buffer */
+  memset(&scratch, 0, sizeof scratch);
+  bg_sim *sim = &scratch;
+  if (err && err_len) err[0] = 0;
+  bg_status s = BG_OK;
+  if (!m) s = bg_fail(sim, BG_ERR_NULL, "material is NULL");
+  else if (!out) s = bg_fail(sim, BG_ERR_NULL, "out is NULL");
+  else s = check_material(sim, m);
+  if (s != BG_OK) {
+    if (err && err_len) snprintf(err, err_len, "%s", sim->err);
+    return s;
+  }
+  *out = bg_material_prepare(m);
+  return BG_OK;
 }
 
 bg_status bg_sim_stage_times(bg_sim *sim, double ms[4]) {

@@ -76,6 +76,38 @@ static double column_front(const double *sorted, size_t n) {
   return c0;
 }
 
+/* The loop's state between iterations (what a checkpoint must carry): the
+ * time reached, the last kinetic energy, its peak and whether it settled. */
+typedef struct column_loop {
+  double *t, *ke, *ke_peak;
+  int *settled;
+} column_loop;
+
+#define COLUMN_STATE_MAGIC 0x636f6c31u /* "col1": the layout below */
+
+static void column_pack(void *ctx, bg_lab_blob *b) {
+  const column_loop *c = ctx;
+  uint32_t magic = COLUMN_STATE_MAGIC;
+  int32_t settled = *c->settled;
+  bg_lab_blob_put(b, &magic, sizeof magic);
+  bg_lab_blob_put(b, &settled, sizeof settled);
+  bg_lab_blob_put(b, c->t, sizeof *c->t);
+  bg_lab_blob_put(b, c->ke, sizeof *c->ke);
+  bg_lab_blob_put(b, c->ke_peak, sizeof *c->ke_peak);
+}
+
+static void column_unpack(const column_loop *c, bg_lab_blob *b, const char *tag) {
+  uint32_t magic;
+  int32_t settled;
+  bg_lab_blob_get(b, &magic, sizeof magic);
+  if (magic != COLUMN_STATE_MAGIC) bg_lab_fail("%s: the checkpoint holds another loop's state", tag);
+  bg_lab_blob_get(b, &settled, sizeof settled);
+  bg_lab_blob_get(b, c->t, sizeof *c->t);
+  bg_lab_blob_get(b, c->ke, sizeof *c->ke);
+  bg_lab_blob_get(b, c->ke_peak, sizeof *c->ke_peak);
+  *c->settled = settled;
+}
+
 bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const char *tag) {
   bg_column_result res;
   memset(&res, 0, sizeof res);
@@ -145,7 +177,13 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   bg_lab_progress(lab, "%s: dx %.3g mm (%d cells per R0), a %.3g, %zu particles, grid %zux%zux%zu, floor %s mu %g",
                   tag, dx * 1e3, sc->cells, sc->aspect, n, desc.dims[0], desc.dims[1], desc.dims[2],
                   sc->floor == BG_FRICTION_STICK ? "stick" : "coulomb", sc->mu);
-  while (t < sc->t_max_s) {
+  column_loop cl = {&t, &ke, &res.ke_peak, &res.settled};
+  bg_lab_blob state;
+  int finished;
+  bg_lab_sim *ls = bg_lab_sim_begin(lab, sim, tag, &state, &finished);
+  if (state.len) column_unpack(&cl, &state, tag);
+  bg_lab_blob_free(&state);
+  while (!finished && t < sc->t_max_s) {
     t += sc->check_frac * tc;
     if (t > sc->t_max_s) t = sc->t_max_s;
     s = bg_sim_advance_to(sim, t);
@@ -160,7 +198,9 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
       res.settled = 1;
       break;
     }
+    bg_lab_sim_tick(ls, column_pack, &cl);
   }
+  bg_lab_sim_end(ls, column_pack, &cl);
   bg_stats st;
   bg_sim_stats(sim, &st);
   res.steps = st.step;

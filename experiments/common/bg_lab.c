@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 #define MAX_MUTANTS 32
 #define MAX_MUTANT_CLAIMS 256
 #define MAX_FILES 256
+#define MAX_SIM_TAGS 4096
 
 typedef struct claim_row {
   char id[96];
@@ -102,6 +104,14 @@ struct bg_lab {
   int n_files;
   int force;
   double last_progress, progress_every;
+  /* per-simulation services (bg_lab_sim_begin): --vtk-every, --checkpoint-every, --resume */
+  double vtk_every;  /* simulated s between frames, 0 off */
+  double ckpt_every; /* wall s between checkpoints, 0 off; < 0 until the scale's default is applied */
+  char resume[1024]; /* a previous run's folder, "" when not resuming */
+  int resume_inplace; /* --resume names --out itself: its checkpoints/ and vtk/ are kept */
+  char identity[8192]; /* what a resumed run must share: checkpoints/run.txt */
+  char *sim_tags[2 * MAX_SIM_TAGS]; /* file name, tag as given: pairs */
+  int n_sim_tags;
 };
 
 /* The one lab of this process, for the error and signal paths. */
@@ -565,6 +575,16 @@ static void usage(const bg_lab *lab, const char *name, const char *summary, cons
           "                        for ngf it sets the cooperativity length xi = A d / sqrt|mu - mu_s|\n"
           "  --ngf-a X             ngf only: nonlocal amplitude A = X, in [0, 5] (default 0.48); 0 leaves the\n"
           "                        local law mu_s + b I alone, the control of what the length does\n"
+          "  --vtk-every T         ParaView frames of every simulation into OUT/vtk/<sim>.pvd every T simulated\n"
+          "                        seconds, in [0, 1e4] (0 = off, the default): the initial state, then the first\n"
+          "                        loop time >= k T (the loops advance in steps of their own, so a frame may come\n"
+          "                        late by up to one of them), and the final state\n"
+          "  --checkpoint-every S  checkpoint every simulation into OUT/checkpoints/<sim>.bgck every S wall-clock\n"
+          "                        seconds, in [0, 86400] (0 = off; default: quick 0, paper 120); a finished\n"
+          "                        simulation keeps its final checkpoint, so a resumed run skips it\n"
+          "  --resume DIR          continue the run in DIR from its checkpoints (same experiment, scale, material,\n"
+          "                        seed, mutant and parameters, else refused); --out defaults to DIR, which then\n"
+          "                        keeps its checkpoints/ and vtk/ and has its other files rewritten\n"
           "  --version             the version and commit\n"
           "  -h, --help            this text\n"
           "exit code: 0 every verdict as references/claims.tsv expects (documented misses included),\n"
@@ -642,9 +662,49 @@ static int is_run_file(const char *f) {
   return 0;
 }
 
+/* The run's own subfolders (checkpoints/, vtk/): 1 when name is one and
+ * f a file that belongs in it. */
+static int is_run_subdir(const char *name) { return !strcmp(name, "checkpoints") || !strcmp(name, "vtk"); }
+
+static int is_subdir_file(const char *dir, const char *f) {
+  size_t n = strlen(f);
+  const char *ext = strrchr(f, '.');
+  if (!ext || ext == f) return 0;
+  if (!strcmp(ext, ".tmp")) return 1;
+  if (!strcmp(dir, "checkpoints")) return !strcmp(ext, ".bgck") || !strcmp(f, "run.txt");
+  return n > 4 && (!strcmp(ext, ".vtu") || !strcmp(ext, ".pvd"));
+}
+
+/* A run subfolder: *foreign gets the first entry that is not a run's; with
+ * clear, its files are removed (only the .tmp ones when keep) and, unless
+ * keep, the folder itself. */
+static void scan_subdir(const char *path, const char *name, int clear, int keep, char *foreign, size_t nf) {
+  DIR *d = opendir(path);
+  if (!d) die("--out: cannot list %s: %s", path, strerror(errno));
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    char fp[1700];
+    snprintf(fp, sizeof fp, "%s/%s", path, e->d_name);
+    struct stat fs;
+    int regular = lstat(fp, &fs) == 0 && S_ISREG(fs.st_mode);
+    if (!regular || !is_subdir_file(name, e->d_name)) {
+      if (!foreign[0]) snprintf(foreign, nf, "%s/%s", name, e->d_name);
+      continue;
+    }
+    int is_tmp = strlen(e->d_name) > 4 && !strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp");
+    if (clear && (!keep || is_tmp) && unlink(fp) != 0) die("--force: cannot remove %s: %s", fp, strerror(errno));
+  }
+  closedir(d);
+  if (clear && !keep && rmdir(path) != 0) die("--force: cannot remove %s: %s", path, strerror(errno));
+}
+
 /* --out: created if missing; an existing one must be an empty, writable
  * directory, or with --force one that holds only a run's files, which are
- * removed, so that no file of an earlier run is left beside this one's. */
+ * removed, so that no file of an earlier run is left beside this one's.
+ * A run resumed in place (--resume naming --out) keeps its checkpoints/ and
+ * vtk/ (less any .tmp a killed write left) and has every other file of the
+ * earlier run removed, as --force would. */
 static void prepare_outdir(bg_lab *lab) {
   struct stat st;
   if (stat(lab->out, &st) != 0) {
@@ -654,12 +714,13 @@ static void prepare_outdir(bg_lab *lab) {
     die("--out: %s exists and is not a directory", lab->out);
   }
   if (access(lab->out, W_OK | X_OK) != 0) die("--out: %s is not writable: %s", lab->out, strerror(errno));
+  int inplace = lab->resume_inplace;
   /* two passes: nothing is removed from a folder that will be refused */
   for (int pass = 0; pass < 2; ++pass) {
     DIR *d = opendir(lab->out);
     if (!d) die("--out: cannot list %s: %s", lab->out, strerror(errno));
     struct dirent *e;
-    char first[256] = "", foreign[256] = "";
+    char first[256] = "", foreign[600] = "";
     int n = 0;
     while ((e = readdir(d))) {
       if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
@@ -667,7 +728,12 @@ static void prepare_outdir(bg_lab *lab) {
       char path[1400];
       snprintf(path, sizeof path, "%s/%s", lab->out, e->d_name);
       struct stat fs;
-      int regular = lstat(path, &fs) == 0 && S_ISREG(fs.st_mode);
+      int is_stat = lstat(path, &fs) == 0;
+      if (is_stat && S_ISDIR(fs.st_mode) && is_run_subdir(e->d_name)) {
+        scan_subdir(path, e->d_name, pass == 1, inplace, foreign, sizeof foreign);
+        continue;
+      }
+      int regular = is_stat && S_ISREG(fs.st_mode);
       if (!regular || !is_run_file(e->d_name)) {
         if (!foreign[0]) snprintf(foreign, sizeof foreign, "%s", e->d_name);
       } else if (pass == 1 && unlink(path) != 0) {
@@ -676,15 +742,86 @@ static void prepare_outdir(bg_lab *lab) {
     }
     closedir(d);
     if (pass == 1 || n == 0) break;
-    if (!lab->force)
+    if (!lab->force && !inplace)
       die("--out: %s is not empty (it holds %s%s): give --force to clear an earlier run's files, or another "
           "directory",
           lab->out, first, n > 1 ? ", ..." : "");
     if (foreign[0])
-      die("--out: %s holds %s, which is not a run's file: --force clears only a run's files; clear it or choose "
+      die("--out: %s holds %s, which is not a run's file: %s clears only a run's files; clear it or choose "
           "another directory",
-          lab->out, foreign);
+          lab->out, foreign, inplace ? "--resume in place" : "--force");
   }
+}
+
+/* ------------------------------------------------------- resume identity */
+
+/* What a checkpoint's loop state means depends on these: the experiment,
+ * scale, material, seed, mutant and every parameter. The per-simulation
+ * services' own options (--vtk-every, --checkpoint-every), --threads,
+ * --backend and --quiet change no result and are not part of it. */
+static void build_identity(bg_lab *lab, const bg_lab_param *p, int n) {
+  size_t o = 0, cap = sizeof lab->identity;
+  o += (size_t)snprintf(lab->identity + o, cap - o, "experiment\t%s\nscale\t%s\nmaterial\t%s\n", lab->name,
+                        bg_lab_scale_name(lab), bg_lab_material_name(lab));
+  o += (size_t)snprintf(lab->identity + o, cap - o, "mu_s\t%.17g\ngrain_d\t%.17g\nngf_a\t%.17g\nseed\t%lu\n",
+                        lab->mu_s, lab->grain_d, lab->ngf_a, lab->seed);
+  o += (size_t)snprintf(lab->identity + o, cap - o, "mutant\t%s\n", lab->active ? lab->active->name : "none");
+  for (int i = 0; i < n && o < cap; ++i) {
+    if (p[i].type == BG_PARAM_STRING)
+      o += (size_t)snprintf(lab->identity + o, cap - o, "--%s\t%s\n", p[i].name,
+                            *(const char *const *)p[i].dest ? *(const char *const *)p[i].dest : "(none)");
+    else if (p[i].type == BG_PARAM_INT)
+      o += (size_t)snprintf(lab->identity + o, cap - o, "--%s\t%d\n", p[i].name, *(const int *)p[i].dest);
+    else
+      o += (size_t)snprintf(lab->identity + o, cap - o, "--%s\t%.17g\n", p[i].name, *(const double *)p[i].dest);
+  }
+  if (o >= cap) die("the run's parameters are longer than %zu characters", cap - 1);
+}
+
+/* --resume DIR: DIR must be a run of this experiment with the same identity
+ * (checkpoints/run.txt, written when the run started). */
+static void check_resume(bg_lab *lab) {
+  struct stat st;
+  if (stat(lab->resume, &st) != 0 || !S_ISDIR(st.st_mode))
+    die("--resume: %s is not a directory: %s", lab->resume, stat(lab->resume, &st) ? strerror(errno) : "a file");
+  char path[1200];
+  snprintf(path, sizeof path, "%s/checkpoints/run.txt", lab->resume);
+  FILE *fp = fopen(path, "r");
+  if (!fp)
+    die("--resume: %s has no checkpoints/run.txt (%s): it is not a run folder written with --checkpoint-every",
+        lab->resume, strerror(errno));
+  char there[8192];
+  size_t n = fread(there, 1, sizeof there - 1, fp);
+  fclose(fp);
+  there[n] = 0;
+  const char *a = there, *b = lab->identity;
+  while (*a || *b) {
+    size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+    if (la != lb || strncmp(a, b, la)) {
+      char key[96];
+      size_t k = strcspn(b, "\t\n");
+      snprintf(key, sizeof key, "%.*s", (int)(k < sizeof key ? k : sizeof key - 1), b);
+      die("--resume: %s is a run with other settings: its %.*s, this run's %.*s (%s); resume with the same "
+          "experiment, scale and parameters",
+          lab->resume, (int)la, a, (int)lb, b, key[0] ? key : "end of list");
+    }
+    a += la + (a[la] == '\n');
+    b += lb + (b[lb] == '\n');
+  }
+  char ro[PATH_MAX], rr[PATH_MAX];
+  lab->resume_inplace = realpath(lab->out, ro) && realpath(lab->resume, rr) && !strcmp(ro, rr);
+}
+
+/* checkpoints/run.txt: written when checkpoints will be (and when resuming
+ * in place, where the folder exists already). */
+static void write_identity(bg_lab *lab) {
+  if (!(lab->ckpt_every > 0) && !lab->resume_inplace) return;
+  char dir[1200];
+  snprintf(dir, sizeof dir, "%s/checkpoints", lab->out);
+  if (make_dirs(dir) != 0) die("cannot create %s: %s", dir, strerror(errno));
+  FILE *fp = open_output(lab, "checkpoints/run.txt");
+  fputs(lab->identity, fp);
+  close_output(fp, "checkpoints/run.txt");
 }
 
 /* The run is in progress until the manifest is in place. */
@@ -715,6 +852,7 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   lab->backend = "auto";
   lab->seed = 1;
   lab->ngf_a = -1;
+  lab->ckpt_every = -1;
   lab->t0 = now_s();
   /* progress interval, s: BAGNOLD_PROGRESS_S changes it (tests use a short one) */
   lab->progress_every = 10.0;
@@ -736,15 +874,15 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   if (off >= sizeof lab->argv_line) die("the command line is longer than %zu characters", sizeof lab->argv_line - 1);
 
   enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_MUTANT, O_FORCE, O_VERSION,
-         O_MATERIAL, O_MU_S, O_GRAIN_D, O_NGF_A, O_PARAM };
+         O_MATERIAL, O_MU_S, O_GRAIN_D, O_NGF_A, O_VTK_EVERY, O_CKPT_EVERY, O_RESUME, O_PARAM };
   static const char *common[] = {"scale", "backend", "out", "threads", "seed", "quiet",
                                  "references", "help", "mutant", "force", "version", "material", "mu-s",
-                                 "grain-d", "ngf-a"};
+                                 "grain-d", "ngf-a", "vtk-every", "checkpoint-every", "resume"};
   const int n_common = (int)(sizeof common / sizeof common[0]);
   struct option *opts = calloc((size_t)(n_common + n_params + 1), sizeof *opts);
   if (!opts) die("out of memory");
   const char *mutant_arg = NULL;
-  int want_help = 0;
+  int want_help = 0, out_given = 0;
   for (int i = 0; i < n_common; ++i) {
     opts[i].name = common[i];
     int flag = O_SCALE + i == O_QUIET || O_SCALE + i == O_HELP || O_SCALE + i == O_FORCE || O_SCALE + i == O_VERSION;
@@ -783,6 +921,7 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
         lab->backend = optarg;
         break;
       case O_OUT:
+        out_given = 1;
         /* room for the longest file name a run writes inside it */
         if (strlen(optarg) + 64 >= sizeof lab->out)
           die("--out: the path is %zu characters long, at most %zu are accepted", strlen(optarg), sizeof lab->out - 65);
@@ -815,6 +954,13 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
       case O_MU_S: lab->mu_s = parse_number("mu-s", optarg, 0.05, 2.0, 0); break;
       case O_GRAIN_D: lab->grain_d = parse_number("grain-d", optarg, 1e-5, 0.05, 0); break;
       case O_NGF_A: lab->ngf_a = parse_number("ngf-a", optarg, 0, 5, 0); break;
+      case O_VTK_EVERY: lab->vtk_every = parse_number("vtk-every", optarg, 0, 1e4, 0); break;
+      case O_CKPT_EVERY: lab->ckpt_every = parse_number("checkpoint-every", optarg, 0, 86400, 0); break;
+      case O_RESUME:
+        if (!optarg[0] || strlen(optarg) + 64 >= sizeof lab->resume)
+          die("--resume: the path is empty or too long (%zu characters)", strlen(optarg));
+        snprintf(lab->resume, sizeof lab->resume, "%s", optarg);
+        break;
       case O_VERSION:
         printf("%s (bagnold %s, commit %s)\n", name, BG_VERSION_STRING, BAGNOLD_GIT_COMMIT);
         exit(0);
@@ -864,8 +1010,16 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   lab->mclaims = calloc(MAX_MUTANT_CLAIMS, sizeof *lab->mclaims);
   if (!lab->mclaims) die("out of memory");
   load_claims(lab);
+  if (lab->ckpt_every < 0) lab->ckpt_every = lab->scale == BG_SCALE_PAPER ? 120.0 : 0.0;
+  if (lab->resume[0] && !out_given) snprintf(lab->out, sizeof lab->out, "%s", lab->resume);
+  build_identity(lab, params, n_params);
+  if (lab->resume[0]) check_resume(lab);
   prepare_outdir(lab);
   start_marker(lab);
+  write_identity(lab);
+  bg_lab_manifest_num(lab, "vtk_every", lab->vtk_every);
+  bg_lab_manifest_num(lab, "checkpoint_every_s", lab->ckpt_every);
+  if (lab->resume[0]) bg_lab_manifest_str(lab, "resumed_from", lab->resume);
   /* every parameter goes into the manifest under its key */
   for (int i = 0; i < n_params; ++i) {
     char key[96];
@@ -1271,9 +1425,208 @@ int bg_lab_finish(bg_lab *lab) {
   g_marker[0] = 0;
   for (int i = 0; i < lab->n_manifest; ++i) free(lab->manifest[i]);
   for (int i = 0; i < lab->n_files; ++i) free(lab->files[i]);
+  for (int i = 0; i < 2 * lab->n_sim_tags; ++i) free(lab->sim_tags[i]);
   free(lab->table);
   free(lab->mclaims);
   free(lab);
   g_lab = NULL;
   return unexpected ? 1 : 0;
+}
+
+/* ------------------------------------------- per-simulation services */
+
+void bg_lab_blob_put(bg_lab_blob *b, const void *p, size_t n) {
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n) cap *= 2;
+    unsigned char *d = realloc(b->data, cap);
+    if (!d) die("out of memory for a checkpoint's loop state (%zu bytes)", cap);
+    b->data = d;
+    b->cap = cap;
+  }
+  if (n) memcpy(b->data + b->len, p, n);
+  b->len += n;
+}
+
+void bg_lab_blob_get(bg_lab_blob *b, void *p, size_t n) {
+  /* a checkpoint of another build of the loop: its state cannot be read */
+  if (n > b->len - b->pos)
+    die("a checkpoint's loop state ends after %zu bytes, %zu more were expected (written by another version of "
+        "this experiment?)",
+        b->len, b->pos + n - b->len);
+  memcpy(p, b->data + b->pos, n);
+  b->pos += n;
+}
+
+void bg_lab_blob_free(bg_lab_blob *b) {
+  free(b->data);
+  memset(b, 0, sizeof *b);
+}
+
+/* The harness's part of every checkpoint's user blob, before the loop's. */
+#define LAB_CKPT_MAGIC "bglab-1"
+typedef struct lab_ckpt_head {
+  char magic[8];
+  uint32_t finished;  /* the loop had ended: a resumed run skips it */
+  uint32_t has_frame; /* a frame was written; last_frame_t is its time */
+  uint64_t next_k;    /* the next frame is due at next_k * --vtk-every */
+  double last_frame_t;
+} lab_ckpt_head;
+
+struct bg_lab_sim {
+  bg_lab *lab;
+  bg_sim *sim;
+  char name[128]; /* the tag as a file name */
+  char tag[128];
+  bg_pvd *pvd;
+  lab_ckpt_head head;
+  int restored_finished;
+  double last_save; /* wall clock of the last checkpoint (or the start) */
+};
+
+/* A tag as a file name: letters, digits, '.', '-' kept, runs of anything
+ * else become one '_' ("a 0.5 (1/4)" -> "a_0.5_1_4"). */
+static void tag_file_name(const char *tag, char *out, size_t n) {
+  size_t k = 0;
+  for (const char *c = tag; *c && k + 1 < n; ++c) {
+    int keep = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+               *c == '-';
+    if (keep) out[k++] = *c;
+    else if (k && out[k - 1] != '_') out[k++] = '_';
+  }
+  while (k && out[k - 1] == '_') k--;
+  out[k] = 0;
+  if (!k) snprintf(out, n, "sim");
+}
+
+/* Two simulations of one run must not share a file name: checkpoints and
+ * frames would overwrite each other (called inside --jobs regions). */
+static void register_tag(bg_lab *lab, const char *name, const char *tag) {
+  int clash = -1;
+#ifdef _OPENMP
+#pragma omp critical(bg_lab_tags)
+#endif
+  {
+    for (int i = 0; i < lab->n_sim_tags && clash < 0; ++i)
+      if (!strcmp(lab->sim_tags[2 * i], name)) clash = i;
+    if (clash < 0 && lab->n_sim_tags < MAX_SIM_TAGS) {
+      lab->sim_tags[2 * lab->n_sim_tags] = strdup(name);
+      lab->sim_tags[2 * lab->n_sim_tags + 1] = strdup(tag);
+      lab->n_sim_tags++;
+    }
+  }
+  if (clash >= 0)
+    die("two simulations of this run have the file name %s (tags '%s' and '%s'): their checkpoints and frames "
+        "would collide",
+        name, lab->sim_tags[2 * clash + 1], tag);
+}
+
+static void lab_sim_frame(bg_lab_sim *ls) {
+  bg_status s = bg_pvd_frame(ls->pvd, ls->sim);
+  if (s != BG_OK) die("%s: writing a VTU frame: %s (%s)", ls->tag, bg_status_name(s), bg_pvd_last_error(ls->pvd));
+  bg_stats st;
+  bg_sim_stats(ls->sim, &st);
+  ls->head.has_frame = 1;
+  ls->head.last_frame_t = st.time;
+  ls->head.next_k = (uint64_t)floor(st.time / ls->lab->vtk_every) + 1;
+}
+
+static void lab_sim_frames_due(bg_lab_sim *ls) {
+  if (!ls->pvd) return;
+  bg_stats st;
+  bg_sim_stats(ls->sim, &st);
+  if (st.time >= (double)ls->head.next_k * ls->lab->vtk_every) lab_sim_frame(ls);
+}
+
+static void lab_sim_save(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx) {
+  char dir[1200], path[1400];
+  snprintf(dir, sizeof dir, "%s/checkpoints", ls->lab->out);
+  if (make_dirs(dir) != 0) die("cannot create %s: %s", dir, strerror(errno));
+  snprintf(path, sizeof path, "%s/%s.bgck", dir, ls->name);
+  bg_lab_blob b = {0};
+  bg_lab_blob_put(&b, &ls->head, sizeof ls->head);
+  if (pack) pack(ctx, &b);
+  bg_status s = bg_sim_save(ls->sim, path, b.data, b.len);
+  bg_lab_blob_free(&b);
+  if (s != BG_OK) die("%s: checkpoint %s: %s (%s)", ls->tag, path, bg_status_name(s), bg_sim_last_error(ls->sim));
+  ls->last_save = now_s();
+}
+
+/* tag's checkpoint in the --resume folder into sim; 0 when there is none */
+static int lab_sim_restore(bg_lab_sim *ls, bg_lab_blob *state) {
+  char path[1400];
+  snprintf(path, sizeof path, "%s/checkpoints/%s.bgck", ls->lab->resume, ls->name);
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    if (errno == ENOENT) return 0; /* this simulation had not checkpointed: from scratch */
+    die("--resume: %s: %s", path, strerror(errno));
+  }
+  /* the blob cannot be larger than the file that holds it */
+  size_t cap = (size_t)st.st_size, len = 0;
+  unsigned char *buf = malloc(cap ? cap : 1);
+  if (!buf) die("out of memory reading %s", path);
+  bg_status s = bg_sim_restore(ls->sim, path, buf, cap, &len);
+  if (s != BG_OK) die("--resume: %s: %s (%s)", path, bg_status_name(s), bg_sim_last_error(ls->sim));
+  if (len < sizeof ls->head || memcmp(buf, LAB_CKPT_MAGIC, sizeof LAB_CKPT_MAGIC))
+    die("--resume: %s holds no loop state of this harness (%zu bytes of user data)", path, len);
+  memcpy(&ls->head, buf, sizeof ls->head);
+  state->data = buf;
+  state->len = len;
+  state->cap = cap;
+  state->pos = sizeof ls->head;
+  return 1;
+}
+
+bg_lab_sim *bg_lab_sim_begin(bg_lab *lab, bg_sim *sim, const char *tag, bg_lab_blob *state, int *finished) {
+  bg_lab_sim *ls = calloc(1, sizeof *ls);
+  if (!ls) die("out of memory");
+  ls->lab = lab;
+  ls->sim = sim;
+  snprintf(ls->tag, sizeof ls->tag, "%s", tag);
+  tag_file_name(tag, ls->name, sizeof ls->name);
+  memcpy(ls->head.magic, LAB_CKPT_MAGIC, sizeof LAB_CKPT_MAGIC);
+  memset(state, 0, sizeof *state);
+  *finished = 0;
+  if (lab->vtk_every > 0 || lab->ckpt_every > 0 || lab->resume[0]) register_tag(lab, ls->name, tag);
+  int restored = lab->resume[0] && lab_sim_restore(ls, state);
+  if (restored) {
+    *finished = ls->restored_finished = ls->head.finished != 0;
+    bg_stats st;
+    bg_sim_stats(sim, &st);
+    bg_lab_progress(lab, "%s: resumed from %s/checkpoints/%s.bgck at t %.4g s, step %llu%s", tag, lab->resume,
+                    ls->name, st.time, (unsigned long long)st.step, *finished ? " (finished: not run again)" : "");
+  }
+  if (lab->vtk_every > 0 && !ls->restored_finished) {
+    char dir[1200], file[300];
+    snprintf(dir, sizeof dir, "%s/vtk", lab->out);
+    bg_status s = bg_pvd_open(dir, ls->name, lab->resume[0] ? 1 : 0, &ls->pvd);
+    if (s != BG_OK) die("%s: opening the series %s/%s.pvd: %s", tag, dir, ls->name, bg_pvd_last_error(NULL));
+    snprintf(file, sizeof file, "vtk/%s.pvd", ls->name);
+#ifdef _OPENMP
+#pragma omp critical(bg_lab_files)
+#endif
+    add_file(lab, file);
+    if (!restored) lab_sim_frame(ls); /* the initial state */
+  }
+  ls->last_save = now_s();
+  return ls;
+}
+
+void bg_lab_sim_tick(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx) {
+  lab_sim_frames_due(ls);
+  if (ls->lab->ckpt_every > 0 && now_s() - ls->last_save >= ls->lab->ckpt_every) lab_sim_save(ls, pack, ctx);
+}
+
+void bg_lab_sim_end(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx) {
+  if (ls->pvd) {
+    bg_stats st;
+    bg_sim_stats(ls->sim, &st);
+    if (!ls->head.has_frame || ls->head.last_frame_t != st.time) lab_sim_frame(ls); /* the final state */
+    bg_pvd_close(ls->pvd);
+  }
+  /* the final checkpoint marks the simulation finished; one restored as
+   * finished into its own folder is there already */
+  ls->head.finished = 1;
+  if (ls->lab->ckpt_every > 0 && !(ls->restored_finished && ls->lab->resume_inplace)) lab_sim_save(ls, pack, ctx);
+  free(ls);
 }

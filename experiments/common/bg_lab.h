@@ -39,7 +39,8 @@ typedef struct bg_lab_param {
 typedef struct bg_lab bg_lab;
 
 /* Parses the common options (--scale, --backend, --out, --threads, --seed,
- * --quiet, --references, --mutant, --help) and params. On --help prints
+ * --quiet, --references, --mutant, --vtk-every, --checkpoint-every,
+ * --resume, --help) and params. On --help prints
  * usage and exits 0; on a bad argument prints which one and its range and
  * exits 2. Creates the output directory (default "out/<name>").
  *
@@ -149,5 +150,49 @@ int bg_lab_finish(bg_lab *lab);
  * need them before the verdict (e.g. to draw the tolerance band). Returns 0
  * if the claim is unknown. */
 int bg_lab_claim_ref(bg_lab *lab, const char *id, double *expected, double *tolerance);
+
+/* ----------------------------------------- per-simulation services
+ *
+ * Every measurement loop runs its simulation through these: ParaView frames
+ * (--vtk-every), checkpoints (--checkpoint-every) and resume (--resume).
+ *
+ *   sim created, particles added (a deterministic set-up)
+ *   ls = bg_lab_sim_begin(lab, sim, tag, &state, &finished);
+ *   if state.len: read the loop's variables back with bg_lab_blob_get
+ *   if (!finished) loop { advance; measure; bg_lab_sim_tick(ls, pack, ctx); }
+ *   bg_lab_sim_end(ls, pack, ctx);   then the loop's analysis as before
+ *
+ * pack(ctx, out) appends, with bg_lab_blob_put, every variable the loop
+ * keeps between iterations, in the order the resume reads them: with it a
+ * resumed run writes the same files, byte for byte, as one never stopped.
+ * tag names the simulation, unique within the run (its file name is the tag
+ * with runs of characters other than letters, digits, '.' and '-' made one
+ * '_'); two that share a file name end the run with an error. */
+typedef struct bg_lab_blob {
+  unsigned char *data;
+  size_t len, cap, pos; /* bytes held, allocated, read so far */
+} bg_lab_blob;
+void bg_lab_blob_put(bg_lab_blob *b, const void *p, size_t n);
+/* Reads the next n bytes; a state shorter than that ends the run (exit 2). */
+void bg_lab_blob_get(bg_lab_blob *b, void *p, size_t n);
+void bg_lab_blob_free(bg_lab_blob *b);
+
+typedef void (*bg_lab_pack_fn)(void *ctx, bg_lab_blob *out);
+typedef struct bg_lab_sim bg_lab_sim;
+
+/* With --resume and a checkpoint of tag there, sim is restored from it and
+ * the loop's state is put into *state (len 0 otherwise: start from scratch);
+ * *finished is 1 when the loop had ended (skip it: the restored state is
+ * its final one). With --vtk-every, opens OUT/vtk/<tag>.pvd and writes the
+ * initial frame. Thread-safe: experiments call it inside --jobs regions. */
+bg_lab_sim *bg_lab_sim_begin(bg_lab *lab, bg_sim *sim, const char *tag, bg_lab_blob *state, int *finished);
+/* Once per iteration, where the loop's state is what pack saves: a frame
+ * when the simulated time has reached the next multiple of --vtk-every, a
+ * checkpoint when --checkpoint-every wall seconds have passed since the
+ * last (pack is called only then). */
+void bg_lab_sim_tick(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx);
+/* After the loop: the final frame, the final checkpoint (marked finished);
+ * frees ls. */
+void bg_lab_sim_end(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx);
 
 #endif /* BG_LAB_H */

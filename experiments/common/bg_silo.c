@@ -144,6 +144,95 @@ static double w_rel_se(const double *t, const double *y, int a, int b) {
   return fmax(sw / w, sqrt(var / BG_SILO_N_SUB) / w);
 }
 
+/* ------------------------------------------------------ the loop's state */
+
+/* Everything the loop keeps between samples, for a checkpoint: the clock,
+ * the window's bookkeeping, the samples so far and the exit profile's sums. */
+typedef struct silo_loop {
+  bg_silo_result *r;
+  double *t, *rho_b, *rho_sd, *last_growth_t, *last_msink;
+  int *in_window, *w0;
+  size_t *ns, *cap_s;
+  double **ts, **msink, **mbelow, **hs, **rbs;
+} silo_loop;
+
+static const char *const k_stop_rules[] = {"none", "fill_end", "fill_drop", "steady_window", "t_max", "jammed"};
+enum { N_STOP_RULES = sizeof k_stop_rules / sizeof k_stop_rules[0] };
+#define SILO_STATE_MAGIC 0x73696c31u /* "sil1": the layout below */
+
+static void put_d(bg_lab_blob *b, const double *v, size_t n) { bg_lab_blob_put(b, v, n * sizeof *v); }
+static void get_d(bg_lab_blob *b, double *v, size_t n) { bg_lab_blob_get(b, v, n * sizeof *v); }
+
+static void silo_pack(void *ctx, bg_lab_blob *b) {
+  const silo_loop *c = ctx;
+  const bg_silo_result *r = c->r;
+  int32_t rule = 0;
+  for (int i = 0; i < N_STOP_RULES; ++i)
+    if (!strcmp(r->stop_rule, k_stop_rules[i])) rule = i;
+  int32_t ints[6] = {(int32_t)SILO_STATE_MAGIC, rule, r->jammed, r->n_prof, *c->in_window, *c->w0};
+  uint64_t ns = *c->ns, nb = (uint64_t)r->nb;
+  bg_lab_blob_put(b, ints, sizeof ints);
+  bg_lab_blob_put(b, &ns, sizeof ns);
+  bg_lab_blob_put(b, &nb, sizeof nb);
+  double sc[8] = {*c->t, *c->rho_b, *c->rho_sd, *c->last_growth_t, *c->last_msink, r->rho_b, r->rho_b_sd, r->h_stop};
+  put_d(b, sc, 8);
+  put_d(b, *c->ts, ns);
+  put_d(b, *c->msink, ns);
+  put_d(b, *c->mbelow, ns);
+  put_d(b, *c->hs, ns);
+  put_d(b, *c->rbs, ns);
+  put_d(b, r->sm, nb);
+  put_d(b, r->smv, nb);
+  put_d(b, r->smr, nb);
+  put_d(b, r->cnt, nb);
+}
+
+static void silo_unpack(const silo_loop *c, bg_lab_blob *b, const char *tag) {
+  bg_silo_result *r = c->r;
+  int32_t ints[6];
+  uint64_t ns, nb;
+  bg_lab_blob_get(b, ints, sizeof ints);
+  bg_lab_blob_get(b, &ns, sizeof ns);
+  bg_lab_blob_get(b, &nb, sizeof nb);
+  if ((uint32_t)ints[0] != SILO_STATE_MAGIC || ints[1] < 0 || ints[1] >= N_STOP_RULES || nb != (uint64_t)r->nb ||
+      ns > (b->len - b->pos) / sizeof(double))
+    bg_lab_fail("%s: the checkpoint holds another loop's state (or another scene's profile bins)", tag);
+  r->stop_rule = k_stop_rules[ints[1]];
+  r->jammed = ints[2];
+  r->n_prof = ints[3];
+  *c->in_window = ints[4];
+  *c->w0 = ints[5];
+  double sc[8];
+  get_d(b, sc, 8);
+  *c->t = sc[0];
+  *c->rho_b = sc[1];
+  *c->rho_sd = sc[2];
+  *c->last_growth_t = sc[3];
+  *c->last_msink = sc[4];
+  r->rho_b = sc[5];
+  r->rho_b_sd = sc[6];
+  r->h_stop = sc[7];
+  if (ns > *c->cap_s) {
+    double **arr[5] = {c->ts, c->msink, c->mbelow, c->hs, c->rbs};
+    for (int i = 0; i < 5; ++i) {
+      double *p = realloc(*arr[i], ns * sizeof **arr[i]);
+      if (!p) bg_lab_fail("out of memory for the time series");
+      *arr[i] = p;
+    }
+    *c->cap_s = ns;
+  }
+  *c->ns = ns;
+  get_d(b, *c->ts, ns);
+  get_d(b, *c->msink, ns);
+  get_d(b, *c->mbelow, ns);
+  get_d(b, *c->hs, ns);
+  get_d(b, *c->rbs, ns);
+  get_d(b, r->sm, nb);
+  get_d(b, r->smv, nb);
+  get_d(b, r->smr, nb);
+  get_d(b, r->cnt, nb);
+}
+
 bg_silo_result bg_silo_run(bg_lab *lab, const bg_silo_scene *sc, const char *tag, FILE *series_out) {
   bg_silo_result r;
   memset(&r, 0, sizeof r);
@@ -253,7 +342,14 @@ bg_silo_result bg_silo_run(bg_lab *lab, const bg_silo_scene *sc, const char *tag
   int in_window = 0, w0 = -1;
   r.stop_rule = "none";
   double last_growth_t = 0, last_msink = 0;
-  for (;;) {
+  silo_loop sl = {&r, &t, &rho_b, &rho_sd, &last_growth_t, &last_msink, &in_window, &w0, &ns, &cap_s,
+                  &ts, &msink, &mbelow, &hs, &rbs};
+  bg_lab_blob state;
+  int finished;
+  bg_lab_sim *ls = bg_lab_sim_begin(lab, sim, tag, &state, &finished);
+  if (state.len) silo_unpack(&sl, &state, tag);
+  bg_lab_blob_free(&state);
+  while (!finished) {
     bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
     bg_sim_get(sim, BG_FIELD_DENSITY, rho, n);
     bg_sim_get(sim, BG_FIELD_ACTIVE, act, n);
@@ -350,7 +446,9 @@ bg_silo_result bg_silo_run(bg_lab *lab, const bg_silo_scene *sc, const char *tag
     t += sc->sample_dt;
     s = bg_sim_advance_to(sim, t);
     if (s != BG_OK) fail_sim("bg_sim_advance_to", s, bg_sim_last_error(sim));
+    bg_lab_sim_tick(ls, silo_pack, &sl);
   }
+  bg_lab_sim_end(ls, silo_pack, &sl);
   bg_stats st;
   bg_sim_stats(sim, &st);
   r.steps = st.step;

@@ -239,6 +239,101 @@ static void cell_compaction(const size_t *dims, size_t na, const size_t *near, c
   free(cnt);
 }
 
+/* The standard per-step series row of bg_sim_series_row, computed here so
+ * that the loop can keep its rows for a checkpoint: the same values in the
+ * same order of summation, written through the same bg_series_row. */
+static void series_values(bg_sim *sim, size_t n, bg_real *v, const bg_real *m, bg_real *act, double row[8]) {
+  bg_stats st;
+  check(bg_sim_stats(sim, &st), sim, "stats");
+  check(bg_sim_get(sim, BG_FIELD_V, v, 3 * n), sim, "reading velocities");
+  check(bg_sim_get(sim, BG_FIELD_ACTIVE, act, n), sim, "reading active");
+  double ke = 0;
+  for (size_t p = 0; p < n; ++p)
+    if (act[p] > 0)
+      ke += 0.5 * m[p] * ((double)v[3 * p] * v[3 * p] + (double)v[3 * p + 1] * v[3 * p + 1] +
+                          (double)v[3 * p + 2] * v[3 * p + 2]);
+  double r[8] = {(double)st.step, st.time, st.dt, (double)st.n_active, (double)st.n_parked, st.parked_mass, ke,
+                 st.max_speed};
+  memcpy(row, r, sizeof r);
+}
+
+/* The drop loop's state between rows, for a checkpoint: the series rows
+ * so far, the last kinetic energy, whether it came to rest, and the next
+ * progress mark. */
+typedef struct drop_loop {
+  double *rows; /* 8 per row */
+  size_t n_rows, cap_rows;
+  double ke, next_progress;
+  int at_rest;
+  /* the grid's node mass after the last step: read after the loop, and not
+   * part of a simulation's checkpoint (the next step rebuilds it), so the
+   * final checkpoint carries it for a resumed run that skips the loop */
+  bg_sim *sim;
+  size_t n_grid;
+  bg_real *grid; /* restored from a final checkpoint, else NULL */
+} drop_loop;
+
+#define DROP_STATE_MAGIC 0x64726f31u /* "dro1": the layout below */
+
+static void drop_pack(void *ctx, bg_lab_blob *b) {
+  const drop_loop *d = ctx;
+  uint32_t magic = DROP_STATE_MAGIC;
+  int32_t at_rest = d->at_rest;
+  uint64_t nr = d->n_rows;
+  bg_lab_blob_put(b, &magic, sizeof magic);
+  bg_lab_blob_put(b, &at_rest, sizeof at_rest);
+  bg_lab_blob_put(b, &nr, sizeof nr);
+  bg_lab_blob_put(b, &d->ke, sizeof d->ke);
+  bg_lab_blob_put(b, &d->next_progress, sizeof d->next_progress);
+  bg_lab_blob_put(b, d->rows, 8 * d->n_rows * sizeof *d->rows);
+}
+
+static void drop_pack_final(void *ctx, bg_lab_blob *b) {
+  drop_loop *d = ctx;
+  drop_pack(ctx, b);
+  uint64_t ng = d->n_grid;
+  bg_real *gm = xmalloc(ng * sizeof *gm);
+  check(bg_sim_grid_mass(d->sim, gm, ng), d->sim, "reading grid mass");
+  bg_lab_blob_put(b, &ng, sizeof ng);
+  bg_lab_blob_put(b, gm, ng * sizeof *gm);
+  free(gm);
+}
+
+static void drop_push(drop_loop *d, const double row[8]) {
+  if (d->n_rows == d->cap_rows) {
+    d->cap_rows = d->cap_rows ? 2 * d->cap_rows : 256;
+    d->rows = realloc(d->rows, 8 * d->cap_rows * sizeof *d->rows);
+    if (!d->rows) bg_lab_fail("out of memory for the series rows");
+  }
+  memcpy(d->rows + 8 * d->n_rows++, row, 8 * sizeof *row);
+}
+
+static void drop_unpack(drop_loop *d, bg_lab_blob *b) {
+  uint32_t magic;
+  int32_t at_rest;
+  uint64_t nr;
+  bg_lab_blob_get(b, &magic, sizeof magic);
+  if (magic != DROP_STATE_MAGIC) bg_lab_fail("drop: the checkpoint holds another loop's state");
+  bg_lab_blob_get(b, &at_rest, sizeof at_rest);
+  bg_lab_blob_get(b, &nr, sizeof nr);
+  bg_lab_blob_get(b, &d->ke, sizeof d->ke);
+  bg_lab_blob_get(b, &d->next_progress, sizeof d->next_progress);
+  if (nr > (b->len - b->pos) / (8 * sizeof(double))) bg_lab_fail("drop: the checkpoint's series is cut short");
+  d->at_rest = at_rest;
+  for (uint64_t i = 0; i < nr; ++i) {
+    double row[8];
+    bg_lab_blob_get(b, row, sizeof row);
+    drop_push(d, row);
+  }
+  if (b->pos == b->len) return; /* a checkpoint of the loop under way: no grid */
+  uint64_t ng;
+  bg_lab_blob_get(b, &ng, sizeof ng);
+  if (ng != d->n_grid) bg_lab_fail("drop: the checkpoint's grid has %llu nodes, this scene's %zu",
+                                   (unsigned long long)ng, d->n_grid);
+  d->grid = xmalloc(ng * sizeof *d->grid);
+  bg_lab_blob_get(b, d->grid, ng * sizeof *d->grid);
+}
+
 int main(int argc, char **argv) {
   double dx = 0, block = 0.16, block_h = 0.10, drop = 0.05, t_max = 2.0, rest_ke = 1e-6, floor_mu = 0.5;
   double jitter = 0.5, bin_w = 5.0, floor_shift = 0;
@@ -368,28 +463,48 @@ int main(int argc, char **argv) {
   check(bg_sim_series_open(path, "dropped block: standard per-step series, one row per series interval",
                            &series),
         NULL, "opening series.tsv");
-  check(bg_sim_series_row(sim, series), sim, "series row");
 
+  /* the rows are kept (a checkpoint carries them) and written at the end */
   bg_stats stats;
-  double ke = 0, next_progress = 0.1 * t_max;
-  int at_rest = 0;
-  for (;;) {
+  bg_real *act_row = xmalloc(n * sizeof *act_row);
+  double row[8];
+  drop_loop dl = {NULL, 0, 0, 0, 0.1 * t_max, 0, sim, desc.dims[0] * desc.dims[1] * desc.dims[2], NULL};
+  bg_lab_blob state;
+  int finished;
+  bg_lab_sim *ls = bg_lab_sim_begin(lab, sim, "drop", &state, &finished);
+  if (state.len) {
+    drop_unpack(&dl, &state);
+  } else {
+    series_values(sim, n, v, mass, act_row, row);
+    drop_push(&dl, row);
+  }
+  bg_lab_blob_free(&state);
+  while (!finished) {
     check(bg_sim_run(sim, every), sim, "stepping");
-    check(bg_sim_series_row(sim, series), sim, "series row");
+    series_values(sim, n, v, mass, act_row, row);
+    drop_push(&dl, row);
     check(bg_sim_stats(sim, &stats), sim, "stats");
-    ke = kinetic_energy(sim, n, v, mass);
-    if (stats.time > t_fall + 0.05 && ke < rest_ke * E_scale) {
-      at_rest = 1;
+    dl.ke = kinetic_energy(sim, n, v, mass);
+    if (stats.time > t_fall + 0.05 && dl.ke < rest_ke * E_scale) {
+      dl.at_rest = 1;
       break;
     }
     if (stats.time >= t_max) break;
     bg_lab_progress_sim(lab, "drop", stats.time, t_max, (double)n * (double)stats.step);
-    if (stats.time >= next_progress) {
+    if (stats.time >= dl.next_progress) {
       bg_lab_progress(lab, "t %.3f s of at most %.3g, step %llu, KE/(MgH) %.3g, max speed %.3g m/s",
-                      stats.time, t_max, (unsigned long long)stats.step, ke / E_scale, stats.max_speed);
-      next_progress += 0.1 * t_max;
+                      stats.time, t_max, (unsigned long long)stats.step, dl.ke / E_scale, stats.max_speed);
+      dl.next_progress += 0.1 * t_max;
     }
+    bg_lab_sim_tick(ls, drop_pack, &dl);
   }
+  bg_lab_sim_end(ls, drop_pack_final, &dl);
+  check(bg_sim_stats(sim, &stats), sim, "stats");
+  for (size_t i = 0; i < dl.n_rows; ++i) check(bg_series_row(series, dl.rows + 8 * i, 8), NULL, "series row");
+  free(dl.rows);
+  free(act_row);
+  double ke = dl.ke;
+  int at_rest = dl.at_rest;
   check(bg_series_close(series), NULL, "closing series.tsv");
   bg_lab_add_work(lab, (double)n * (double)stats.step);
   bg_lab_progress(lab, "%s at t %.3f s (step %llu): KE/(MgH) %.3g", at_rest ? "at rest" : "NOT at rest",
@@ -567,7 +682,9 @@ int main(int argc, char **argv) {
   /* ---- grid estimates */
   size_t nn = desc.dims[0] * desc.dims[1] * desc.dims[2];
   bg_real *gm = xmalloc(nn * sizeof *gm);
-  check(bg_sim_grid_mass(sim, gm, nn), sim, "reading grid mass");
+  if (dl.grid) memcpy(gm, dl.grid, nn * sizeof *gm);
+  else check(bg_sim_grid_mass(sim, gm, nn), sim, "reading grid mass");
+  free(dl.grid);
   unsigned char *occ = xmalloc(nn);
   double m_grid = 0;
   size_t n_occ = 0;

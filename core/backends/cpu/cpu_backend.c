@@ -28,7 +28,7 @@ typedef struct cpu_state {
   /* particle state, SoA */
   bg_real *x[3], *v[3], *F[9], *C[9], *tau[6];
   bg_real *st[BG_NSTATE]; /* the plastic state (bg_material_core.h) */
-  bg_real *mass, *vol0;
+  bg_real *mass, *vol0, *mode;
   int64_t *id;   /* insertion index of the particle in each slot */
   int32_t *park; /* -1 active, k < n_sinks parked in sink k, n_sinks left the grid */
   /* binning */
@@ -49,6 +49,10 @@ typedef struct cpu_state {
   size_t n_active, n_sink, n_out;
   double parked_mass, total_mass, max_speed;
   double *sink_mass;
+  /* wall forces of the last grid update: per thread, 3 per wall, summed in
+   * thread order so the total does not depend on scheduling */
+  double *wf_thread, *wf;
+  int wf_threads;
 } cpu_state;
 
 static int nthreads(const cpu_state *s) {
@@ -66,8 +70,9 @@ static int cpu_available(char *why, size_t len) {
   return 1;
 }
 
-/* All per-particle float arrays, for growth and permutation in one loop. */
-#define N_FLOAT_ARRAYS (30 + BG_NSTATE)
+/* All per-particle float arrays, in the raw layout (bg_internal.h), for
+ * growth, permutation and checkpoints in one loop. */
+#define N_FLOAT_ARRAYS BG_RAW_NF
 static bg_real **float_arrays(cpu_state *s, bg_real **a) {
   int k = 0;
   for (int d = 0; d < 3; ++d) a[k++] = s->x[d];
@@ -76,6 +81,9 @@ static bg_real **float_arrays(cpu_state *s, bg_real **a) {
   for (int d = 0; d < 9; ++d) a[k++] = s->C[d];
   for (int d = 0; d < 6; ++d) a[k++] = s->tau[d];
   for (int d = 0; d < BG_NSTATE; ++d) a[k++] = s->st[d];
+  a[k++] = s->mass;
+  a[k++] = s->vol0;
+  a[k++] = s->mode;
   return a;
 }
 
@@ -87,6 +95,9 @@ static void set_float_arrays(cpu_state *s, bg_real **a) {
   for (int d = 0; d < 9; ++d) s->C[d] = a[k++];
   for (int d = 0; d < 6; ++d) s->tau[d] = a[k++];
   for (int d = 0; d < BG_NSTATE; ++d) s->st[d] = a[k++];
+  s->mass = a[k++];
+  s->vol0 = a[k++];
+  s->mode = a[k++];
 }
 
 static void cpu_destroy(void *state) {
@@ -95,8 +106,6 @@ static void cpu_destroy(void *state) {
   bg_real *a[N_FLOAT_ARRAYS];
   float_arrays(s, a);
   for (int k = 0; k < N_FLOAT_ARRAYS; ++k) free(a[k]);
-  free(s->mass);
-  free(s->vol0);
   free(s->id);
   free(s->park);
   free(s->bstart);
@@ -106,6 +115,8 @@ static void cpu_destroy(void *state) {
   free(s->gs);
   free(s->bn);
   free(s->sink_mass);
+  free(s->wf_thread);
+  free(s->wf);
   free(s);
 }
 
@@ -124,7 +135,11 @@ static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t 
   s->sink_mass = calloc((size_t)cfg->n_sinks + 1, sizeof *s->sink_mass);
   s->nl = bg_material_nonlocal_slot(cfg->mat.model);
   if (s->nl >= 0) s->gs = calloc((size_t)cfg->n_nodes, sizeof *s->gs);
-  if (!s->grid || !s->bstart || !s->blist || !s->sink_mass || (s->nl >= 0 && !s->gs)) {
+  s->wf_threads = nthreads(s);
+  s->wf_thread = calloc((size_t)s->wf_threads * 3 * (size_t)cfg->n_walls, sizeof *s->wf_thread);
+  s->wf = calloc(3 * (size_t)cfg->n_walls, sizeof *s->wf);
+  if (!s->grid || !s->bstart || !s->blist || !s->sink_mass || (s->nl >= 0 && !s->gs) || !s->wf_thread ||
+      !s->wf) {
     cpu_destroy(s);
     if (err && len) snprintf(err, len, "cpu backend: out of memory for a %lld-node grid",
                              (long long)cfg->n_nodes);
@@ -147,17 +162,13 @@ static bg_status grow(cpu_state *s, size_t need) {
     a[k] = g;
     set_float_arrays(s, a); /* keep the handle consistent even if a later realloc fails */
   }
-  bg_real *m = realloc(s->mass, cap * sizeof *m);
-  if (m) s->mass = m;
-  bg_real *v0 = realloc(s->vol0, cap * sizeof *v0);
-  if (v0) s->vol0 = v0;
   int64_t *id = realloc(s->id, cap * sizeof *id);
   if (id) s->id = id;
   int32_t *pk = realloc(s->park, cap * sizeof *pk);
   if (pk) s->park = pk;
   int64_t *ord = realloc(s->order, cap * sizeof *ord);
   if (ord) s->order = ord;
-  if (!m || !v0 || !id || !pk || !ord) return BG_ERR_NOMEM;
+  if (!id || !pk || !ord) return BG_ERR_NOMEM;
   s->cap = cap;
   return BG_OK;
 }
@@ -178,6 +189,7 @@ static bg_status cpu_add(void *state, size_t n, const bg_real *x, const bg_real 
     }
     for (int d = 0; d < 6; ++d) s->tau[d][p] = 0.0f;
     for (int d = 0; d < BG_NSTATE; ++d) s->st[d][p] = 0.0f;
+    s->mode[p] = (bg_real)BG_RM_ELASTIC;
     s->vol0[p] = vol[k];
     s->mass[p] = rho0 * vol[k];
     s->id[p] = (int64_t)p;
@@ -251,9 +263,8 @@ static bg_status cpu_sort(void *state, uint64_t step) {
     free(perm);
     return BG_ERR_NOMEM;
   }
-  bg_real *extra[2] = {s->mass, s->vol0};
-  for (int k = 0; k < N_FLOAT_ARRAYS + 2; ++k) {
-    bg_real *arr = k < N_FLOAT_ARRAYS ? a[k] : extra[k - N_FLOAT_ARRAYS];
+  for (int k = 0; k < N_FLOAT_ARRAYS; ++k) {
+    bg_real *arr = a[k];
     for (size_t p = 0; p < s->n; ++p) tmp[p] = arr[perm[p]];
     memcpy(arr, tmp, s->n * sizeof *tmp);
   }
@@ -405,14 +416,41 @@ static bg_status cpu_grid_update(void *state, bg_real dt) {
   int nt = nthreads(s);
   int64_t nn = c->n_nodes;
   const bg_real gdt[3] = {c->gravity[0] * dt, c->gravity[1] * dt, c->gravity[2] * dt};
+  const bg_real damp = bg_damping_factor(c->damping, dt);
 #pragma omp parallel for schedule(static) num_threads(nt)
-  for (int64_t i = 0; i < nn; ++i) bg_node_update(s->grid[i], gdt);
+  for (int64_t i = 0; i < nn; ++i) {
+    bg_node_update(s->grid[i], gdt);
+    if (damp != 1.0f)
+      for (int d = 1; d < 4; ++d) s->grid[i][d] *= damp;
+  }
   int64_t nb = (int64_t)s->n_bn;
-#pragma omp parallel for schedule(static) num_threads(nt)
-  for (int64_t k = 0; k < nb; ++k) {
-    const bg_bnode *b = &s->bn[k];
-    bg_real *g = s->grid[b->node];
-    if (g[0] > 0) bg_bnode_apply(b, c->walls, c->n_walls - BG_FACE_COUNT, g + 1);
+  int nw = c->n_walls;
+  /* the wall-force tallies are sized for the thread count at creation */
+  int wt = nt < s->wf_threads ? nt : s->wf_threads;
+  memset(s->wf_thread, 0, (size_t)s->wf_threads * 3 * (size_t)nw * sizeof *s->wf_thread);
+  double inv_dt = dt > 0 ? 1.0 / (double)dt : 0.0;
+#pragma omp parallel num_threads(wt)
+  {
+#ifdef _OPENMP
+    double *mine = s->wf_thread + (size_t)omp_get_thread_num() * 3 * (size_t)nw;
+#else
+    double *mine = s->wf_thread;
+#endif
+#pragma omp for schedule(static)
+    for (int64_t k = 0; k < nb; ++k) {
+      const bg_bnode *b = &s->bn[k];
+      bg_real *g = s->grid[b->node];
+      if (!(g[0] > 0)) continue;
+      bg_bnode_effect eff;
+      bg_bnode_apply(b, c->walls, nw - BG_FACE_COUNT, g + 1, &eff);
+      for (int e = 0; e < eff.n; ++e)
+        for (int d = 0; d < 3; ++d) mine[3 * eff.wall[e] + d] -= (double)g[0] * eff.dv[e][d] * inv_dt;
+    }
+  }
+  for (int k = 0; k < 3 * nw; ++k) {
+    double sum = 0;
+    for (int t = 0; t < s->wf_threads; ++t) sum += s->wf_thread[(size_t)t * 3 * (size_t)nw + k];
+    s->wf[k] = sum;
   }
   return BG_OK;
 }
@@ -528,6 +566,7 @@ static bg_status cpu_g2p(void *state, bg_real dt) {
         }
       }
       bg_material_update_chunk(&c->mat, dt, &ch, len, c->cpu_reference);
+      for (int l = 0; l < len; ++l) s->mode[slot[l]] = (bg_real)ch.mode[l];
       /* array by array: one store stream at a time, pointers loaded once */
       for (int e = 0; e < 9; ++e) {
         bg_real *dst = s->F[e];
@@ -600,6 +639,7 @@ static bg_status cpu_get(void *state, bg_field f, bg_real *out) {
       }
       case BG_FIELD_MASS: out[o] = s->mass[p]; break;
       case BG_FIELD_ACTIVE: out[o] = s->park[p] < 0 ? 1.0f : 0.0f; break;
+      case BG_FIELD_MODE: out[o] = s->mode[p]; break;
     }
   }
   return BG_OK;
@@ -631,8 +671,62 @@ static bg_status cpu_grid(void *state, int which, bg_real *out) {
 
 static size_t cpu_count(void *state) { return ((cpu_state *)state)->n; }
 
+static bg_status cpu_export(void *state, bg_raw *r) {
+  cpu_state *s = state;
+  bg_real *a[N_FLOAT_ARRAYS];
+  float_arrays(s, a);
+  for (int k = 0; k < N_FLOAT_ARRAYS; ++k)
+    if (s->n) memcpy(r->f[k], a[k], s->n * sizeof(bg_real));
+  if (s->n) {
+    memcpy(r->id, s->id, s->n * sizeof *s->id);
+    memcpy(r->park, s->park, s->n * sizeof *s->park);
+  }
+  r->n = s->n;
+  r->parked_mass = s->parked_mass;
+  r->total_mass = s->total_mass;
+  r->max_speed = s->max_speed;
+  for (int k = 0; k <= s->cfg->n_sinks; ++k) r->sink_mass[k] = s->sink_mass[k];
+  r->n_runs = -1; /* the CPU bins every step from the positions: no sort state to keep */
+  return BG_OK;
+}
+
+static bg_status cpu_import(void *state, const bg_raw *r) {
+  cpu_state *s = state;
+  if (grow(s, r->n) != BG_OK) return BG_ERR_NOMEM;
+  bg_real *a[N_FLOAT_ARRAYS];
+  float_arrays(s, a);
+  for (int k = 0; k < N_FLOAT_ARRAYS; ++k)
+    if (r->n) memcpy(a[k], r->f[k], r->n * sizeof(bg_real));
+  if (r->n) {
+    memcpy(s->id, r->id, r->n * sizeof *s->id);
+    memcpy(s->park, r->park, r->n * sizeof *s->park);
+  }
+  s->n = r->n;
+  s->parked_mass = r->parked_mass;
+  s->total_mass = r->total_mass;
+  s->max_speed = r->max_speed;
+  for (int k = 0; k <= s->cfg->n_sinks; ++k) s->sink_mass[k] = r->sink_mass[k];
+  size_t act = 0, sink = 0, out = 0;
+  for (size_t p = 0; p < s->n; ++p) {
+    if (s->park[p] < 0) act++;
+    else if (s->park[p] < s->cfg->n_sinks) sink++;
+    else out++;
+  }
+  s->n_active = act;
+  s->n_sink = sink;
+  s->n_out = out;
+  return BG_OK;
+}
+
+static bg_status cpu_wall_forces(void *state, double *out) {
+  cpu_state *s = state;
+  memcpy(out, s->wf, 3 * (size_t)s->cfg->n_walls * sizeof *out);
+  return BG_OK;
+}
+
 const bg_backend_ops bg_backend_cpu = {
     "cpu",     cpu_available, cpu_create,      cpu_destroy, cpu_add,  cpu_set_boundary, cpu_sort,
     cpu_p2g,   cpu_grid_update, cpu_g2p,       cpu_get,     cpu_stats, cpu_grid,        cpu_count,
     NULL, /* stage_times: the front end's wall clock is exact for a synchronous backend */
+    cpu_export, cpu_import, cpu_wall_forces,
 };

@@ -75,17 +75,19 @@
  * to 7 floats x this many particles however many are added at once. */
 #define BG_CUDA_UPLOAD_CHUNK ((size_t)1 << 22)
 
-/* Particle float arrays, SoA: component k of particle p is f[k][p]. */
+/* Particle float arrays, SoA: component k of particle p is f[k][p], in
+ * the raw layout every backend shares (bg_internal.h). */
 enum {
-  PX = 0,    /* x, y, z */
-  PV = 3,    /* velocity */
-  PF = 6,    /* elastic F, row-major */
-  PC = 15,   /* APIC C, row-major */
-  PT = 24,   /* Kirchhoff stress, symmetric: xx yy zz xy xz yz */
-  PS = 30,   /* the plastic state, BG_NSTATE floats (bg_material_core.h) */
-  PM = PS + BG_NSTATE, /* mass */
-  PVOL = PM + 1,       /* reference volume */
-  NPF = PVOL + 1
+  PX = BG_RAW_X,     /* x, y, z */
+  PV = BG_RAW_V,     /* velocity */
+  PF = BG_RAW_F,     /* elastic F, row-major */
+  PC = BG_RAW_C,     /* APIC C, row-major */
+  PT = BG_RAW_TAU,   /* Kirchhoff stress, symmetric: xx yy zz xy xz yz */
+  PS = BG_RAW_ST,    /* the plastic state, BG_NSTATE floats (bg_material_core.h) */
+  PM = BG_RAW_MASS,  /* mass */
+  PVOL = BG_RAW_VOL, /* reference volume */
+  PMODE = BG_RAW_MODE, /* return-map case of the last update */
+  NPF = BG_RAW_NF
 };
 
 typedef struct dparts {
@@ -147,7 +149,8 @@ typedef struct cuda_state {
   bg_wallc *walls;
   bg_sink *sinks;
   /* tallies: [0] max |v|^2 of the last G2P as double bits, [1 .. ns+1]
-   * parked counts per code, then ns+1 parked masses (double) */
+   * parked counts per code, then ns+1 parked masses (double), then the
+   * wall forces of the last grid update (3 doubles per wall) */
   unsigned long long *d_tally, *h_tally;
   size_t tally_words;
   cudaEvent_t ev_tally;
@@ -155,6 +158,7 @@ typedef struct cuda_state {
   size_t n_active, n_sink, n_out;
   double parked_mass, total_mass, max_speed;
   double *sink_mass;
+  double *wf; /* host copy of the wall forces */
   /* stage timing: events at the stage boundaries of the current step */
   cudaEvent_t ev[5];
   unsigned ev_mask;
@@ -233,6 +237,7 @@ __global__ void k_init(dparts P, int64_t off, int64_t cnt, const float *x, const
   for (int k = 0; k < BG_NSTATE; ++k) P.f[PS + k][p] = 0.0f;
   P.f[PVOL][p] = vol[k];
   P.f[PM][p] = rho0 * vol[k];
+  P.f[PMODE][p] = (float)BG_RM_ELASTIC;
   P.id[p] = p;
   P.park[p] = -1;
 }
@@ -410,8 +415,9 @@ __global__ void k_p2g_nonlocal(dparts P, dgeom G, int64_t n, int nl, float *gs) 
         atomicAdd(gs + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2] + k), bg_bspline_weight(&w, a, b, k) * mf);
 }
 
-/* Node update (bg_node_update): momentum to velocity, plus gravity. */
-__global__ void k_grid_update(float4 *grid, int64_t nn, float g0, float g1, float g2) {
+/* Node update (bg_node_update): momentum to velocity, plus gravity, then
+ * the optional damping factor (1 when off). */
+__global__ void k_grid_update(float4 *grid, int64_t nn, float g0, float g1, float g2, float damp) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i >= nn) return;
   float4 q = grid[i];
@@ -419,22 +425,29 @@ __global__ void k_grid_update(float4 *grid, int64_t nn, float g0, float g1, floa
     float g[4] = {q.x, q.y, q.z, q.w};
     const float gdt[3] = {g0, g1, g2};
     bg_node_update(g, gdt);
-    grid[i] = make_float4(g[0], g[1], g[2], g[3]);
+    grid[i] = make_float4(g[0], g[1] * damp, g[2] * damp, g[3] * damp);
   }
 }
 
-__global__ void k_boundary(float4 *grid, const bg_bnode *bn, int64_t nbn, const bg_wallc *walls, int n_colliders) {
+/* Contact on the solid nodes; each wall's share of the momentum change,
+ * over dt, is added to wf (3 doubles per wall, minus: the force on it). */
+__global__ void k_boundary(float4 *grid, const bg_bnode *bn, int64_t nbn, const bg_wallc *walls, int n_colliders,
+                           double inv_dt, double *wf) {
   int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (k >= nbn) return;
   const bg_bnode b = bn[k];
   float4 q = grid[b.node];
   if (q.x > 0.0f) {
     float v[3] = {q.y, q.z, q.w};
-    bg_bnode_apply(&b, walls, n_colliders, v);
+    bg_bnode_effect eff;
+    bg_bnode_apply(&b, walls, n_colliders, v, &eff);
     q.y = v[0];
     q.z = v[1];
     q.w = v[2];
     grid[b.node] = q;
+    for (int e = 0; e < eff.n; ++e)
+      for (int d = 0; d < 3; ++d)
+        if (eff.dv[e][d] != 0.0f) atomicAdd(&wf[3 * eff.wall[e] + d], -(double)q.x * eff.dv[e][d] * inv_dt);
   }
 }
 
@@ -502,7 +515,7 @@ __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
       st[nl + 1] = sum * G.inv_dx * G.inv_dx;
     }
     bg_mat3 tau;
-    bg_material_update(&M.mat, dt, &F, st, &tau);
+    P.f[PMODE][p] = (float)bg_material_update(&M.mat, dt, &F, st, &tau);
     for (int e = 0; e < 9; ++e) P.f[PF + e][p] = F.m[e / 3][e % 3];
     P.f[PT + 0][p] = tau.m[0][0];
     P.f[PT + 1][p] = tau.m[1][1];
@@ -562,6 +575,7 @@ __global__ void k_get(dparts P, int64_t n, int field, float rho0, float *out) {
     }
     case BG_FIELD_MASS: out[o] = P.f[PM][p]; break;
     case BG_FIELD_ACTIVE: out[o] = P.park[p] < 0 ? 1.0f : 0.0f; break;
+    case BG_FIELD_MODE: out[o] = P.f[PMODE][p]; break;
     default: break;
   }
 }
@@ -659,6 +673,7 @@ static void cuda_destroy(void *state) {
     if (s->ev[k]) cudaEventDestroy(s->ev[k]);
   if (s->st) cudaStreamDestroy(s->st);
   free(s->sink_mass);
+  free(s->wf);
   (void)cudaGetLastError();
   free(s);
 }
@@ -777,7 +792,7 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
       TRY(cudaMemcpyAsync(s->sinks, cfg->sinks, (size_t)cfg->n_sinks * sizeof(bg_sink), cudaMemcpyHostToDevice,
                           s->st));
     }
-    s->tally_words = 1 + 2 * ((size_t)cfg->n_sinks + 1);
+    s->tally_words = 1 + 2 * ((size_t)cfg->n_sinks + 1) + 3 * (size_t)cfg->n_walls;
     TRY(cudaMalloc((void **)&s->d_tally, s->tally_words * 8));
     TRY(cudaMemsetAsync(s->d_tally, 0, s->tally_words * 8, s->st));
     TRY(cudaMallocHost((void **)&s->h_tally, s->tally_words * 8));
@@ -789,7 +804,8 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
   }
 #undef TRY
   s->sink_mass = (double *)calloc((size_t)cfg->n_sinks + 1, sizeof *s->sink_mass);
-  if (!s->sink_mass) {
+  s->wf = (double *)calloc(3 * (size_t)cfg->n_walls, sizeof *s->wf);
+  if (!s->sink_mass || !s->wf) {
     cuda_destroy(s);
     return BG_ERR_NOMEM;
   }
@@ -819,6 +835,7 @@ static bg_status flush(cuda_state *s) {
     s->sink_mass[k] = mass[k];
     s->parked_mass += mass[k];
   }
+  memcpy(s->wf, mass + (ns + 1), 3 * (size_t)s->cfg->n_walls * sizeof *s->wf);
   s->n_sink = parked - (size_t)t[1 + ns];
   s->n_out = (size_t)t[1 + ns];
   s->n_active = s->n - parked;
@@ -1077,11 +1094,15 @@ static bg_status cuda_grid_update(void *state, bg_real dt) {
   cuda_state *s = (cuda_state *)state;
   const bg_config *c = s->cfg;
   k_grid_update<<<grid_of(c->n_nodes, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-      s->grid, c->n_nodes, c->gravity[0] * dt, c->gravity[1] * dt, c->gravity[2] * dt);
+      s->grid, c->n_nodes, c->gravity[0] * dt, c->gravity[1] * dt, c->gravity[2] * dt,
+      bg_damping_factor(c->damping, dt));
   CU(cudaGetLastError());
+  double *wf = (double *)(s->d_tally + 1 + 2 * ((size_t)c->n_sinks + 1));
+  CU(cudaMemsetAsync(wf, 0, 3 * (size_t)c->n_walls * sizeof(double), s->st));
   if (s->n_bn) {
     k_boundary<<<grid_of((int64_t)s->n_bn, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-        s->grid, s->bn, (int64_t)s->n_bn, s->walls, c->n_walls - BG_FACE_COUNT);
+        s->grid, s->bn, (int64_t)s->n_bn, s->walls, c->n_walls - BG_FACE_COUNT, dt > 0 ? 1.0 / (double)dt : 0.0,
+        wf);
     CU(cudaGetLastError());
   }
   return mark(s, 3);
@@ -1157,6 +1178,90 @@ static bg_status cuda_grid(void *state, int which, bg_real *out) {
 
 static size_t cuda_count(void *state) { return ((cuda_state *)state)->n; }
 
+static bg_status cuda_export(void *state, bg_raw *r) {
+  cuda_state *s = (cuda_state *)state;
+  bg_status st = flush(s);
+  if (st != BG_OK) return st;
+  if (s->n) {
+    for (int k = 0; k < NPF; ++k)
+      CU(cudaMemcpyAsync(r->f[k], s->P.f[k], s->n * sizeof(float), cudaMemcpyDeviceToHost, s->st));
+    CU(cudaMemcpyAsync(r->id, s->P.id, s->n * sizeof(int64_t), cudaMemcpyDeviceToHost, s->st));
+    CU(cudaMemcpyAsync(r->park, s->P.park, s->n * sizeof(int32_t), cudaMemcpyDeviceToHost, s->st));
+  }
+  /* the runs P2G launches over until the next sort; none while dirty */
+  r->n_runs = -1;
+  if (s->n && !s->dirty && s->n_runs > 0 && (size_t)s->n_runs <= r->run_cap) {
+    CU(cudaMemcpyAsync(r->runstart, s->runstart, (size_t)s->n_runs * sizeof(int64_t), cudaMemcpyDeviceToHost, s->st));
+    CU(cudaMemcpyAsync(r->runkey, s->runkey, (size_t)s->n_runs * sizeof(uint32_t), cudaMemcpyDeviceToHost, s->st));
+    r->n_runs = s->n_runs;
+  }
+  CU(cudaStreamSynchronize(s->st));
+  r->n = s->n;
+  r->parked_mass = s->parked_mass;
+  r->total_mass = s->total_mass;
+  r->max_speed = s->max_speed;
+  for (int k = 0; k <= s->cfg->n_sinks; ++k) r->sink_mass[k] = s->sink_mass[k];
+  return BG_OK;
+}
+
+static bg_status cuda_import(void *state, const bg_raw *r) {
+  cuda_state *s = (cuda_state *)state;
+  bg_status st = flush(s);
+  if (st != BG_OK) return st;
+  if ((st = grow(s, r->n)) != BG_OK) return st;
+  /* a checkpoint without runs (the CPU's, or one taken before a sort)
+   * makes the next step sort */
+  int keep_runs = r->n && r->n_runs > 0;
+  if (keep_runs) {
+    if ((st = ensure_sort_buffers(s)) != BG_OK) return st;
+    if ((size_t)r->n_runs > s->run_cap) keep_runs = 0;
+  }
+  if (r->n) {
+    for (int k = 0; k < NPF; ++k)
+      CU(cudaMemcpyAsync(s->P.f[k], r->f[k], r->n * sizeof(float), cudaMemcpyHostToDevice, s->st));
+    CU(cudaMemcpyAsync(s->P.id, r->id, r->n * sizeof(int64_t), cudaMemcpyHostToDevice, s->st));
+    CU(cudaMemcpyAsync(s->P.park, r->park, r->n * sizeof(int32_t), cudaMemcpyHostToDevice, s->st));
+    if (keep_runs) {
+      CU(cudaMemcpyAsync(s->runstart, r->runstart, (size_t)r->n_runs * sizeof(int64_t), cudaMemcpyHostToDevice,
+                         s->st));
+      CU(cudaMemcpyAsync(s->runkey, r->runkey, (size_t)r->n_runs * sizeof(uint32_t), cudaMemcpyHostToDevice, s->st));
+    }
+  }
+  /* the device tallies accumulate parked counts and masses across steps */
+  int ns = s->cfg->n_sinks;
+  memset(s->h_tally, 0, s->tally_words * 8);
+  for (size_t p = 0; p < r->n; ++p)
+    if (r->park[p] >= 0) s->h_tally[1 + r->park[p]]++;
+  memcpy(s->h_tally + 1 + (ns + 1), r->sink_mass, (size_t)(ns + 1) * sizeof(double));
+  CU(cudaMemcpyAsync(s->d_tally, s->h_tally, s->tally_words * 8, cudaMemcpyHostToDevice, s->st));
+  CU(cudaStreamSynchronize(s->st));
+  s->n = r->n;
+  s->n_runs = keep_runs ? r->n_runs : 0;
+  s->dirty = keep_runs ? 0 : 1;
+  s->parked_mass = r->parked_mass;
+  s->total_mass = r->total_mass;
+  s->max_speed = r->max_speed;
+  size_t parked = 0, out = 0;
+  for (size_t p = 0; p < r->n; ++p)
+    if (r->park[p] >= 0) {
+      parked++;
+      if (r->park[p] == ns) out++;
+    }
+  for (int k = 0; k <= ns; ++k) s->sink_mass[k] = r->sink_mass[k];
+  s->n_active = r->n - parked;
+  s->n_sink = parked - out;
+  s->n_out = out;
+  return BG_OK;
+}
+
+static bg_status cuda_wall_forces(void *state, double *out) {
+  cuda_state *s = (cuda_state *)state;
+  bg_status st = flush(s);
+  if (st != BG_OK) return st;
+  memcpy(out, s->wf, 3 * (size_t)s->cfg->n_walls * sizeof *out);
+  return BG_OK;
+}
+
 static bg_status cuda_stage_times(void *state, double ms[BG_STAGE_COUNT]) {
   cuda_state *s = (cuda_state *)state;
   bg_status st = flush(s);
@@ -1168,4 +1273,5 @@ static bg_status cuda_stage_times(void *state, double ms[BG_STAGE_COUNT]) {
 extern "C" const bg_backend_ops bg_backend_cuda = {
     "cuda",   cuda_available, cuda_create, cuda_destroy, cuda_add,  cuda_set_boundary, cuda_sort, cuda_p2g,
     cuda_grid_update, cuda_g2p, cuda_get,  cuda_stats,   cuda_grid, cuda_count,        cuda_stage_times,
+    cuda_export,      cuda_import, cuda_wall_forces,
 };

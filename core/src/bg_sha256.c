@@ -1,4 +1,4 @@
-/* bg_sha256.c: SHA-256 (FIPS 180-4) over a file, see bg_sha256.h. */
+/* bg_sha256.c: SHA-256 (FIPS 180-4), see bg_sha256.h. */
 #include "bg_sha256.h"
 
 #include <stdint.h>
@@ -42,35 +42,60 @@ static void block(uint32_t h[8], const unsigned char *p) {
   h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
+void bg_sha256_init(bg_sha256 *c) {
+  static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  memcpy(c->h, h0, sizeof h0);
+  c->bits = 0;
+  c->fill = 0;
+}
+
+void bg_sha256_update(bg_sha256 *c, const void *data, size_t n) {
+  const unsigned char *p = data;
+  c->bits += 8 * (uint64_t)n;
+  if (c->fill) {
+    size_t take = 64 - c->fill < n ? 64 - c->fill : n;
+    memcpy(c->buf + c->fill, p, take);
+    c->fill += take;
+    p += take;
+    n -= take;
+    if (c->fill < 64) return;
+    block(c->h, c->buf);
+    c->fill = 0;
+  }
+  for (; n >= 64; p += 64, n -= 64) block(c->h, p);
+  memcpy(c->buf, p, n);
+  c->fill = n;
+}
+
+void bg_sha256_final(bg_sha256 *c, unsigned char out[32]) {
+  /* the last, padded block or two: 0x80, zeros, the length in bits */
+  unsigned char pad[128];
+  size_t n = c->fill;
+  memset(pad, 0, sizeof pad);
+  memcpy(pad, c->buf, n);
+  pad[n] = 0x80;
+  size_t len = n + 1 + 8 <= 64 ? 64 : 128;
+  for (int i = 0; i < 8; ++i) pad[len - 1 - i] = (unsigned char)(c->bits >> (8 * i));
+  block(c->h, pad);
+  if (len == 128) block(c->h, pad + 64);
+  for (int i = 0; i < 8; ++i)
+    for (int b = 0; b < 4; ++b) out[4 * i + b] = (unsigned char)(c->h[i] >> (24 - 8 * b));
+}
+
 int bg_sha256_file(const char *path, char hex[65]) {
   FILE *fp = fopen(path, "rb");
   if (!fp) return -1;
-  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  unsigned char buf[128];
-  uint64_t bits = 0;
+  bg_sha256 c;
+  bg_sha256_init(&c);
+  unsigned char buf[65536];
   size_t n;
-  int done = 0;
-  while (!done) {
-    n = fread(buf, 1, 64, fp);
-    bits += 8 * (uint64_t)n;
-    if (n == 64) {
-      block(h, buf);
-      continue;
-    }
-    if (ferror(fp)) {
-      fclose(fp);
-      return -1;
-    }
-    /* the last, padded block or two: 0x80, zeros, the length in bits */
-    memset(buf + n, 0, sizeof buf - n);
-    buf[n] = 0x80;
-    size_t len = n + 1 + 8 <= 64 ? 64 : 128;
-    for (int i = 0; i < 8; ++i) buf[len - 1 - i] = (unsigned char)(bits >> (8 * i));
-    block(h, buf);
-    if (len == 128) block(h, buf + 64);
-    done = 1;
-  }
+  while ((n = fread(buf, 1, sizeof buf, fp)) > 0) bg_sha256_update(&c, buf, n);
+  int bad = ferror(fp);
   fclose(fp);
-  for (int i = 0; i < 8; ++i) snprintf(hex + 8 * i, 9, "%08x", (unsigned)h[i]);
+  if (bad) return -1;
+  unsigned char d[32];
+  bg_sha256_final(&c, d);
+  for (int i = 0; i < 32; ++i) snprintf(hex + 2 * i, 3, "%02x", d[i]);
   return 0;
 }

@@ -1,0 +1,50 @@
+"""bagnold: the MLS-MPM granular solver's C library from Python.
+
+A thin ctypes layer over libbagnold.so (core/include/bagnold.h) with numpy
+arrays in and out::
+
+    import numpy as np
+    from bagnold import Sim, sand, halfspace
+
+    sim = Sim(grid=(32, 32, 32), dx=0.01, material=sand(phi_deg=35),
+              colliders=[halfspace((0, 0, 0.035), (0, 0, 1), friction=0.5)], threads=2)
+    sim.add(positions, ppc=8)          # positions: (n, 3) m
+    sim.run(100)
+    rho = sim.density()                # (n,) kg/m^3
+
+Failed C calls raise :class:`BagnoldError` with the status name and the
+library's message. The library is found through ``$BAGNOLD_LIBRARY``, then
+the copy installed with the package, then the build tree
+(``$BAGNOLD_BUILD_DIR/lib``, ``<repo>/build/lib``); :data:`library_path`
+says which file was loaded.
+"""
+
+from ._native import library_path
+from .errors import BagnoldError
+from .output import PvdSeries, SimSeries, TsvSeries, pvd
+from .scene import (
+    FACES,
+    Collider,
+    Material,
+    Sink,
+    box,
+    cylinder,
+    halfspace,
+    material,
+    mui,
+    ngf,
+    sand,
+    sdf,
+    sink,
+    wall_edge_offset,
+)
+from .sim import Sim, Stats, backend_available, backend_status
+
+__version__ = "0.1.0"  # bagnold.h's BG_VERSION_STRING (a test holds them equal)
+
+__all__ = [
+    "BagnoldError", "Sim", "Stats", "Material", "material", "sand", "mui", "ngf", "Collider",
+    "halfspace", "box", "cylinder", "sdf", "Sink", "sink", "FACES", "wall_edge_offset",
+    "PvdSeries", "pvd", "TsvSeries", "SimSeries", "backend_available", "backend_status",
+    "library_path", "__version__",
+]

@@ -1,0 +1,411 @@
+"""The C side of the bindings: finding libbagnold.so, the ctypes mirrors of
+bagnold.h's structs, and the prototypes of every function the header declares.
+
+Nothing here is meant for users; :mod:`bagnold` builds the Pythonic API on top.
+The struct layouts are checked against the C compiler's by
+``tests/test_layout.py`` (through the ``bagnold_py_layout`` tool the CMake
+build makes), so a header change that is not mirrored here fails a test
+instead of corrupting memory.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from ctypes import (
+    POINTER,
+    Structure,
+    Union,
+    c_char,
+    c_char_p,
+    c_double,
+    c_float,
+    c_int,
+    c_size_t,
+    c_uint64,
+    c_void_p,
+)
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+LIBRARY_NAME = "libbagnold.so"
+
+# --------------------------------------------------------------------- types
+
+bg_real = c_float  # bagnold.h: typedef float bg_real
+bg_status = c_int  # C enums are int-sized on every ABI the library builds for
+bg_enum = c_int
+
+#: Status names in the order of bagnold.h's BG_STATUS_LIST (the enum values).
+#: Only a fallback: messages and names always come from the library itself.
+STATUS_NAMES = (
+    "BG_OK",
+    "BG_ERR_NULL",
+    "BG_ERR_RANGE",
+    "BG_ERR_NONFINITE",
+    "BG_ERR_OVERFLOW",
+    "BG_ERR_NOMEM",
+    "BG_ERR_BACKEND",
+    "BG_ERR_UNSTABLE_DT",
+    "BG_ERR_OUTSIDE",
+    "BG_ERR_IO",
+    "BG_ERR_DEVICE",
+    "BG_ERR_INTERNAL",
+    "BG_ERR_CORRUPT",
+    "BG_ERR_TRUNCATED",
+    "BG_ERR_VERSION",
+    "BG_ERR_MISMATCH",
+)
+
+# bg_friction, bg_shape, bg_stress_model, bg_dp_cone
+FRICTION_COULOMB, FRICTION_SLIP, FRICTION_STICK, FRICTION_OPEN = 0, 1, 2, 3
+SHAPE_HALFSPACE, SHAPE_BOX, SHAPE_CYLINDER, SHAPE_NODES = 0, 1, 2, 3
+STRESS_MODELS = {"hencky": 0, "fixed-corotated": 1}
+DP_CONES = {"compression": 0, "extension": 1, "plane-strain": 2}
+FACE_COUNT = 6
+
+#: bg_field: name -> (enum value, components per particle)
+FIELDS: Dict[str, Tuple[int, int]] = {
+    "x": (0, 3),
+    "v": (1, 3),
+    "F": (2, 9),
+    "C": (3, 9),
+    "Jp": (4, 1),
+    "density": (5, 1),
+    "q": (6, 1),
+    "stress": (7, 9),
+    "mass": (8, 1),
+    "active": (9, 1),
+    "mode": (10, 1),
+}
+
+
+class DpParams(Structure):
+    """bg_dp_params (core/physics/materials/bg_mat_dp.h)."""
+
+    _fields_ = [
+        ("phi_deg", bg_real),
+        ("cone", bg_enum),
+        ("hardening", c_int),
+        ("h0", bg_real),
+        ("h1", bg_real),
+        ("h2", bg_real),
+        ("h3", bg_real),
+    ]
+
+
+class MuiParams(Structure):
+    """bg_mui_params (core/physics/materials/bg_mat_mui.h)."""
+
+    _fields_ = [
+        ("mu_s", bg_real),
+        ("mu_2", bg_real),
+        ("I0", bg_real),
+        ("d", bg_real),
+        ("rho_s", bg_real),
+    ]
+
+
+class NgfParams(Structure):
+    """bg_ngf_params (core/physics/materials/bg_mat_ngf.h)."""
+
+    _fields_ = [
+        ("mu_s", bg_real),
+        ("b", bg_real),
+        ("A", bg_real),
+        ("d", bg_real),
+        ("rho_s", bg_real),
+        ("t0", bg_real),
+    ]
+
+
+#: BG_MATERIAL_LIST, in its order (the enum value is the index):
+#: (union member, user-facing label, parameter struct).
+MODELS: List[Tuple[str, str, type]] = [
+    ("dp", "drucker-prager", DpParams),
+    ("mui", "mu-i", MuiParams),
+    ("ngf", "ngf", NgfParams),
+]
+
+
+class MaterialParams(Union):
+    """The anonymous union of bg_material, one member per registered model."""
+
+    _fields_ = [(member, struct) for member, _, struct in MODELS]
+
+
+class Material(Structure):
+    """bg_material."""
+
+    _anonymous_ = ("params",)
+    _fields_ = [
+        ("model", bg_enum),
+        ("E", bg_real),
+        ("nu", bg_real),
+        ("rho0", bg_real),
+        ("stress", bg_enum),
+        ("volume_correction", c_int),
+        ("elastic_only", c_int),
+        ("params", MaterialParams),
+    ]
+
+
+class Collider(Structure):
+    """bg_collider."""
+
+    _fields_ = [
+        ("shape", bg_enum),
+        ("point", bg_real * 3),
+        ("normal", bg_real * 3),
+        ("lo", bg_real * 3),
+        ("hi", bg_real * 3),
+        ("center", bg_real * 2),
+        ("radius", bg_real),
+        ("invert", c_int),
+        ("phi", POINTER(bg_real)),
+        ("normals", POINTER(bg_real)),
+        ("friction", bg_enum),
+        ("mu", bg_real),
+        ("velocity", bg_real * 3),
+    ]
+
+
+class Sink(Structure):
+    """bg_sink."""
+
+    _fields_ = [("lo", bg_real * 3), ("hi", bg_real * 3)]
+
+
+class Wall(Structure):
+    """bg_wall."""
+
+    _fields_ = [("friction", bg_enum), ("mu", bg_real)]
+
+
+class SimDesc(Structure):
+    """bg_sim_desc."""
+
+    _fields_ = [
+        ("dims", c_size_t * 3),
+        ("dx", bg_real),
+        ("origin", bg_real * 3),
+        ("gravity", bg_real * 3),
+        ("material", Material),
+        ("colliders", POINTER(Collider)),
+        ("n_colliders", c_size_t),
+        ("sinks", POINTER(Sink)),
+        ("n_sinks", c_size_t),
+        ("walls", Wall * FACE_COUNT),
+        ("backend", c_char_p),
+        ("threads", c_int),
+        ("cfl", bg_real),
+        ("fixed_dt", bg_real),
+        ("force_dt", c_int),
+        ("sort_interval", c_int),
+        ("cpu_reference", c_int),
+        ("damping", bg_real),
+    ]
+
+
+class Stats(Structure):
+    """bg_stats."""
+
+    _fields_ = [
+        ("step", c_uint64),
+        ("time", c_double),
+        ("dt", bg_real),
+        ("n_particles", c_size_t),
+        ("n_active", c_size_t),
+        ("n_parked", c_size_t),
+        ("n_parked_sink", c_size_t),
+        ("n_parked_out", c_size_t),
+        ("parked_mass", c_double),
+        ("total_mass", c_double),
+        ("max_speed", c_double),
+    ]
+
+
+#: Every struct above under its C name (the layout test walks this table).
+STRUCTS: Dict[str, type] = {
+    "bg_dp_params": DpParams,
+    "bg_mui_params": MuiParams,
+    "bg_ngf_params": NgfParams,
+    "bg_material": Material,
+    "bg_collider": Collider,
+    "bg_sink": Sink,
+    "bg_wall": Wall,
+    "bg_sim_desc": SimDesc,
+    "bg_stats": Stats,
+}
+
+#: bg_material_params writes a struct bg_mat, an internal type
+#: (core/physics/bg_materials.h) the bindings treat as opaque bytes; the
+#: layout test checks that it fits.
+MAT_COEFFS_BYTES = 4096
+
+# ---------------------------------------------------------------- prototypes
+
+_P = c_void_p  # opaque handles: bg_sim *, bg_pvd *, bg_series *
+_F = POINTER(bg_real)
+_D = POINTER(c_double)
+
+#: name -> (restype, argtypes): every function bagnold.h declares. The
+#: completeness test parses the header and compares it with this table.
+PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
+    "bg_status_str": (c_char_p, [bg_status]),
+    "bg_status_name": (c_char_p, [bg_status]),
+    # material
+    "bg_material_sand": (Material, []),
+    "bg_material_mui": (Material, []),
+    "bg_material_default": (Material, [bg_enum]),
+    "bg_material_model_name": (c_char_p, [bg_enum]),
+    "bg_material_model_from_name": (c_int, [c_char_p]),
+    "bg_material_pwave_speed": (bg_real, [POINTER(Material)]),
+    "bg_material_params": (bg_status, [POINTER(Material), c_void_p, c_char_p, c_size_t]),
+    # boundaries
+    "bg_wall_edge_offset": (c_double, [bg_enum, c_double]),
+    # simulation
+    "bg_sim_desc_default": (SimDesc, []),
+    "bg_sim_create": (bg_status, [POINTER(SimDesc), POINTER(_P), c_char_p, c_size_t]),
+    "bg_sim_destroy": (None, [_P]),
+    "bg_sim_last_error": (c_char_p, [_P]),
+    "bg_backend_available": (c_int, [c_char_p, c_char_p, c_size_t]),
+    "bg_sim_backend": (c_char_p, [_P]),
+    "bg_sim_add_particles": (bg_status, [_P, c_size_t, _F, _F, bg_real]),
+    "bg_sim_add_particles_volume": (bg_status, [_P, c_size_t, _F, _F, _F]),
+    "bg_sim_step": (bg_status, [_P, _F]),
+    "bg_sim_run": (bg_status, [_P, c_uint64]),
+    "bg_sim_advance_to": (bg_status, [_P, c_double]),
+    "bg_sim_next_dt": (bg_status, [_P, _F, _F]),
+    "bg_field_width": (c_int, [bg_enum]),
+    "bg_sim_get": (bg_status, [_P, bg_enum, _F, c_size_t]),
+    "bg_sim_stats": (bg_status, [_P, POINTER(Stats)]),
+    "bg_sim_sink_mass": (bg_status, [_P, _D, c_size_t]),
+    "bg_sim_grid_mass": (bg_status, [_P, _F, c_size_t]),
+    "bg_sim_grid_velocity": (bg_status, [_P, _F, c_size_t]),
+    "bg_sim_stage_times": (bg_status, [_P, _D]),
+    # set-up after creation
+    "bg_sim_set_gravity": (bg_status, [_P, _F]),
+    "bg_sim_set_damping": (bg_status, [_P, bg_real]),
+    "bg_sim_set": (bg_status, [_P, bg_enum, _F, c_size_t]),
+    "bg_sim_set_geostatic": (bg_status, [_P, c_double, c_double]),
+    # observation
+    "bg_sim_wall_count": (c_size_t, [_P]),
+    "bg_sim_wall_forces": (bg_status, [_P, _D, c_size_t]),
+    # checkpoint
+    "bg_sim_save": (bg_status, [_P, c_char_p, c_void_p, c_size_t]),
+    "bg_sim_load": (bg_status, [c_char_p, c_char_p, c_int, POINTER(_P), c_char_p, c_size_t]),
+    "bg_sim_restore": (bg_status, [_P, c_char_p, c_void_p, c_size_t, POINTER(c_size_t)]),
+    # output
+    "bg_sim_write_vtu": (bg_status, [_P, c_char_p]),
+    "bg_pvd_open": (bg_status, [c_char_p, c_char_p, c_int, POINTER(_P)]),
+    "bg_pvd_frame": (bg_status, [_P, _P]),
+    "bg_pvd_last_error": (c_char_p, [_P]),
+    "bg_pvd_close": (None, [_P]),
+    "bg_sim_write_vtk": (bg_status, [_P, c_char_p]),
+    "bg_sim_write_ply": (bg_status, [_P, c_char_p]),
+    "bg_series_open": (bg_status, [c_char_p, c_char_p, POINTER(c_char_p), c_size_t, POINTER(_P)]),
+    "bg_series_row": (bg_status, [_P, _D, c_size_t]),
+    "bg_series_close": (bg_status, [_P]),
+    "bg_sim_series_open": (bg_status, [c_char_p, c_char_p, POINTER(_P)]),
+    "bg_sim_series_row": (bg_status, [_P, _P]),
+}
+
+# ------------------------------------------------------------ finding the .so
+
+
+def _source_root() -> Optional[Path]:
+    """The repository root when this package is imported from its source tree
+    (core/python/bagnold), else None."""
+    root = Path(__file__).resolve().parents[3]
+    return root if (root / "core" / "include" / "bagnold.h").is_file() else None
+
+
+def library_candidates() -> List[Tuple[str, Path]]:
+    """Where the library is looked for, in order, as (why, path) pairs:
+    ``$BAGNOLD_LIBRARY``; the copy installed inside this package; the build
+    tree (``$BAGNOLD_BUILD_DIR/lib``, then ``<repo>/build/lib`` when imported
+    from the source tree)."""
+    found: List[Tuple[str, Path]] = []
+    env = os.environ.get("BAGNOLD_LIBRARY")
+    if env:
+        found.append(("$BAGNOLD_LIBRARY", Path(env)))
+    found.append(("installed with the package", Path(__file__).resolve().parent / LIBRARY_NAME))
+    build = os.environ.get("BAGNOLD_BUILD_DIR")
+    if build:
+        found.append(("$BAGNOLD_BUILD_DIR/lib", Path(build) / "lib" / LIBRARY_NAME))
+    root = _source_root()
+    if root is not None:
+        found.append(("the source tree's build/lib", root / "build" / "lib" / LIBRARY_NAME))
+    return found
+
+
+def _load() -> Tuple[ctypes.CDLL, Path]:
+    tried = []
+    for why, path in library_candidates():
+        if path.is_file():
+            return ctypes.CDLL(str(path), use_errno=True), path
+        # an explicit BAGNOLD_LIBRARY that is wrong is an error, not a hint to
+        # fall back silently on some other build
+        if why == "$BAGNOLD_LIBRARY":
+            raise ImportError(f"bagnold: BAGNOLD_LIBRARY={path} is not a file")
+        tried.append(f"  {path} ({why})")
+    raise ImportError(
+        "bagnold: libbagnold.so not found; build it (cmake --build build) and set "
+        "BAGNOLD_BUILD_DIR or BAGNOLD_LIBRARY, or pip install the package after the build. "
+        "Looked in:\n" + "\n".join(tried)
+    )
+
+
+class _Missing:
+    """Stands in for a function the loaded library lacks: the import works,
+    and calling it says which symbol is missing from which file."""
+
+    def __init__(self, name: str, path: Path) -> None:
+        self.name, self.path = name, path
+
+    def __call__(self, *args: object) -> None:
+        raise NotImplementedError(f"{self.name} is not in {self.path} (an older build?)")
+
+
+lib, library_path = _load()
+
+#: Functions of PROTOTYPES the loaded library does not export.
+missing: List[str] = []
+
+
+class _Functions:
+    """Attribute access to the prototyped functions (``C.bg_sim_run(...)``)."""
+
+
+C = _Functions()
+for _name, (_res, _args) in PROTOTYPES.items():
+    try:
+        _fn = getattr(lib, _name)
+    except AttributeError:
+        missing.append(_name)
+        setattr(C, _name, _Missing(_name, library_path))
+        continue
+    _fn.restype = _res
+    _fn.argtypes = _args
+    setattr(C, _name, _fn)
+
+
+def status_name(code: int) -> str:
+    """bg_status_name, with the Python table as the fallback for a code the
+    library does not know."""
+    if isinstance(C.bg_status_name, _Missing):
+        return STATUS_NAMES[code] if 0 <= code < len(STATUS_NAMES) else f"status {code}"
+    name = C.bg_status_name(code)
+    return name.decode() if name else f"status {code}"
+
+
+def status_str(code: int) -> str:
+    """bg_status_str: the static description of a status code."""
+    s = C.bg_status_str(code)
+    return s.decode() if s else ""
+
+
+def err_buffer(n: int = 1024) -> ctypes.Array:
+    """A zeroed char buffer for the functions that report into err/why."""
+    return (c_char * n)()

@@ -1,0 +1,456 @@
+"""Sim: one bagnold simulation (a bg_sim handle) with numpy arrays in and out.
+
+Every array crosses the boundary once, as a contiguous float32 (or float64
+where the C API uses double) buffer the C function fills or reads; there is
+no per-particle Python loop anywhere.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from dataclasses import dataclass, fields
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _native as _n
+from .errors import BagnoldError, check
+from .scene import FACES, Collider, Material, Sink, sand, walls_table, _vec, _number
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+#: Fields bg_sim_set accepts.
+SETTABLE = ("v", "F", "stress")
+
+
+@dataclass(frozen=True)
+class Stats:
+    """bg_stats: counters after the last step."""
+
+    step: int
+    time: float
+    dt: float
+    n_particles: int
+    n_active: int
+    n_parked: int
+    n_parked_sink: int
+    n_parked_out: int
+    parked_mass: float
+    total_mass: float
+    max_speed: float
+
+
+def _f32(a: Any, name: str, shape: Tuple[Optional[int], ...]) -> np.ndarray:
+    """a as one contiguous float32 array of the given shape (None: any
+    length), or ValueError naming the argument."""
+    try:
+        arr = np.ascontiguousarray(a, dtype=np.float32)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{name} must be an array of numbers") from e
+    want = "(" + ", ".join("n" if s is None else str(s) for s in shape) + ")"
+    if arr.ndim != len(shape) or any(s is not None and s != d for s, d in zip(shape, arr.shape)):
+        raise ValueError(f"{name} must have shape {want} (got {arr.shape})")
+    return arr
+
+
+def _ptr(a: Optional[np.ndarray], kind: Any = _n._F) -> Any:
+    return None if a is None else a.ctypes.data_as(kind)
+
+
+def _path(p: PathLike) -> bytes:
+    return os.fsencode(os.fspath(p))
+
+
+def backend_status(name: str) -> Tuple[bool, str]:
+    """(available, why) of bg_backend_available: why is the reason when not
+    available, the device's description (or "") when it is."""
+    why = _n.err_buffer()
+    ok = _n.C.bg_backend_available(name.encode(), why, len(why))
+    return bool(ok), why.value.decode(errors="replace")
+
+
+def backend_available(name: str) -> bool:
+    """True when the backend ("cpu", "cuda", "auto") can run here."""
+    return backend_status(name)[0]
+
+
+class Sim:
+    """An MLS-MPM simulation.
+
+    Args:
+        grid: nodes per axis (nx, ny, nz), each >= 4.
+        dx: node spacing, m.
+        origin: position of node (0, 0, 0), m.
+        material: a :class:`~bagnold.Material` (default: ``sand()``).
+        colliders: :func:`~bagnold.halfspace`, :func:`~bagnold.box`,
+            :func:`~bagnold.cylinder`, :func:`~bagnold.sdf` objects.
+        sinks: :class:`~bagnold.Sink` objects or (lo, hi) pairs.
+        walls: friction of the domain faces: one spec for all, or a mapping
+            {"-x": ..., "+z": "open", "floor": 0.5, "all": "stick"}; a spec
+            is a Coulomb coefficient, "slip", "stick" or "open".
+        gravity: m/s^2 (default (0, 0, -9.81)).
+        backend: "cpu", "cuda" or "auto".
+        threads: CPU threads, 0 for the OpenMP default.
+        cfl, fixed_dt, force_dt, sort_interval, cpu_reference, damping: the
+            bg_sim_desc fields of the same names; None keeps the library's
+            default (bg_sim_desc_default).
+
+    Raises:
+        BagnoldError: the library refused the descriptor (``.status``, and
+            the message naming the field and its range).
+        ValueError: an argument of the wrong type or shape.
+    """
+
+    def __init__(self, grid: Sequence[int], dx: float, origin: Sequence[float] = (0.0, 0.0, 0.0),
+                 material: Optional[Material] = None, colliders: Sequence[Collider] = (),
+                 sinks: Sequence[Union[Sink, Tuple[Sequence[float], Sequence[float]]]] = (),
+                 walls: Any = None, gravity: Optional[Sequence[float]] = None, backend: str = "auto",
+                 threads: int = 0, cfl: Optional[float] = None, fixed_dt: Optional[float] = None,
+                 force_dt: bool = False, sort_interval: Optional[int] = None,
+                 cpu_reference: bool = False, damping: float = 0.0) -> None:
+        self._h = _n.c_void_p()
+        d = _n.C.bg_sim_desc_default()
+        dims = tuple(int(g) for g in grid) if np.ndim(grid) == 1 else ()
+        if len(dims) != 3:
+            raise ValueError(f"grid must be three node counts (nx, ny, nz) (got {grid!r})")
+        if min(dims) < 0:
+            raise ValueError(f"grid counts must be >= 0 (got {dims})")
+        d.dims[:] = dims
+        d.dx = _number(dx, "dx")
+        d.origin[:] = _vec(origin, 3, "origin")
+        if gravity is not None:
+            d.gravity[:] = _vec(gravity, 3, "gravity")
+        mat = sand() if material is None else material
+        if not isinstance(mat, Material):
+            raise ValueError(f"material must be a bagnold.Material (got {type(mat).__name__})")
+        d.material = mat._c
+        # the collider structs and their node arrays only have to live
+        # through bg_sim_create, which copies them
+        cols = list(colliders)
+        for i, c in enumerate(cols):
+            if not isinstance(c, Collider):
+                raise ValueError(f"colliders[{i}] must be a bagnold collider (got {type(c).__name__})")
+        col_arr = (_n.Collider * max(len(cols), 1))(*[c._struct(dims, i) for i, c in enumerate(cols)])
+        d.colliders = col_arr if cols else None
+        d.n_colliders = len(cols)
+        snk = [s if isinstance(s, Sink) else Sink(*s) for s in sinks]
+        snk_arr = (_n.Sink * max(len(snk), 1))(*[s._c for s in snk])
+        d.sinks = snk_arr if snk else None
+        d.n_sinks = len(snk)
+        for f, (kind, mu) in enumerate(walls_table(walls, d.walls)):
+            d.walls[f].friction, d.walls[f].mu = kind, mu
+        self._backend_name = backend.encode()
+        d.backend = self._backend_name
+        d.threads = int(threads)
+        if cfl is not None:
+            d.cfl = _number(cfl, "cfl")
+        if fixed_dt is not None:
+            d.fixed_dt = _number(fixed_dt, "fixed_dt")
+        d.force_dt = int(bool(force_dt))
+        if sort_interval is not None:
+            d.sort_interval = int(sort_interval)
+        d.cpu_reference = int(bool(cpu_reference))
+        d.damping = _number(damping, "damping")
+        err = _n.err_buffer()
+        code = _n.C.bg_sim_create(ctypes.byref(d), ctypes.byref(self._h), err, len(err))
+        check(code, err.value.decode(errors="replace"), "bg_sim_create")
+        self._init_shape(dims, len(cols), len(snk))
+        self.material = mat.copy()
+
+    def _init_shape(self, dims: Optional[Tuple[int, ...]], n_colliders: Optional[int],
+                    n_sinks: Optional[int]) -> None:
+        self._dims = dims
+        self._n_colliders = n_colliders
+        self._n_sinks = n_sinks
+        self._C = _n.C  # kept so that __del__ works during interpreter shutdown
+
+    # -------------------------------------------------------------- lifecycle
+
+    @classmethod
+    def load(cls, path: PathLike, backend: str = "auto", threads: int = 0,
+             grid: Optional[Sequence[int]] = None, n_sinks: Optional[int] = None) -> "Sim":
+        """A new simulation from a checkpoint (bg_sim_load).
+
+        The C API has no read-back of a handle's descriptor, so the grid
+        shape and sink count of a loaded simulation are unknown here unless
+        given (``grid``, ``n_sinks``); only :meth:`grid_mass`,
+        :meth:`grid_velocity` and :meth:`sink_mass` need them.
+        """
+        self = cls.__new__(cls)
+        self._h = _n.c_void_p()
+        err = _n.err_buffer()
+        code = _n.C.bg_sim_load(_path(path), backend.encode(), int(threads), ctypes.byref(self._h), err,
+                                len(err))
+        check(code, err.value.decode(errors="replace"), "bg_sim_load")
+        n_walls = int(_n.C.bg_sim_wall_count(self._h))
+        dims = None if grid is None else tuple(int(g) for g in grid)
+        self._init_shape(dims, n_walls - len(FACES), n_sinks)
+        self.material = None
+        return self
+
+    def close(self) -> None:
+        """Frees the simulation (bg_sim_destroy); later calls raise."""
+        h, self._h = getattr(self, "_h", None), _n.c_void_p()
+        if h:
+            self._C.bg_sim_destroy(h)
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __enter__(self) -> "Sim":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _handle(self) -> _n.c_void_p:
+        if not self._h:
+            raise ValueError("the simulation is closed")
+        return self._h
+
+    def _check(self, code: int, function: str) -> None:
+        if code != 0:
+            msg = _n.C.bg_sim_last_error(self._h)
+            raise BagnoldError(code, msg.decode(errors="replace") if msg else "", function)
+
+    @property
+    def last_error(self) -> str:
+        """bg_sim_last_error: the message of the last failed call ("" after success)."""
+        msg = _n.C.bg_sim_last_error(self._handle())
+        return msg.decode(errors="replace") if msg else ""
+
+    @property
+    def backend(self) -> str:
+        """The backend in use ("cpu", "cuda")."""
+        return _n.C.bg_sim_backend(self._handle()).decode()
+
+    @property
+    def grid(self) -> Optional[Tuple[int, ...]]:
+        """Nodes per axis, or None for a loaded simulation not told its grid."""
+        return self._dims
+
+    def __len__(self) -> int:
+        return self.stats.n_particles
+
+    def __repr__(self) -> str:
+        if not self._h:
+            return "Sim(closed)"
+        s = self.stats
+        return (f"Sim(backend={self.backend!r}, grid={self._dims}, particles={s.n_particles}, "
+                f"step={s.step}, time={s.time:.6g})")
+
+    # -------------------------------------------------------------- particles
+
+    def add(self, positions: Any, ppc: Optional[float] = None, velocities: Any = None,
+            volumes: Any = None) -> range:
+        """Appends particles; returns their indices.
+
+        Args:
+            positions: (n, 3) m, inside the grid's interior.
+            ppc: particles per cell (volume dx^3 / ppc each); default 8.
+            velocities: (n, 3) m/s, or None for rest.
+            volumes: m^3 per particle, a number or (n,) array, instead of ppc.
+        """
+        x = _f32(positions, "positions", (None, 3))
+        n = x.shape[0]
+        v = None if velocities is None else _f32(velocities, "velocities", (n, 3))
+        start = len(self)
+        h = self._handle()
+        if volumes is not None:
+            if ppc is not None:
+                raise ValueError("give ppc or volumes, not both")
+            vol = np.full(n, volumes, np.float32) if np.ndim(volumes) == 0 else _f32(volumes, "volumes", (n,))
+            self._check(_n.C.bg_sim_add_particles_volume(h, n, _ptr(x), _ptr(v), _ptr(vol)),
+                        "bg_sim_add_particles_volume")
+        else:
+            ppc = 8.0 if ppc is None else _number(ppc, "ppc")
+            self._check(_n.C.bg_sim_add_particles(h, n, _ptr(x), _ptr(v), ppc), "bg_sim_add_particles")
+        return range(start, start + n)
+
+    def get(self, field: str) -> np.ndarray:
+        """A copy of a per-particle field, in insertion order.
+
+        "x", "v": (n, 3); "F", "C", "stress": (n, 3, 3) (row-major);
+        "Jp", "density", "q", "mass": (n,) float32; "active": (n,) bool;
+        "mode": (n,) int32 (0 elastic, 1 shear, 2 tip).
+        """
+        if field not in _n.FIELDS:
+            raise ValueError(f"unknown field {field!r}; accepted: {', '.join(_n.FIELDS)}")
+        code, width = _n.FIELDS[field]
+        n = len(self)
+        out = np.empty(n * width, np.float32)
+        self._check(_n.C.bg_sim_get(self._handle(), code, _ptr(out), out.size), "bg_sim_get")
+        if field == "active":
+            return out != 0
+        if field == "mode":
+            return out.astype(np.int32)
+        return out.reshape((n, 3, 3) if width == 9 else (n, 3) if width == 3 else (n,))
+
+    def density(self) -> np.ndarray:
+        """rho0 / (det F Jp) per particle, kg/m^3, shape (n,)."""
+        return self.get("density")
+
+    def set(self, field: str, values: Any) -> None:
+        """Overwrites a field of every particle (bg_sim_set): "v" (n, 3) m/s,
+        "F" (n, 3, 3) elastic deformation gradient, or "stress" (n, 3, 3)
+        symmetric Cauchy stress, Pa (the elastic F that carries it is set)."""
+        if field not in SETTABLE:
+            raise ValueError(f"field {field!r} cannot be set; accepted: {', '.join(SETTABLE)}")
+        code, width = _n.FIELDS[field]
+        n = len(self)
+        arr = _f32(values, field, (n, 3) if width == 3 else (n, 3, 3))
+        self._check(_n.C.bg_sim_set(self._handle(), code, _ptr(arr), arr.size), "bg_sim_set")
+
+    # ---------------------------------------------------------------- stepping
+
+    def step(self) -> float:
+        """One step; returns the dt taken, s."""
+        dt = _n.bg_real()
+        self._check(_n.C.bg_sim_step(self._handle(), ctypes.byref(dt)), "bg_sim_step")
+        return float(dt.value)
+
+    def run(self, n: int) -> None:
+        """n steps."""
+        if int(n) < 0:
+            raise ValueError(f"n must be >= 0 (got {n})")
+        self._check(_n.C.bg_sim_run(self._handle(), int(n)), "bg_sim_run")
+
+    def advance_to(self, t: float) -> None:
+        """Steps until the simulated time reaches t, s (the last step lands on it)."""
+        self._check(_n.C.bg_sim_advance_to(self._handle(), _number(t, "t")), "bg_sim_advance_to")
+
+    def next_dt(self) -> Tuple[float, float]:
+        """(dt the next step would take, the stable bound it is held to), s."""
+        dt, bound = _n.bg_real(), _n.bg_real()
+        self._check(_n.C.bg_sim_next_dt(self._handle(), ctypes.byref(dt), ctypes.byref(bound)),
+                    "bg_sim_next_dt")
+        return float(dt.value), float(bound.value)
+
+    # ----------------------------------------------------------------- set-up
+
+    def set_gravity(self, g: Sequence[float]) -> None:
+        """Gravity from the next step on, m/s^2."""
+        arr = _f32(g, "g", (3,))
+        self._check(_n.C.bg_sim_set_gravity(self._handle(), _ptr(arr)), "bg_sim_set_gravity")
+
+    def set_damping(self, rate: float) -> None:
+        """Grid damping rate from the next step on, 1/s (>= 0)."""
+        self._check(_n.C.bg_sim_set_damping(self._handle(), _number(rate, "rate")), "bg_sim_set_damping")
+
+    def set_geostatic(self, z_surface: float, k0: float) -> None:
+        """The geostatic stress of a layer with its free surface at
+        z = z_surface under the current gravity, sigma_xx = k0 sigma_zz."""
+        self._check(_n.C.bg_sim_set_geostatic(self._handle(), _number(z_surface, "z_surface"),
+                                              _number(k0, "k0")), "bg_sim_set_geostatic")
+
+    # ------------------------------------------------------------- observation
+
+    @property
+    def stats(self) -> Stats:
+        """bg_stats after the last step."""
+        s = _n.Stats()
+        self._check(_n.C.bg_sim_stats(self._handle(), ctypes.byref(s)), "bg_sim_stats")
+        return Stats(**{f.name: getattr(s, f.name) for f in fields(Stats)})
+
+    @property
+    def time(self) -> float:
+        """Simulated time, s."""
+        return self.stats.time
+
+    @property
+    def step_count(self) -> int:
+        """Steps taken."""
+        return self.stats.step
+
+    def _need_dims(self) -> Tuple[int, ...]:
+        if self._dims is None:
+            raise ValueError("the grid of a loaded simulation is unknown: pass grid= to Sim.load")
+        return self._dims
+
+    def grid_mass(self) -> np.ndarray:
+        """Node mass after the last step's P2G, kg, shape (nx, ny, nz)."""
+        dims = self._need_dims()
+        out = np.empty(dims, np.float32)
+        self._check(_n.C.bg_sim_grid_mass(self._handle(), _ptr(out), out.size), "bg_sim_grid_mass")
+        return out
+
+    def grid_velocity(self) -> np.ndarray:
+        """Node velocity after the grid update, m/s, shape (nx, ny, nz, 3)."""
+        dims = self._need_dims()
+        out = np.empty(tuple(dims) + (3,), np.float32)
+        self._check(_n.C.bg_sim_grid_velocity(self._handle(), _ptr(out), out.size), "bg_sim_grid_velocity")
+        return out
+
+    def sink_mass(self) -> np.ndarray:
+        """Parked mass per sink, kg, shape (n_sinks,)."""
+        if self._n_sinks is None:
+            raise ValueError("the sink count of a loaded simulation is unknown: pass n_sinks= to Sim.load")
+        out = np.zeros(self._n_sinks, np.float64)
+        buf = out if out.size else np.zeros(1, np.float64)  # a valid pointer even for no sinks
+        self._check(_n.C.bg_sim_sink_mass(self._handle(), _ptr(buf, _n._D), out.size), "bg_sim_sink_mass")
+        return out
+
+    def stage_times(self) -> Dict[str, float]:
+        """Cumulative wall time per stage since creation, ms."""
+        ms = (ctypes.c_double * 4)()
+        self._check(_n.C.bg_sim_stage_times(self._handle(), ms), "bg_sim_stage_times")
+        return dict(zip(("sort", "p2g", "grid", "g2p"), ms))
+
+    @property
+    def wall_names(self) -> List[str]:
+        """Names of the walls in wall_forces' order: "collider0".. then the faces."""
+        n = int(_n.C.bg_sim_wall_count(self._handle()))
+        return [f"collider{i}" for i in range(n - len(FACES))] + list(FACES)
+
+    def wall_forces(self) -> np.ndarray:
+        """Force the material exerted on each wall over the last step, N,
+        shape (n_walls, 3): the colliders, then the faces -x, +x, -y, +y, -z, +z."""
+        n = int(_n.C.bg_sim_wall_count(self._handle()))
+        out = np.empty((n, 3), np.float64)
+        self._check(_n.C.bg_sim_wall_forces(self._handle(), _ptr(out, _n._D), out.size), "bg_sim_wall_forces")
+        return out
+
+    # -------------------------------------------------------------- checkpoint
+
+    def save(self, path: PathLike, user: bytes = b"") -> None:
+        """The whole state to a checkpoint file, with an optional user blob."""
+        blob = bytes(user)
+        self._check(_n.C.bg_sim_save(self._handle(), _path(path), blob, len(blob)), "bg_sim_save")
+
+    def restore(self, path: PathLike) -> bytes:
+        """Replaces particles, clock and tallies with a checkpoint's (the
+        simulation must come from the same descriptor); returns its user blob."""
+        h = self._handle()
+        n = ctypes.c_size_t(0)
+        # the blob's length is only known from the file: a first restore
+        # skips the blob and reports it; a non-empty one is then read into a
+        # buffer of that size (restoring twice from one file is idempotent)
+        self._check(_n.C.bg_sim_restore(h, _path(path), None, 0, ctypes.byref(n)), "bg_sim_restore")
+        if n.value == 0:
+            return b""
+        buf = ctypes.create_string_buffer(n.value)
+        got = ctypes.c_size_t(0)
+        self._check(_n.C.bg_sim_restore(h, _path(path), buf, n.value, ctypes.byref(got)), "bg_sim_restore")
+        return buf.raw[: got.value]
+
+    # ------------------------------------------------------------------ output
+
+    def write_vtu(self, path: PathLike) -> None:
+        """Binary VTU of every particle and field (ParaView)."""
+        self._check(_n.C.bg_sim_write_vtu(self._handle(), _path(path)), "bg_sim_write_vtu")
+
+    def write_vtk(self, path: PathLike) -> None:
+        """Legacy VTK polydata: position, velocity, density, Jp."""
+        self._check(_n.C.bg_sim_write_vtk(self._handle(), _path(path)), "bg_sim_write_vtk")
+
+    def write_ply(self, path: PathLike) -> None:
+        """Binary PLY (Blender): position, velocity, density, Jp."""
+        self._check(_n.C.bg_sim_write_ply(self._handle(), _path(path)), "bg_sim_write_ply")
+
+    def series(self, path: PathLike, comment: str = "") -> "SimSeries":
+        """The standard per-step TSV series of this simulation; call
+        ``.row()`` on it after the steps to record."""
+        from .output import SimSeries
+
+        return SimSeries(self, path, comment)

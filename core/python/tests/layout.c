@@ -1,0 +1,131 @@
+/* layout.c: the C compiler's sizes and offsets of the structs the Python
+ * package mirrors with ctypes (bagnold/_native.py), as JSON on stdout;
+ * tests/test_layout.py compares them field by field. bg_mat (internal) is
+ * listed for its size alone: the bindings hand bg_material_params a buffer
+ * of their own. */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "bagnold.h"
+#include "bg_materials.h"
+
+static int n_structs, n_fields;
+
+static void open_struct(const char *name, size_t size) {
+  printf("%s\n  \"%s\": {\"size\": %zu, \"fields\": {", n_structs++ ? "," : "", name, size);
+  n_fields = 0;
+}
+
+static void field(const char *name, size_t offset) {
+  printf("%s\"%s\": %zu", n_fields++ ? ", " : "", name, offset);
+}
+
+static void close_struct(void) { printf("}}"); }
+
+#define OPEN(T) open_struct(#T, sizeof(T))
+#define FIELD(T, m) field(#m, offsetof(T, m))
+
+int main(void) {
+  printf("{");
+  OPEN(bg_dp_params);
+  FIELD(bg_dp_params, phi_deg);
+  FIELD(bg_dp_params, cone);
+  FIELD(bg_dp_params, hardening);
+  FIELD(bg_dp_params, h0);
+  FIELD(bg_dp_params, h1);
+  FIELD(bg_dp_params, h2);
+  FIELD(bg_dp_params, h3);
+  close_struct();
+  OPEN(bg_mui_params);
+  FIELD(bg_mui_params, mu_s);
+  FIELD(bg_mui_params, mu_2);
+  FIELD(bg_mui_params, I0);
+  FIELD(bg_mui_params, d);
+  FIELD(bg_mui_params, rho_s);
+  close_struct();
+  OPEN(bg_ngf_params);
+  FIELD(bg_ngf_params, mu_s);
+  FIELD(bg_ngf_params, b);
+  FIELD(bg_ngf_params, A);
+  FIELD(bg_ngf_params, d);
+  FIELD(bg_ngf_params, rho_s);
+  FIELD(bg_ngf_params, t0);
+  close_struct();
+  OPEN(bg_material);
+  FIELD(bg_material, model);
+  FIELD(bg_material, E);
+  FIELD(bg_material, nu);
+  FIELD(bg_material, rho0);
+  FIELD(bg_material, stress);
+  FIELD(bg_material, volume_correction);
+  FIELD(bg_material, elastic_only);
+  FIELD(bg_material, dp);
+  FIELD(bg_material, mui);
+  FIELD(bg_material, ngf);
+  close_struct();
+  OPEN(bg_collider);
+  FIELD(bg_collider, shape);
+  FIELD(bg_collider, point);
+  FIELD(bg_collider, normal);
+  FIELD(bg_collider, lo);
+  FIELD(bg_collider, hi);
+  FIELD(bg_collider, center);
+  FIELD(bg_collider, radius);
+  FIELD(bg_collider, invert);
+  FIELD(bg_collider, phi);
+  FIELD(bg_collider, normals);
+  FIELD(bg_collider, friction);
+  FIELD(bg_collider, mu);
+  FIELD(bg_collider, velocity);
+  close_struct();
+  OPEN(bg_sink);
+  FIELD(bg_sink, lo);
+  FIELD(bg_sink, hi);
+  close_struct();
+  OPEN(bg_wall);
+  FIELD(bg_wall, friction);
+  FIELD(bg_wall, mu);
+  close_struct();
+  OPEN(bg_sim_desc);
+  FIELD(bg_sim_desc, dims);
+  FIELD(bg_sim_desc, dx);
+  FIELD(bg_sim_desc, origin);
+  FIELD(bg_sim_desc, gravity);
+  FIELD(bg_sim_desc, material);
+  FIELD(bg_sim_desc, colliders);
+  FIELD(bg_sim_desc, n_colliders);
+  FIELD(bg_sim_desc, sinks);
+  FIELD(bg_sim_desc, n_sinks);
+  FIELD(bg_sim_desc, walls);
+  FIELD(bg_sim_desc, backend);
+  FIELD(bg_sim_desc, threads);
+  FIELD(bg_sim_desc, cfl);
+  FIELD(bg_sim_desc, fixed_dt);
+  FIELD(bg_sim_desc, force_dt);
+  FIELD(bg_sim_desc, sort_interval);
+  FIELD(bg_sim_desc, cpu_reference);
+  FIELD(bg_sim_desc, damping);
+  close_struct();
+  OPEN(bg_stats);
+  FIELD(bg_stats, step);
+  FIELD(bg_stats, time);
+  FIELD(bg_stats, dt);
+  FIELD(bg_stats, n_particles);
+  FIELD(bg_stats, n_active);
+  FIELD(bg_stats, n_parked);
+  FIELD(bg_stats, n_parked_sink);
+  FIELD(bg_stats, n_parked_out);
+  FIELD(bg_stats, parked_mass);
+  FIELD(bg_stats, total_mass);
+  FIELD(bg_stats, max_speed);
+  close_struct();
+  OPEN(bg_mat);
+  close_struct();
+  printf(
+      ",\n  \"constants\": {\"BG_STATUS_COUNT\": %d, \"BG_MODEL_COUNT\": %d, "
+      "\"BG_FIELD_COUNT\": %d, \"BG_FACE_COUNT\": %d, \"BG_CHECKPOINT_VERSION\": %d, "
+      "\"BG_VERSION_STRING\": \"%s\"}\n}\n",
+      (int)BG_STATUS_COUNT_, (int)BG_MODEL_COUNT, (int)BG_FIELD_COUNT, (int)BG_FACE_COUNT,
+      (int)BG_CHECKPOINT_VERSION, BG_VERSION_STRING);
+  return 0;
+}

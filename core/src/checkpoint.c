@@ -1,0 +1,588 @@
+/* checkpoint.c: bg_sim_save, bg_sim_load and bg_sim_restore.
+ *
+ * The file, all little-endian in the writing machine's own layout (which the
+ * header records and the reader checks):
+ *   header   magic "BGCKPT\r\n", version, the layout words, payload length
+ *   payload  the descriptor (grid, material, colliders with node arrays,
+ *            sinks, walls, dt rule), the clock, every particle in the
+ *            backend's memory order (bg_raw: the arrays, ids, park codes,
+ *            tallies, sort runs), the user blob
+ *   trailer  SHA-256 of header and payload
+ * Reading validates before it changes anything: magic, version and layout,
+ * then the length (a short file is BG_ERR_TRUNCATED), then the checksum
+ * over the whole file in one streaming pass, and only then the parse. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bg_internal.h"
+#include "bg_sha256.h"
+
+static const char MAGIC[8] = {'B', 'G', 'C', 'K', 'P', 'T', '\r', '\n'};
+
+/* What must match between writer and reader for the raw bytes to mean the
+ * same: float width, the particle layout, the plastic state's length and
+ * the material struct (whose union the registry defines). */
+enum { LAYOUT_WORDS = 6 };
+static void layout_words(uint32_t w[LAYOUT_WORDS]) {
+  w[0] = 0x01020304u; /* byte order */
+  w[1] = (uint32_t)sizeof(bg_real);
+  w[2] = BG_RAW_NF;
+  w[3] = BG_NSTATE;
+  w[4] = (uint32_t)sizeof(bg_material);
+  w[5] = BG_FACE_COUNT;
+}
+
+#define HEADER_BYTES (8 + 4 + 4 * LAYOUT_WORDS + 8)
+
+/* ------------------------------------------------------------------ writer */
+
+typedef struct writer {
+  FILE *fp;
+  bg_sha256 h;
+  uint64_t bytes;
+  int bad;
+} writer;
+
+static void put(writer *w, const void *p, size_t n) {
+  if (w->bad || n == 0) return;
+  w->bytes += n;
+  if (!w->fp) return; /* counting only */
+  if (fwrite(p, 1, n, w->fp) != n) w->bad = errno ? errno : EIO;
+  bg_sha256_update(&w->h, p, n);
+}
+static void put_u32(writer *w, uint32_t v) { put(w, &v, sizeof v); }
+static void put_i32(writer *w, int32_t v) { put(w, &v, sizeof v); }
+static void put_u64(writer *w, uint64_t v) { put(w, &v, sizeof v); }
+static void put_f64(writer *w, double v) { put(w, &v, sizeof v); }
+static void put_real(writer *w, bg_real v) { put(w, &v, sizeof v); }
+static void put_reals(writer *w, const bg_real *v, size_t n) { put(w, v, n * sizeof *v); }
+
+static void put_desc(writer *w, const bg_sim *sim) {
+  const bg_sim_desc *d = &sim->desc;
+  for (int a = 0; a < 3; ++a) put_u64(w, d->dims[a]);
+  put_real(w, d->dx);
+  put_reals(w, d->origin, 3);
+  put_reals(w, sim->cfg.gravity, 3);
+  put(w, &d->material, sizeof d->material);
+  for (int f = 0; f < BG_FACE_COUNT; ++f) {
+    put_i32(w, (int32_t)d->walls[f].friction);
+    put_real(w, d->walls[f].mu);
+  }
+  put_i32(w, d->threads);
+  put_real(w, d->cfl);
+  put_real(w, d->fixed_dt);
+  put_i32(w, d->force_dt);
+  put_i32(w, d->sort_interval);
+  put_i32(w, d->cpu_reference);
+  put_real(w, sim->cfg.damping);
+  put_u64(w, d->n_colliders);
+  size_t nn = (size_t)sim->cfg.n_nodes;
+  for (size_t i = 0; i < d->n_colliders; ++i) {
+    const bg_collider *c = &d->colliders[i];
+    put_i32(w, (int32_t)c->shape);
+    put_reals(w, c->point, 3);
+    put_reals(w, c->normal, 3);
+    put_reals(w, c->lo, 3);
+    put_reals(w, c->hi, 3);
+    put_reals(w, c->center, 2);
+    put_real(w, c->radius);
+    put_i32(w, c->invert);
+    put_i32(w, (int32_t)c->friction);
+    put_real(w, c->mu);
+    put_reals(w, c->velocity, 3);
+    put_i32(w, c->phi != NULL);
+    put_i32(w, c->normals != NULL);
+    if (c->phi) put_reals(w, c->phi, nn);
+    if (c->normals) put_reals(w, c->normals, 3 * nn);
+  }
+  put_u64(w, d->n_sinks);
+  for (size_t i = 0; i < d->n_sinks; ++i) {
+    put_reals(w, d->sinks[i].lo, 3);
+    put_reals(w, d->sinks[i].hi, 3);
+  }
+}
+
+static void put_state(writer *w, const bg_sim *sim, const bg_raw *r) {
+  put_u64(w, sim->step);
+  put_f64(w, sim->time);
+  put_real(w, sim->last_dt);
+  put_u64(w, r->n);
+  for (int k = 0; k < BG_RAW_NF; ++k) put_reals(w, r->f[k], r->n);
+  put(w, r->id, r->n * sizeof *r->id);
+  put(w, r->park, r->n * sizeof *r->park);
+  put_f64(w, r->parked_mass);
+  put_f64(w, r->total_mass);
+  put_f64(w, r->max_speed);
+  put(w, r->sink_mass, ((size_t)sim->cfg.n_sinks + 1) * sizeof *r->sink_mass);
+  put(w, &r->n_runs, sizeof r->n_runs);
+  if (r->n_runs > 0) {
+    put(w, r->runstart, (size_t)r->n_runs * sizeof *r->runstart);
+    put(w, r->runkey, (size_t)r->n_runs * sizeof *r->runkey);
+  }
+}
+
+/* Payload bytes: a dry run of the writer (no file: it only counts), so the
+ * header can give the length before the payload follows. */
+static uint64_t payload_bytes(const bg_sim *sim, const bg_raw *r, size_t user_len) {
+  writer w;
+  memset(&w, 0, sizeof w);
+  put_desc(&w, sim);
+  put_state(&w, sim, r);
+  put_u64(&w, user_len);
+  return w.bytes + user_len;
+}
+
+bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t user_len) {
+  if (!sim) return BG_ERR_NULL;
+  sim->err[0] = 0;
+  if (!path) return bg_fail(sim, BG_ERR_NULL, "path is NULL");
+  if (user_len && !user) return bg_fail(sim, BG_ERR_NULL, "user is NULL with user_len = %zu", user_len);
+  char tmp[4096];
+  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
+    return bg_fail(sim, BG_ERR_RANGE, "path %s is too long", path);
+  bg_raw r;
+  bg_status s = bg_raw_export(sim, &r);
+  if (s != BG_OK) return s;
+  writer w;
+  memset(&w, 0, sizeof w);
+  errno = 0;
+  w.fp = fopen(tmp, "wb");
+  if (!w.fp) {
+    bg_raw_free(&r);
+    return bg_fail(sim, BG_ERR_IO, "cannot open %s for writing: %s", tmp, strerror(errno));
+  }
+  bg_sha256_init(&w.h);
+  uint32_t lw[LAYOUT_WORDS];
+  layout_words(lw);
+  uint64_t expect = payload_bytes(sim, &r, user_len);
+  put(&w, MAGIC, sizeof MAGIC);
+  put_u32(&w, BG_CHECKPOINT_VERSION);
+  for (int k = 0; k < LAYOUT_WORDS; ++k) put_u32(&w, lw[k]);
+  put_u64(&w, expect);
+  put_desc(&w, sim);
+  put_state(&w, sim, &r);
+  put_u64(&w, user_len);
+  put(&w, user, user_len);
+  bg_raw_free(&r);
+  unsigned char digest[32];
+  bg_sha256_final(&w.h, digest);
+  if (!w.bad && fwrite(digest, 1, 32, w.fp) != 32) w.bad = errno ? errno : EIO;
+  if (!w.bad && w.bytes != HEADER_BYTES + expect) {
+    fclose(w.fp);
+    remove(tmp);
+    return bg_fail(sim, BG_ERR_INTERNAL, "checkpoint writer: %llu payload bytes written, %llu announced",
+                   (unsigned long long)(w.bytes - HEADER_BYTES), (unsigned long long)expect);
+  }
+  /* the data must be on disk before the rename makes it the checkpoint */
+  if (!w.bad && fflush(w.fp) != 0) w.bad = errno;
+  if (!w.bad && fsync(fileno(w.fp)) != 0) w.bad = errno;
+  if (fclose(w.fp) != 0 && !w.bad) w.bad = errno;
+  if (w.bad) {
+    remove(tmp);
+    return bg_fail(sim, BG_ERR_IO, "writing %s failed: %s", tmp, strerror(w.bad));
+  }
+  if (rename(tmp, path) != 0) {
+    int e = errno;
+    remove(tmp);
+    return bg_fail(sim, BG_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(e));
+  }
+  return BG_OK;
+}
+
+/* ------------------------------------------------------------------ reader */
+
+typedef struct reader {
+  FILE *fp;
+  uint64_t left; /* payload bytes not yet read */
+  int bad;       /* 1: ran past the announced payload, 2: read error */
+} reader;
+
+static void get(reader *rd, void *p, size_t n) {
+  if (rd->bad || n == 0) return;
+  if (n > rd->left) {
+    rd->bad = 1;
+    return;
+  }
+  if (fread(p, 1, n, rd->fp) != n) rd->bad = 2;
+  rd->left -= n;
+}
+static int32_t get_i32(reader *rd) {
+  int32_t v = 0;
+  get(rd, &v, sizeof v);
+  return v;
+}
+static uint64_t get_u64(reader *rd) {
+  uint64_t v = 0;
+  get(rd, &v, sizeof v);
+  return v;
+}
+static double get_f64(reader *rd) {
+  double v = 0;
+  get(rd, &v, sizeof v);
+  return v;
+}
+static bg_real get_real(reader *rd) {
+  bg_real v = 0;
+  get(rd, &v, sizeof v);
+  return v;
+}
+static void get_reals(reader *rd, bg_real *v, size_t n) { get(rd, v, n * sizeof *v); }
+
+/* Everything a checkpoint holds, parsed. */
+typedef struct ckpt {
+  bg_sim_desc desc;
+  bg_collider *colliders;
+  bg_sink *sinks;
+  uint64_t step;
+  double time;
+  bg_real last_dt;
+  bg_raw raw;
+  int n_sinks;
+  size_t user_len;
+  unsigned char *user;
+} ckpt;
+
+static void ckpt_free(ckpt *c) {
+  for (size_t i = 0; c->colliders && i < c->desc.n_colliders; ++i) {
+    free((void *)c->colliders[i].phi);
+    free((void *)c->colliders[i].normals);
+  }
+  free(c->colliders);
+  free(c->sinks);
+  bg_raw_free(&c->raw);
+  free(c->user);
+  memset(c, 0, sizeof *c);
+}
+
+/* Error text goes to err (the caller's buffer). */
+#define RFAIL(status, ...)                     \
+  do {                                         \
+    if (err && len) snprintf(err, len, __VA_ARGS__); \
+    return status;                             \
+  } while (0)
+
+/* Header, length and checksum, before any parse; leaves fp after the header. */
+static bg_status verify(FILE *fp, const char *path, uint64_t *payload, char *err, size_t len) {
+  unsigned char head[HEADER_BYTES];
+  size_t got = fread(head, 1, sizeof head, fp);
+  if (got >= sizeof MAGIC && memcmp(head, MAGIC, sizeof MAGIC) != 0)
+    RFAIL(BG_ERR_CORRUPT, "%s is not a bagnold checkpoint (its first bytes are not the magic BGCKPT)", path);
+  if (got < sizeof head)
+    RFAIL(BG_ERR_TRUNCATED, "%s is truncated: %zu bytes, shorter than the %d-byte header", path, got,
+          HEADER_BYTES);
+  uint32_t version, lw[LAYOUT_WORDS], want[LAYOUT_WORDS];
+  memcpy(&version, head + 8, 4);
+  memcpy(lw, head + 12, sizeof lw);
+  memcpy(payload, head + 12 + sizeof lw, 8);
+  if (version != BG_CHECKPOINT_VERSION)
+    RFAIL(BG_ERR_VERSION, "%s has checkpoint format version %u; this library reads version %d", path,
+          (unsigned)version, BG_CHECKPOINT_VERSION);
+  layout_words(want);
+  static const char *const what[LAYOUT_WORDS] = {"byte order",   "float size",          "particle arrays",
+                                                 "plastic state", "material struct size", "face count"};
+  for (int k = 0; k < LAYOUT_WORDS; ++k)
+    if (lw[k] != want[k])
+      RFAIL(BG_ERR_VERSION, "%s was written with another memory layout (%s %#x, this build %#x)", path, what[k],
+            (unsigned)lw[k], (unsigned)want[k]);
+  struct stat st;
+  if (fstat(fileno(fp), &st) != 0) RFAIL(BG_ERR_IO, "cannot stat %s: %s", path, strerror(errno));
+  uint64_t need = HEADER_BYTES + *payload + 32;
+  if ((uint64_t)st.st_size < need)
+    RFAIL(BG_ERR_TRUNCATED, "%s is truncated: %llu bytes of the %llu its header announces", path,
+          (unsigned long long)st.st_size, (unsigned long long)need);
+  if ((uint64_t)st.st_size > need)
+    RFAIL(BG_ERR_CORRUPT, "%s has %llu bytes after its end (%llu announced)", path,
+          (unsigned long long)((uint64_t)st.st_size - need), (unsigned long long)need);
+  bg_sha256 h;
+  bg_sha256_init(&h);
+  bg_sha256_update(&h, head, sizeof head);
+  static unsigned char buf[1 << 16];
+  uint64_t left = *payload;
+  while (left) {
+    size_t n = left < sizeof buf ? (size_t)left : sizeof buf;
+    if (fread(buf, 1, n, fp) != n) RFAIL(BG_ERR_IO, "reading %s: %s", path, strerror(errno));
+    bg_sha256_update(&h, buf, n);
+    left -= n;
+  }
+  unsigned char digest[32], stored[32];
+  bg_sha256_final(&h, digest);
+  if (fread(stored, 1, 32, fp) != 32) RFAIL(BG_ERR_IO, "reading %s: %s", path, strerror(errno));
+  if (memcmp(digest, stored, 32) != 0)
+    RFAIL(BG_ERR_CORRUPT, "%s is corrupt: the SHA-256 of its content does not match the one it stores", path);
+  if (fseek(fp, HEADER_BYTES, SEEK_SET) != 0) RFAIL(BG_ERR_IO, "seeking in %s: %s", path, strerror(errno));
+  return BG_OK;
+}
+
+static bg_status parse(reader *rd, ckpt *c, const char *path, char *err, size_t len) {
+  memset(c, 0, sizeof *c);
+  bg_sim_desc *d = &c->desc;
+  *d = bg_sim_desc_default();
+  uint64_t n_nodes = 1;
+  for (int a = 0; a < 3; ++a) {
+    d->dims[a] = (size_t)get_u64(rd);
+    if (d->dims[a] < 4 || d->dims[a] >= (1u << 30)) rd->bad = rd->bad ? rd->bad : 3;
+    else n_nodes *= d->dims[a];
+  }
+  d->dx = get_real(rd);
+  get_reals(rd, d->origin, 3);
+  get_reals(rd, d->gravity, 3);
+  get(rd, &d->material, sizeof d->material);
+  for (int f = 0; f < BG_FACE_COUNT; ++f) {
+    d->walls[f].friction = (bg_friction)get_i32(rd);
+    d->walls[f].mu = get_real(rd);
+  }
+  d->threads = get_i32(rd);
+  d->cfl = get_real(rd);
+  d->fixed_dt = get_real(rd);
+  d->force_dt = get_i32(rd);
+  d->sort_interval = get_i32(rd);
+  d->cpu_reference = get_i32(rd);
+  d->damping = get_real(rd);
+  uint64_t nc = get_u64(rd);
+  if (rd->bad) goto bad;
+  if (nc >= 1000 || n_nodes > rd->left) goto impossible;
+  d->n_colliders = (size_t)nc;
+  c->colliders = calloc(nc ? nc : 1, sizeof *c->colliders);
+  if (!c->colliders) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
+  for (size_t i = 0; i < nc && !rd->bad; ++i) {
+    bg_collider *k = &c->colliders[i];
+    k->shape = (bg_shape)get_i32(rd);
+    get_reals(rd, k->point, 3);
+    get_reals(rd, k->normal, 3);
+    get_reals(rd, k->lo, 3);
+    get_reals(rd, k->hi, 3);
+    get_reals(rd, k->center, 2);
+    k->radius = get_real(rd);
+    k->invert = get_i32(rd);
+    k->friction = (bg_friction)get_i32(rd);
+    k->mu = get_real(rd);
+    get_reals(rd, k->velocity, 3);
+    int has_phi = get_i32(rd), has_nrm = get_i32(rd);
+    if (rd->bad) break;
+    if ((has_phi | has_nrm) & ~1 || (has_nrm && !has_phi) || (has_phi != (k->shape == BG_SHAPE_NODES)))
+      goto impossible;
+    if (has_phi) {
+      if (n_nodes * sizeof(bg_real) * (has_nrm ? 4 : 1) > rd->left) goto impossible;
+      bg_real *phi = malloc((size_t)n_nodes * sizeof *phi);
+      bg_real *nrm = has_nrm ? malloc(3 * (size_t)n_nodes * sizeof *nrm) : NULL;
+      k->phi = phi;
+      k->normals = nrm;
+      if (!phi || (has_nrm && !nrm)) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
+      get_reals(rd, phi, (size_t)n_nodes);
+      if (nrm) get_reals(rd, nrm, 3 * (size_t)n_nodes);
+    }
+  }
+  d->colliders = c->colliders;
+  uint64_t ns = get_u64(rd);
+  if (rd->bad) goto bad;
+  if (ns >= 1000) goto impossible;
+  d->n_sinks = (size_t)ns;
+  c->n_sinks = (int)ns;
+  c->sinks = calloc(ns ? ns : 1, sizeof *c->sinks);
+  if (!c->sinks) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
+  for (size_t i = 0; i < ns; ++i) {
+    get_reals(rd, c->sinks[i].lo, 3);
+    get_reals(rd, c->sinks[i].hi, 3);
+  }
+  d->sinks = c->sinks;
+  c->step = get_u64(rd);
+  c->time = get_f64(rd);
+  c->last_dt = get_real(rd);
+  uint64_t n = get_u64(rd);
+  if (rd->bad) goto bad;
+  if (n > rd->left / (BG_RAW_NF * sizeof(bg_real) + 12)) goto impossible;
+  {
+    /* bg_raw_alloc wants a simulation for its sink count and messages */
+    bg_raw *r = &c->raw;
+    size_t m = n ? (size_t)n : 1;
+    int ok = 1;
+    for (int k = 0; k < BG_RAW_NF; ++k) ok &= (r->f[k] = malloc(m * sizeof(bg_real))) != NULL;
+    r->id = malloc(m * sizeof *r->id);
+    r->park = malloc(m * sizeof *r->park);
+    r->sink_mass = calloc(ns + 1, sizeof *r->sink_mass);
+    if (!ok || !r->id || !r->park || !r->sink_mass)
+      RFAIL(BG_ERR_NOMEM, "out of memory for the %llu particles of %s", (unsigned long long)n, path);
+    r->n = (size_t)n;
+    for (int k = 0; k < BG_RAW_NF; ++k) get_reals(rd, r->f[k], r->n);
+    get(rd, r->id, r->n * sizeof *r->id);
+    get(rd, r->park, r->n * sizeof *r->park);
+    r->parked_mass = get_f64(rd);
+    r->total_mass = get_f64(rd);
+    r->max_speed = get_f64(rd);
+    get(rd, r->sink_mass, ((size_t)ns + 1) * sizeof *r->sink_mass);
+    get(rd, &r->n_runs, sizeof r->n_runs);
+    if (rd->bad) goto bad;
+    if (r->n_runs > (int64_t)r->n || r->n_runs < -1) goto impossible;
+    if (r->n_runs > 0) {
+      r->run_cap = (size_t)r->n_runs;
+      r->runstart = malloc(r->run_cap * sizeof *r->runstart);
+      r->runkey = malloc(r->run_cap * sizeof *r->runkey);
+      if (!r->runstart || !r->runkey) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
+      get(rd, r->runstart, r->run_cap * sizeof *r->runstart);
+      get(rd, r->runkey, r->run_cap * sizeof *r->runkey);
+    }
+    /* the particles' own consistency: ids a permutation, codes in range */
+    unsigned char *seen = calloc(m, 1);
+    if (!seen) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
+    int perm_ok = 1;
+    for (size_t p = 0; p < r->n && perm_ok; ++p) {
+      int64_t id = r->id[p];
+      if (id < 0 || (uint64_t)id >= n || seen[id] || r->park[p] < -1 || r->park[p] > (int32_t)ns) perm_ok = 0;
+      else seen[id] = 1;
+    }
+    free(seen);
+    if (!perm_ok) goto impossible;
+  }
+  c->user_len = (size_t)get_u64(rd);
+  if (rd->bad) goto bad;
+  if (c->user_len != rd->left) goto impossible;
+  c->user = malloc(c->user_len ? c->user_len : 1);
+  if (!c->user) RFAIL(BG_ERR_NOMEM, "out of memory for the %zu-byte user blob of %s", c->user_len, path);
+  get(rd, c->user, c->user_len);
+  if (rd->bad) goto bad;
+  return BG_OK;
+bad:
+  if (rd->bad == 2) RFAIL(BG_ERR_IO, "reading %s: %s", path, strerror(errno));
+impossible:
+  RFAIL(BG_ERR_CORRUPT, "%s is corrupt: its content does not fit its own lengths (checksum valid: written by a "
+        "faulty writer?)", path);
+}
+
+static bg_status read_ckpt(const char *path, ckpt *c, char *err, size_t len) {
+  memset(c, 0, sizeof *c);
+  if (!path) RFAIL(BG_ERR_NULL, "path is NULL");
+  errno = 0;
+  FILE *fp = fopen(path, "rb");
+  if (!fp) RFAIL(BG_ERR_IO, "cannot open checkpoint %s: %s", path, strerror(errno));
+  uint64_t payload = 0;
+  bg_status s = verify(fp, path, &payload, err, len);
+  if (s == BG_OK) {
+    reader rd = {fp, payload, 0};
+    s = parse(&rd, c, path, err, len);
+  }
+  fclose(fp);
+  if (s != BG_OK) ckpt_free(c);
+  return s;
+}
+
+/* ----------------------------------------------------------------- restore */
+
+static int same_reals(const bg_real *a, const bg_real *b, size_t n) {
+  return (!a && !b) || (a && b && memcmp(a, b, n * sizeof *a) == 0);
+}
+
+/* The first descriptor field in which a checkpoint differs from sim, or NULL. */
+static const char *mismatch(const bg_sim *sim, const ckpt *c, char *buf, size_t len) {
+  const bg_sim_desc *a = &sim->desc, *b = &c->desc;
+  for (int k = 0; k < 3; ++k)
+    if (a->dims[k] != b->dims[k]) return snprintf(buf, len, "dims[%d] (%zu here, %zu in the file)", k, a->dims[k], b->dims[k]), buf;
+  if (a->dx != b->dx) return "dx";
+  if (memcmp(a->origin, b->origin, sizeof a->origin)) return "origin";
+  bg_mat ma, mb;
+  if (bg_material_params(&b->material, &mb, NULL, 0) != BG_OK) return "material (invalid in the file)";
+  ma = sim->cfg.mat;
+  if (memcmp(&ma, &mb, sizeof ma)) return "material";
+  for (int f = 0; f < BG_FACE_COUNT; ++f)
+    if (a->walls[f].friction != b->walls[f].friction || a->walls[f].mu != b->walls[f].mu)
+      return snprintf(buf, len, "walls[%d]", f), buf;
+  if (a->cfl != b->cfl) return "cfl";
+  if (a->fixed_dt != b->fixed_dt) return "fixed_dt";
+  if (a->force_dt != b->force_dt) return "force_dt";
+  if (a->sort_interval != b->sort_interval) return "sort_interval";
+  if (a->n_colliders != b->n_colliders) return "n_colliders";
+  size_t nn = (size_t)sim->cfg.n_nodes;
+  for (size_t i = 0; i < a->n_colliders; ++i) {
+    const bg_collider *x = &a->colliders[i], *y = &b->colliders[i];
+    if (x->shape != y->shape || x->invert != y->invert || x->friction != y->friction || x->mu != y->mu ||
+        memcmp(x->point, y->point, sizeof x->point) || memcmp(x->normal, y->normal, sizeof x->normal) ||
+        memcmp(x->lo, y->lo, sizeof x->lo) || memcmp(x->hi, y->hi, sizeof x->hi) ||
+        memcmp(x->center, y->center, sizeof x->center) || x->radius != y->radius ||
+        memcmp(x->velocity, y->velocity, sizeof x->velocity) || !same_reals(x->phi, y->phi, nn) ||
+        !same_reals(x->normals, y->normals, 3 * nn))
+      return snprintf(buf, len, "colliders[%zu]", i), buf;
+  }
+  if (a->n_sinks != b->n_sinks) return "n_sinks";
+  for (size_t i = 0; i < a->n_sinks; ++i)
+    if (memcmp(&a->sinks[i], &b->sinks[i], sizeof a->sinks[i])) return snprintf(buf, len, "sinks[%zu]", i), buf;
+  return NULL;
+}
+
+/* Moves a parsed checkpoint into sim: the backend's particles, then the
+ * clock, gravity and damping; the walls are rebuilt for the file's time. */
+static bg_status apply(bg_sim *sim, ckpt *c) {
+  bg_raw *r = &c->raw;
+  if (!r->runstart) r->n_runs = -1;
+  bg_status s = sim->ops->import_raw(sim->state, r);
+  if (s != BG_OK) {
+    if (!sim->err[0]) bg_fail(sim, s, "backend %s could not take the checkpoint's particles", sim->ops->name);
+    return s;
+  }
+  sim->step = c->step;
+  sim->time = c->time;
+  sim->last_dt = c->last_dt;
+  for (int d = 0; d < 3; ++d) sim->cfg.gravity[d] = sim->desc.gravity[d] = c->desc.gravity[d];
+  sim->cfg.damping = sim->desc.damping = c->desc.damping;
+  if (sim->moving) return bg_boundary_build(sim, sim->time);
+  return BG_OK;
+}
+
+bg_status bg_sim_restore(bg_sim *sim, const char *path, void *user, size_t cap, size_t *user_len) {
+  if (!sim) return BG_ERR_NULL;
+  sim->err[0] = 0;
+  if (cap && !user) return bg_fail(sim, BG_ERR_NULL, "user is NULL with cap = %zu", cap);
+  ckpt c;
+  bg_status s = read_ckpt(path, &c, sim->err, sizeof sim->err);
+  if (s != BG_OK) return s;
+  char buf[128];
+  const char *field = mismatch(sim, &c, buf, sizeof buf);
+  if (field) {
+    ckpt_free(&c);
+    return bg_fail(sim, BG_ERR_MISMATCH, "%s was written by a simulation with another %s", path, field);
+  }
+  if (user && c.user_len > cap) {
+    size_t need = c.user_len;
+    ckpt_free(&c);
+    return bg_fail(sim, BG_ERR_RANGE, "the user blob of %s has %zu bytes, more than cap = %zu", path, need, cap);
+  }
+  s = apply(sim, &c);
+  if (s == BG_OK) {
+    if (user) memcpy(user, c.user, c.user_len);
+    if (user_len) *user_len = c.user_len;
+  }
+  ckpt_free(&c);
+  return s;
+}
+
+bg_status bg_sim_load(const char *path, const char *backend, int threads, bg_sim **out, char *err,
+                      size_t err_len) {
+  if (err && err_len) err[0] = 0;
+  if (!out) {
+    if (err && err_len) snprintf(err, err_len, "out is NULL");
+    return BG_ERR_NULL;
+  }
+  *out = NULL;
+  ckpt c;
+  bg_status s = read_ckpt(path, &c, err, err_len);
+  if (s != BG_OK) return s;
+  c.desc.backend = backend;
+  c.desc.threads = threads;
+  bg_sim *sim = NULL;
+  s = bg_sim_create(&c.desc, &sim, err, err_len);
+  if (s == BG_OK) {
+    s = apply(sim, &c);
+    if (s != BG_OK) {
+      if (err && err_len) snprintf(err, err_len, "%s", sim->err);
+      bg_sim_destroy(sim);
+      sim = NULL;
+    }
+  }
+  ckpt_free(&c);
+  *out = sim;
+  return s;
+}
