@@ -220,6 +220,10 @@ const char *bg_sim_last_error(const bg_sim *sim);
 int bg_backend_available(const char *name, char *why, size_t why_len);
 /* Name of the backend in use ("cpu", "cuda"). */
 const char *bg_sim_backend(const bg_sim *sim);
+/* The descriptor the simulation was created from, with the current gravity
+ * and damping and the backend in use; its colliders and sinks point at the
+ * handle's own copies, valid until bg_sim_destroy. */
+bg_status bg_sim_describe(const bg_sim *sim, bg_sim_desc *out);
 
 /* Appends n particles. x: 3n positions (m), inside the grid's interior
  * (a particle's 3^3 stencil must fit). v: 3n velocities or NULL (zero).
@@ -335,6 +339,13 @@ size_t bg_sim_wall_count(const bg_sim *sim);
  * the material on the face (a floor under a column reads -m g along z).
  * cap: doubles available, >= 3 * bg_sim_wall_count. */
 bg_status bg_sim_wall_forces(bg_sim *sim, double *out, size_t cap);
+/* The impulse each wall received from the material since creation (N s, 3
+ * per wall, the same order): the sum of force times dt over every step. A
+ * contact's force comes in impulses (an arriving node's momentum is removed
+ * within one step, and a step shortened by bg_sim_advance_to divides it by
+ * a tiny dt), so a wall load over a window is the difference of two
+ * readings of this over the window's length. Kept across checkpoints. */
+bg_status bg_sim_wall_impulses(bg_sim *sim, double *out, size_t cap);
 
 /* The inner-loop coefficients (core/physics/bg_materials.h) of a material,
  * exactly as bg_sim_create derives them; the same checks as bg_sim_create's

@@ -166,6 +166,7 @@ struct bg_sim {
   double time;
   bg_real last_dt;
   double stage_ms[BG_STAGE_COUNT];
+  double *wall_force, *wall_impulse; /* 3 per wall: the last step's, and the sum since creation */
   bg_sim_desc desc; /* as created (colliders and sinks: the copies above); gravity and
                        damping follow the setters */
   char err[512];

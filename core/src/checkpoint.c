@@ -125,6 +125,9 @@ static void put_state(writer *w, const bg_sim *sim, const bg_raw *r) {
     put(w, r->runstart, (size_t)r->n_runs * sizeof *r->runstart);
     put(w, r->runkey, (size_t)r->n_runs * sizeof *r->runkey);
   }
+  size_t nw = 3 * (size_t)sim->cfg.n_walls;
+  put(w, sim->wall_force, nw * sizeof *sim->wall_force);
+  put(w, sim->wall_impulse, nw * sizeof *sim->wall_impulse);
 }
 
 /* Payload bytes: a dry run of the writer (no file: it only counts), so the
@@ -244,6 +247,7 @@ typedef struct ckpt {
   bg_real last_dt;
   bg_raw raw;
   int n_sinks;
+  double *wall; /* 3 per wall: the last step's force, then the impulse sum */
   size_t user_len;
   unsigned char *user;
 } ckpt;
@@ -255,6 +259,7 @@ static void ckpt_free(ckpt *c) {
   }
   free(c->colliders);
   free(c->sinks);
+  free(c->wall);
   bg_raw_free(&c->raw);
   free(c->user);
   memset(c, 0, sizeof *c);
@@ -439,6 +444,12 @@ static bg_status parse(reader *rd, ckpt *c, const char *path, char *err, size_t 
     free(seen);
     if (!perm_ok) goto impossible;
   }
+  {
+    size_t nw = 3 * (nc + BG_FACE_COUNT);
+    c->wall = malloc(2 * nw * sizeof *c->wall);
+    if (!c->wall) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
+    get(rd, c->wall, 2 * nw * sizeof *c->wall);
+  }
   c->user_len = (size_t)get_u64(rd);
   if (rd->bad) goto bad;
   if (c->user_len != rd->left) goto impossible;
@@ -523,6 +534,9 @@ static bg_status apply(bg_sim *sim, ckpt *c) {
     if (!sim->err[0]) bg_fail(sim, s, "backend %s could not take the checkpoint's particles", sim->ops->name);
     return s;
   }
+  size_t nw = 3 * (size_t)sim->cfg.n_walls;
+  memcpy(sim->wall_force, c->wall, nw * sizeof *c->wall);
+  memcpy(sim->wall_impulse, c->wall + nw, nw * sizeof *c->wall);
   sim->step = c->step;
   sim->time = c->time;
   sim->last_dt = c->last_dt;

@@ -342,6 +342,8 @@ static void sim_free(bg_sim *sim) {
     free((void *)sim->colliders[i].normals);
   }
   free(sim->colliders);
+  free(sim->wall_force);
+  free(sim->wall_impulse);
   free(sim->bnodes);
   free(sim->cfg.walls);
   free(sim->cfg.sinks);
@@ -467,6 +469,9 @@ bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t er
     sim->desc.colliders = sim->colliders;
     sim->desc.sinks = sim->cfg.sinks;
     sim->desc.backend = NULL;
+    sim->wall_force = calloc(3 * (size_t)sim->cfg.n_walls, sizeof *sim->wall_force);
+    sim->wall_impulse = calloc(3 * (size_t)sim->cfg.n_walls, sizeof *sim->wall_impulse);
+    if (!sim->wall_force || !sim->wall_impulse) s = bg_fail(sim, BG_ERR_NOMEM, "out of memory for the wall tallies");
   }
   if (s == BG_OK) s = sim->ops->create(&sim->cfg, &sim->state, sim->err, sizeof sim->err);
   if (s == BG_OK) s = bg_boundary_build(sim, 0.0);
@@ -575,6 +580,8 @@ static bg_status step_dt(bg_sim *sim, bg_real dt) {
   if ((s = sim->ops->grid_update(sim->state, dt)) != BG_OK) return s;
   double t3 = now_ms();
   if ((s = sim->ops->g2p(sim->state, dt)) != BG_OK) return s;
+  if ((s = sim->ops->wall_forces(sim->state, sim->wall_force)) != BG_OK) return s;
+  for (int k = 0; k < 3 * sim->cfg.n_walls; ++k) sim->wall_impulse[k] += sim->wall_force[k] * (double)dt;
   double t4 = now_ms();
   sim->stage_ms[BG_STAGE_SORT] += t1 - t0;
   sim->stage_ms[BG_STAGE_P2G] += t2 - t1;
@@ -696,7 +703,26 @@ bg_status bg_sim_wall_forces(bg_sim *sim, double *out, size_t cap) {
   CHECK(out != NULL, BG_ERR_NULL, "out is NULL");
   CHECK(cap >= need, BG_ERR_RANGE, "cap = %zu doubles, the walls need %zu (3 x %d walls)", cap, need,
         sim->cfg.n_walls);
-  return sim->ops->wall_forces(sim->state, out);
+  memcpy(out, sim->wall_force, need * sizeof *out);
+  return BG_OK;
+}
+
+bg_status bg_sim_wall_impulses(bg_sim *sim, double *out, size_t cap) {
+  if (!sim) return BG_ERR_NULL;
+  sim->err[0] = 0;
+  size_t need = 3 * (size_t)sim->cfg.n_walls;
+  CHECK(out != NULL, BG_ERR_NULL, "out is NULL");
+  CHECK(cap >= need, BG_ERR_RANGE, "cap = %zu doubles, the walls need %zu (3 x %d walls)", cap, need,
+        sim->cfg.n_walls);
+  memcpy(out, sim->wall_impulse, need * sizeof *out);
+  return BG_OK;
+}
+
+bg_status bg_sim_describe(const bg_sim *sim, bg_sim_desc *out) {
+  if (!sim || !out) return BG_ERR_NULL;
+  *out = sim->desc;
+  out->backend = sim->ops->name;
+  return BG_OK;
 }
 
 bg_status bg_material_params(const bg_material *m, struct bg_mat *out, char *err, size_t err_len) {

@@ -106,6 +106,7 @@ typedef struct snap {
   bg_real *f[BG_FIELD_COUNT];
   bg_stats st;
   double sink;
+  double imp[3 * 8], force[3 * 8]; /* 2 colliders + 6 faces */
 } snap;
 
 static snap take(bg_sim *sim) {
@@ -119,6 +120,8 @@ static snap take(bg_sim *sim) {
     if (bg_sim_get(sim, (bg_field)f, s.f[f], w) != BG_OK) printf("FAIL: get field %d: %s\n", f, bg_sim_last_error(sim));
   }
   bg_sim_sink_mass(sim, &s.sink, 1);
+  bg_sim_wall_impulses(sim, s.imp, 24);
+  bg_sim_wall_forces(sim, s.force, 24);
   return s;
 }
 
@@ -129,7 +132,8 @@ static void drop(snap *s) {
 static int same(const snap *a, const snap *b, const char *what) {
   int ok = a->n == b->n && a->st.step == b->st.step && a->st.time == b->st.time && a->st.dt == b->st.dt &&
            a->st.n_active == b->st.n_active && a->st.parked_mass == b->st.parked_mass &&
-           a->st.total_mass == b->st.total_mass && a->st.max_speed == b->st.max_speed && a->sink == b->sink;
+           a->st.total_mass == b->st.total_mass && a->st.max_speed == b->st.max_speed && a->sink == b->sink &&
+           !memcmp(a->imp, b->imp, sizeof a->imp) && !memcmp(a->force, b->force, sizeof a->force);
   int bad_field = -1;
   for (int f = 0; ok && f < BG_FIELD_COUNT; ++f)
     if (memcmp(a->f[f], b->f[f], (size_t)bg_field_width((bg_field)f) * a->n * sizeof(bg_real))) {

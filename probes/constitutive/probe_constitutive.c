@@ -172,6 +172,15 @@ static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardenin
  * triaxial-compression test through the extension meridian, and
  * cone-swapped gives every test a cone matched to another stress state: a
  * wrong alpha a correct probe must catch. */
+/* The inner-loop coefficients exactly as bg_sim_create derives them (the
+ * library's public mapping), with its checks. */
+static bg_mat params_of(const bg_material *m) {
+  bg_mat c;
+  char err[512];
+  if (bg_material_params(m, &c, err, sizeof err) != BG_OK) bg_lab_fail("material: %s", err);
+  return c;
+}
+
 static bg_mat make_sand(const bg_lab *lab, double phi, int hardening, bg_dp_cone cone) {
   bg_material m = bg_material_sand();
   if (bg_lab_mutant_is(lab, "stiff-sand")) m.E = 3.537e6f;
@@ -181,7 +190,7 @@ static bg_mat make_sand(const bg_lab *lab, double phi, int hardening, bg_dp_cone
     cone = cone == BG_CONE_COMPRESSION ? BG_CONE_EXTENSION : BG_CONE_COMPRESSION;
   m.dp.cone = cone;
   m.dp.hardening = hardening && !bg_lab_mutant_is(lab, "hardening-off");
-  return bg_material_prepare(&m);
+  return params_of(&m);
 }
 
 /* Isotropic consolidation to p_conf: tau_i = (2 mu + 3 lambda) e0 = -p. */
@@ -422,7 +431,7 @@ int main(int argc, char **argv) {
   double max_mu = 0, max_rate = 0;
   {
     bg_material mm = bg_material_mui();
-    bg_mat m = bg_material_prepare(&mm);
+    bg_mat m = params_of(&mm);
     /* the mutant converts the plastic strain increment to a rate without
      * the sqrt 2 of engineering shear, inside the model's solve */
     if (bg_lab_mutant_is(lab, "mui-rate-sqrt2")) m.c.mui.beta_scale *= 1.4142135623730951f;
@@ -459,7 +468,7 @@ int main(int argc, char **argv) {
   {
     bg_material mm = bg_material_default(BG_MODEL_NGF);
     mm.ngf.t0 = 1e-9f;
-    bg_mat m = bg_material_prepare(&mm);
+    bg_mat m = params_of(&mm);
     /* the mutant converts the fluidity to a local rate without the sqrt 2
      * of engineering shear */
     if (bg_lab_mutant_is(lab, "ngf-rate-sqrt2")) m.c.ngf.gloc_scale *= 1.4142135623730951f;

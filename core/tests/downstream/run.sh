@@ -6,7 +6,10 @@
 #   pkgconfig   the same install, then a plain cc line from pkg-config
 #   subproject  the downstream project add_subdirectory()s the source tree
 #               (library only, CUDA off to keep it short)
-# Each builds core/tests/downstream/main.c and runs it.
+#   readme      the README's C program (its first ```c block), built through
+#               find_package like 'package'; it must report that the floor
+#               carries the geostatic layer's weight within 2%
+# The first three build core/tests/downstream/main.c and run it.
 set -euo pipefail
 mode="$1" build="$2" src="$3" work="$4"
 here="$src/core/tests/downstream"
@@ -35,5 +38,20 @@ case "$mode" in
     cmake --build "$work/b" -j 2 >"$work/build.log"
     "$work/b/downstream"
     ;;
-  *) echo "usage: $0 package|pkgconfig|subproject BUILD_DIR SOURCE_DIR WORK" >&2; exit 2 ;;
+  readme)
+    awk '/^```c$/ {on = 1; next} on && /^```$/ {exit} on {print}' "$src/README.md" >"$work/readme.c"
+    [[ -s "$work/readme.c" ]] || { echo "README.md has no \`\`\`c block" >&2; exit 1; }
+    cmake --install "$build" --prefix "$prefix" >"$work/install.log"
+    cmake -S "$here" -B "$work/b" -DCMAKE_PREFIX_PATH="$prefix" -DDOWNSTREAM_SOURCE="$work/readme.c" \
+      >"$work/configure.log"
+    cmake --build "$work/b" >"$work/build.log"
+    out=$(cd "$work" && "$work/b/downstream")
+    echo "$out"
+    ratio=$(sed -n 's/.*the floor carries \([0-9.]*\) of the weight.*/\1/p' <<<"$out")
+    [[ -n "$ratio" ]] || { echo "the README program did not report the floor's load" >&2; exit 1; }
+    awk -v r="$ratio" 'BEGIN { exit !(r > 0.98 && r < 1.02) }' ||
+      { echo "the floor carries $ratio of the weight, not 1 within 2%" >&2; exit 1; }
+    [[ -s "$work/layer.vtu" && -s "$work/layer.bgck" ]] || { echo "layer.vtu or layer.bgck missing" >&2; exit 1; }
+    ;;
+  *) echo "usage: $0 package|pkgconfig|subproject|readme BUILD_DIR SOURCE_DIR WORK" >&2; exit 2 ;;
 esac
