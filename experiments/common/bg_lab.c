@@ -106,6 +106,7 @@ struct bg_lab {
   double last_progress, progress_every;
   /* per-simulation services (bg_lab_sim_begin): --vtk-every, --checkpoint-every, --resume */
   double vtk_every;  /* simulated s between frames, 0 off */
+  double damping;    /* the largest grid damping (1/s) of the run's simulations */
   double ckpt_every; /* wall s between checkpoints, 0 off; < 0 until the scale's default is applied */
   char resume[1024]; /* a previous run's folder, "" when not resuming */
   int resume_inplace; /* --resume names --out itself: its checkpoints/ and vtk/ are kept */
@@ -1391,6 +1392,7 @@ static void apply_measurement_mutant(bg_lab *lab) {
 
 int bg_lab_finish(bg_lab *lab) {
   double wall = now_s() - lab->t0;
+  bg_lab_manifest_num(lab, "damping_per_s", lab->damping);
   /* a run of a model the table has no claims for measures, and says so */
   if (lab->n_claims == 0 && lab->n_unjudged == 0) die("%s made no claims", lab->name);
   write_mutants(lab);
@@ -1583,6 +1585,14 @@ bg_lab_sim *bg_lab_sim_begin(bg_lab *lab, bg_sim *sim, const char *tag, bg_lab_b
   ls->lab = lab;
   ls->sim = sim;
   snprintf(ls->tag, sizeof ls->tag, "%s", tag);
+  /* damping changes the physics: the manifest says whether any simulation had it */
+  bg_sim_desc desc;
+  if (bg_sim_describe(sim, &desc) == BG_OK) {
+#ifdef _OPENMP
+#pragma omp critical(bg_lab_damping)
+#endif
+    if (desc.damping > lab->damping) lab->damping = desc.damping;
+  }
   tag_file_name(tag, ls->name, sizeof ls->name);
   memcpy(ls->head.magic, LAB_CKPT_MAGIC, sizeof LAB_CKPT_MAGIC);
   memset(state, 0, sizeof *state);

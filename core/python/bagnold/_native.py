@@ -271,6 +271,7 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_sim_last_error": (c_char_p, [_P]),
     "bg_backend_available": (c_int, [c_char_p, c_char_p, c_size_t]),
     "bg_sim_backend": (c_char_p, [_P]),
+    "bg_sim_describe": (bg_status, [_P, POINTER(SimDesc)]),
     "bg_sim_add_particles": (bg_status, [_P, c_size_t, _F, _F, bg_real]),
     "bg_sim_add_particles_volume": (bg_status, [_P, c_size_t, _F, _F, _F]),
     "bg_sim_step": (bg_status, [_P, _F]),
@@ -292,6 +293,7 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     # observation
     "bg_sim_wall_count": (c_size_t, [_P]),
     "bg_sim_wall_forces": (bg_status, [_P, _D, c_size_t]),
+    "bg_sim_wall_impulses": (bg_status, [_P, _D, c_size_t]),
     # checkpoint
     "bg_sim_save": (bg_status, [_P, c_char_p, c_void_p, c_size_t]),
     "bg_sim_load": (bg_status, [c_char_p, c_char_p, c_int, POINTER(_P), c_char_p, c_size_t]),

@@ -168,24 +168,18 @@ class Sim:
     # -------------------------------------------------------------- lifecycle
 
     @classmethod
-    def load(cls, path: PathLike, backend: str = "auto", threads: int = 0,
-             grid: Optional[Sequence[int]] = None, n_sinks: Optional[int] = None) -> "Sim":
-        """A new simulation from a checkpoint (bg_sim_load).
-
-        The C API has no read-back of a handle's descriptor, so the grid
-        shape and sink count of a loaded simulation are unknown here unless
-        given (``grid``, ``n_sinks``); only :meth:`grid_mass`,
-        :meth:`grid_velocity` and :meth:`sink_mass` need them.
-        """
+    def load(cls, path: PathLike, backend: str = "auto", threads: int = 0) -> "Sim":
+        """A new simulation from a checkpoint (bg_sim_load), on ``backend``;
+        its grid, colliders and sinks are the checkpoint's (bg_sim_describe)."""
         self = cls.__new__(cls)
         self._h = _n.c_void_p()
         err = _n.err_buffer()
         code = _n.C.bg_sim_load(_path(path), backend.encode(), int(threads), ctypes.byref(self._h), err,
                                 len(err))
         check(code, err.value.decode(errors="replace"), "bg_sim_load")
-        n_walls = int(_n.C.bg_sim_wall_count(self._h))
-        dims = None if grid is None else tuple(int(g) for g in grid)
-        self._init_shape(dims, n_walls - len(FACES), n_sinks)
+        d = _n.SimDesc()
+        check(_n.C.bg_sim_describe(self._h, ctypes.byref(d)), "", "bg_sim_describe")
+        self._init_shape(tuple(int(g) for g in d.dims), int(d.n_colliders), int(d.n_sinks))
         self.material = None
         return self
 
@@ -365,7 +359,7 @@ class Sim:
 
     def _need_dims(self) -> Tuple[int, ...]:
         if self._dims is None:
-            raise ValueError("the grid of a loaded simulation is unknown: pass grid= to Sim.load")
+            raise ValueError("this simulation's grid is unknown")
         return self._dims
 
     def grid_mass(self) -> np.ndarray:
@@ -385,7 +379,7 @@ class Sim:
     def sink_mass(self) -> np.ndarray:
         """Parked mass per sink, kg, shape (n_sinks,)."""
         if self._n_sinks is None:
-            raise ValueError("the sink count of a loaded simulation is unknown: pass n_sinks= to Sim.load")
+            raise ValueError("this simulation's sink count is unknown")
         out = np.zeros(self._n_sinks, np.float64)
         buf = out if out.size else np.zeros(1, np.float64)  # a valid pointer even for no sinks
         self._check(_n.C.bg_sim_sink_mass(self._handle(), _ptr(buf, _n._D), out.size), "bg_sim_sink_mass")
@@ -409,6 +403,17 @@ class Sim:
         n = int(_n.C.bg_sim_wall_count(self._handle()))
         out = np.empty((n, 3), np.float64)
         self._check(_n.C.bg_sim_wall_forces(self._handle(), _ptr(out, _n._D), out.size), "bg_sim_wall_forces")
+        return out
+
+    def wall_impulses(self) -> np.ndarray:
+        """Impulse each wall received from the material since creation, N s,
+        shape (n_walls, 3). A wall's mean load over a window is the difference
+        of two readings over the window's length (contact forces come in
+        impulses; a step shortened by advance_to divides one by a tiny dt)."""
+        n = int(_n.C.bg_sim_wall_count(self._handle()))
+        out = np.empty((n, 3), np.float64)
+        self._check(_n.C.bg_sim_wall_impulses(self._handle(), _ptr(out, _n._D), out.size),
+                    "bg_sim_wall_impulses")
         return out
 
     # -------------------------------------------------------------- checkpoint

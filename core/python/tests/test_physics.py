@@ -34,11 +34,15 @@ def resting_block():
     mass0 = sim.get("mass")
     sim.advance_to(0.15)
     sim.set_damping(0.0)
-    forces = []
+    forces, dts = [], []
+    j0, t0 = sim.wall_impulses(), sim.time
     for _ in range(40):
-        sim.step()
+        dts.append(sim.step())
         forces.append(sim.wall_forces())
-    return sim, x0, mass0, np.mean(forces, axis=0)
+    # the impulse over the window is the sum of each step's force times its dt
+    j = sim.wall_impulses() - j0
+    assert np.allclose(j, np.tensordot(np.array(dts, np.float64), np.array(forces), axes=1), rtol=1e-9, atol=1e-12)
+    return sim, x0, mass0, j / (sim.time - t0)
 
 
 def test_block_is_held_up(resting_block):
