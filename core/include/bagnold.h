@@ -370,8 +370,12 @@ bg_status bg_material_params(const bg_material *m, struct bg_mat *out, char *err
 bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t user_len);
 /* A new simulation from a checkpoint, on backend (NULL: "auto") with
  * threads CPU threads (0: the OpenMP default). A checkpoint from one
- * backend resumes on any; on the backend that wrote it the continuation is
- * bit-identical to the run that was not interrupted. Errors: BG_ERR_IO (cannot
+ * backend resumes on any, and the state right after a load is bitwise the
+ * state saved. On the CPU, whose scatter sums in a fixed order, the
+ * continuation is bit-identical to the run that was not interrupted; the
+ * CUDA backend's atomics sum in the order the hardware picks, so two of its
+ * uninterrupted runs already differ in the last bits, and a continuation
+ * differs from an uninterrupted run by as much (test_checkpoint). Errors: BG_ERR_IO (cannot
  * read), BG_ERR_TRUNCATED, BG_ERR_CORRUPT (checksum), BG_ERR_VERSION, with
  * the path and what was found in err. */
 bg_status bg_sim_load(const char *path, const char *backend, int threads, bg_sim **out, char *err,

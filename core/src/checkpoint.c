@@ -145,7 +145,8 @@ bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t us
   if (!sim) return BG_ERR_NULL;
   sim->err[0] = 0;
   if (!path) return bg_fail(sim, BG_ERR_NULL, "path is NULL");
-  if (user_len && !user) return bg_fail(sim, BG_ERR_NULL, "user is NULL with user_len = %zu", user_len);
+  if (user_len && !user)
+    return bg_fail(sim, BG_ERR_NULL, "user is NULL with user_len = %zu", user_len);
   char tmp[4096];
   if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
     return bg_fail(sim, BG_ERR_RANGE, "path %s is too long", path);
@@ -179,7 +180,8 @@ bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t us
   if (!w.bad && w.bytes != HEADER_BYTES + expect) {
     fclose(w.fp);
     remove(tmp);
-    return bg_fail(sim, BG_ERR_INTERNAL, "checkpoint writer: %llu payload bytes written, %llu announced",
+    return bg_fail(sim, BG_ERR_INTERNAL,
+                   "checkpoint writer: %llu payload bytes written, %llu announced",
                    (unsigned long long)(w.bytes - HEADER_BYTES), (unsigned long long)expect);
   }
   /* the data must be on disk before the rename makes it the checkpoint */
@@ -266,10 +268,10 @@ static void ckpt_free(ckpt *c) {
 }
 
 /* Error text goes to err (the caller's buffer). */
-#define RFAIL(status, ...)                     \
-  do {                                         \
+#define RFAIL(status, ...)                           \
+  do {                                               \
     if (err && len) snprintf(err, len, __VA_ARGS__); \
-    return status;                             \
+    return status;                                   \
   } while (0)
 
 /* Header, length and checksum, before any parse; leaves fp after the header. */
@@ -277,24 +279,26 @@ static bg_status verify(FILE *fp, const char *path, uint64_t *payload, char *err
   unsigned char head[HEADER_BYTES];
   size_t got = fread(head, 1, sizeof head, fp);
   if (got >= sizeof MAGIC && memcmp(head, MAGIC, sizeof MAGIC) != 0)
-    RFAIL(BG_ERR_CORRUPT, "%s is not a bagnold checkpoint (its first bytes are not the magic BGCKPT)", path);
+    RFAIL(BG_ERR_CORRUPT,
+          "%s is not a bagnold checkpoint (its first bytes are not the magic BGCKPT)", path);
   if (got < sizeof head)
-    RFAIL(BG_ERR_TRUNCATED, "%s is truncated: %zu bytes, shorter than the %d-byte header", path, got,
-          HEADER_BYTES);
+    RFAIL(BG_ERR_TRUNCATED, "%s is truncated: %zu bytes, shorter than the %d-byte header", path,
+          got, HEADER_BYTES);
   uint32_t version, lw[LAYOUT_WORDS], want[LAYOUT_WORDS];
   memcpy(&version, head + 8, 4);
   memcpy(lw, head + 12, sizeof lw);
   memcpy(payload, head + 12 + sizeof lw, 8);
   if (version != BG_CHECKPOINT_VERSION)
-    RFAIL(BG_ERR_VERSION, "%s has checkpoint format version %u; this library reads version %d", path,
-          (unsigned)version, BG_CHECKPOINT_VERSION);
+    RFAIL(BG_ERR_VERSION, "%s has checkpoint format version %u; this library reads version %d",
+          path, (unsigned)version, BG_CHECKPOINT_VERSION);
   layout_words(want);
-  static const char *const what[LAYOUT_WORDS] = {"byte order",   "float size",          "particle arrays",
-                                                 "plastic state", "material struct size", "face count"};
+  static const char *const what[LAYOUT_WORDS] = {"byte order",           "float size",
+                                                 "particle arrays",      "plastic state",
+                                                 "material struct size", "face count"};
   for (int k = 0; k < LAYOUT_WORDS; ++k)
     if (lw[k] != want[k])
-      RFAIL(BG_ERR_VERSION, "%s was written with another memory layout (%s %#x, this build %#x)", path, what[k],
-            (unsigned)lw[k], (unsigned)want[k]);
+      RFAIL(BG_ERR_VERSION, "%s was written with another memory layout (%s %#x, this build %#x)",
+            path, what[k], (unsigned)lw[k], (unsigned)want[k]);
   struct stat st;
   if (fstat(fileno(fp), &st) != 0) RFAIL(BG_ERR_IO, "cannot stat %s: %s", path, strerror(errno));
   uint64_t need = HEADER_BYTES + *payload + 32;
@@ -319,8 +323,10 @@ static bg_status verify(FILE *fp, const char *path, uint64_t *payload, char *err
   bg_sha256_final(&h, digest);
   if (fread(stored, 1, 32, fp) != 32) RFAIL(BG_ERR_IO, "reading %s: %s", path, strerror(errno));
   if (memcmp(digest, stored, 32) != 0)
-    RFAIL(BG_ERR_CORRUPT, "%s is corrupt: the SHA-256 of its content does not match the one it stores", path);
-  if (fseek(fp, HEADER_BYTES, SEEK_SET) != 0) RFAIL(BG_ERR_IO, "seeking in %s: %s", path, strerror(errno));
+    RFAIL(BG_ERR_CORRUPT,
+          "%s is corrupt: the SHA-256 of its content does not match the one it stores", path);
+  if (fseek(fp, HEADER_BYTES, SEEK_SET) != 0)
+    RFAIL(BG_ERR_IO, "seeking in %s: %s", path, strerror(errno));
   return BG_OK;
 }
 
@@ -331,8 +337,10 @@ static bg_status parse(reader *rd, ckpt *c, const char *path, char *err, size_t 
   uint64_t n_nodes = 1;
   for (int a = 0; a < 3; ++a) {
     d->dims[a] = (size_t)get_u64(rd);
-    if (d->dims[a] < 4 || d->dims[a] >= (1u << 30)) rd->bad = rd->bad ? rd->bad : 3;
-    else n_nodes *= d->dims[a];
+    if (d->dims[a] < 4 || d->dims[a] >= (1u << 30))
+      rd->bad = rd->bad ? rd->bad : 3;
+    else
+      n_nodes *= d->dims[a];
   }
   d->dx = get_real(rd);
   get_reals(rd, d->origin, 3);
@@ -370,7 +378,8 @@ static bg_status parse(reader *rd, ckpt *c, const char *path, char *err, size_t 
     get_reals(rd, k->velocity, 3);
     int has_phi = get_i32(rd), has_nrm = get_i32(rd);
     if (rd->bad) break;
-    if ((has_phi | has_nrm) & ~1 || (has_nrm && !has_phi) || (has_phi != (k->shape == BG_SHAPE_NODES)))
+    if ((has_phi | has_nrm) & ~1 || (has_nrm && !has_phi) ||
+        (has_phi != (k->shape == BG_SHAPE_NODES)))
       goto impossible;
     if (has_phi) {
       if (n_nodes * sizeof(bg_real) * (has_nrm ? 4 : 1) > rd->left) goto impossible;
@@ -412,7 +421,8 @@ static bg_status parse(reader *rd, ckpt *c, const char *path, char *err, size_t 
     r->park = malloc(m * sizeof *r->park);
     r->sink_mass = calloc(ns + 1, sizeof *r->sink_mass);
     if (!ok || !r->id || !r->park || !r->sink_mass)
-      RFAIL(BG_ERR_NOMEM, "out of memory for the %llu particles of %s", (unsigned long long)n, path);
+      RFAIL(BG_ERR_NOMEM, "out of memory for the %llu particles of %s", (unsigned long long)n,
+            path);
     r->n = (size_t)n;
     for (int k = 0; k < BG_RAW_NF; ++k) get_reals(rd, r->f[k], r->n);
     get(rd, r->id, r->n * sizeof *r->id);
@@ -438,8 +448,10 @@ static bg_status parse(reader *rd, ckpt *c, const char *path, char *err, size_t 
     int perm_ok = 1;
     for (size_t p = 0; p < r->n && perm_ok; ++p) {
       int64_t id = r->id[p];
-      if (id < 0 || (uint64_t)id >= n || seen[id] || r->park[p] < -1 || r->park[p] > (int32_t)ns) perm_ok = 0;
-      else seen[id] = 1;
+      if (id < 0 || (uint64_t)id >= n || seen[id] || r->park[p] < -1 || r->park[p] > (int32_t)ns)
+        perm_ok = 0;
+      else
+        seen[id] = 1;
     }
     free(seen);
     if (!perm_ok) goto impossible;
@@ -454,15 +466,18 @@ static bg_status parse(reader *rd, ckpt *c, const char *path, char *err, size_t 
   if (rd->bad) goto bad;
   if (c->user_len != rd->left) goto impossible;
   c->user = malloc(c->user_len ? c->user_len : 1);
-  if (!c->user) RFAIL(BG_ERR_NOMEM, "out of memory for the %zu-byte user blob of %s", c->user_len, path);
+  if (!c->user)
+    RFAIL(BG_ERR_NOMEM, "out of memory for the %zu-byte user blob of %s", c->user_len, path);
   get(rd, c->user, c->user_len);
   if (rd->bad) goto bad;
   return BG_OK;
 bad:
   if (rd->bad == 2) RFAIL(BG_ERR_IO, "reading %s: %s", path, strerror(errno));
 impossible:
-  RFAIL(BG_ERR_CORRUPT, "%s is corrupt: its content does not fit its own lengths (checksum valid: written by a "
-        "faulty writer?)", path);
+  RFAIL(BG_ERR_CORRUPT,
+        "%s is corrupt: its content does not fit its own lengths (checksum valid: written by a "
+        "faulty writer?)",
+        path);
 }
 
 static bg_status read_ckpt(const char *path, ckpt *c, char *err, size_t len) {
@@ -492,11 +507,14 @@ static int same_reals(const bg_real *a, const bg_real *b, size_t n) {
 static const char *mismatch(const bg_sim *sim, const ckpt *c, char *buf, size_t len) {
   const bg_sim_desc *a = &sim->desc, *b = &c->desc;
   for (int k = 0; k < 3; ++k)
-    if (a->dims[k] != b->dims[k]) return snprintf(buf, len, "dims[%d] (%zu here, %zu in the file)", k, a->dims[k], b->dims[k]), buf;
+    if (a->dims[k] != b->dims[k])
+      return snprintf(buf, len, "dims[%d] (%zu here, %zu in the file)", k, a->dims[k], b->dims[k]),
+             buf;
   if (a->dx != b->dx) return "dx";
   if (memcmp(a->origin, b->origin, sizeof a->origin)) return "origin";
   bg_mat ma, mb;
-  if (bg_material_params(&b->material, &mb, NULL, 0) != BG_OK) return "material (invalid in the file)";
+  if (bg_material_params(&b->material, &mb, NULL, 0) != BG_OK)
+    return "material (invalid in the file)";
   ma = sim->cfg.mat;
   if (memcmp(&ma, &mb, sizeof ma)) return "material";
   for (int f = 0; f < BG_FACE_COUNT; ++f)
@@ -510,17 +528,18 @@ static const char *mismatch(const bg_sim *sim, const ckpt *c, char *buf, size_t 
   size_t nn = (size_t)sim->cfg.n_nodes;
   for (size_t i = 0; i < a->n_colliders; ++i) {
     const bg_collider *x = &a->colliders[i], *y = &b->colliders[i];
-    if (x->shape != y->shape || x->invert != y->invert || x->friction != y->friction || x->mu != y->mu ||
-        memcmp(x->point, y->point, sizeof x->point) || memcmp(x->normal, y->normal, sizeof x->normal) ||
-        memcmp(x->lo, y->lo, sizeof x->lo) || memcmp(x->hi, y->hi, sizeof x->hi) ||
-        memcmp(x->center, y->center, sizeof x->center) || x->radius != y->radius ||
-        memcmp(x->velocity, y->velocity, sizeof x->velocity) || !same_reals(x->phi, y->phi, nn) ||
-        !same_reals(x->normals, y->normals, 3 * nn))
+    if (x->shape != y->shape || x->invert != y->invert || x->friction != y->friction ||
+        x->mu != y->mu || memcmp(x->point, y->point, sizeof x->point) ||
+        memcmp(x->normal, y->normal, sizeof x->normal) || memcmp(x->lo, y->lo, sizeof x->lo) ||
+        memcmp(x->hi, y->hi, sizeof x->hi) || memcmp(x->center, y->center, sizeof x->center) ||
+        x->radius != y->radius || memcmp(x->velocity, y->velocity, sizeof x->velocity) ||
+        !same_reals(x->phi, y->phi, nn) || !same_reals(x->normals, y->normals, 3 * nn))
       return snprintf(buf, len, "colliders[%zu]", i), buf;
   }
   if (a->n_sinks != b->n_sinks) return "n_sinks";
   for (size_t i = 0; i < a->n_sinks; ++i)
-    if (memcmp(&a->sinks[i], &b->sinks[i], sizeof a->sinks[i])) return snprintf(buf, len, "sinks[%zu]", i), buf;
+    if (memcmp(&a->sinks[i], &b->sinks[i], sizeof a->sinks[i]))
+      return snprintf(buf, len, "sinks[%zu]", i), buf;
   return NULL;
 }
 
@@ -531,7 +550,8 @@ static bg_status apply(bg_sim *sim, ckpt *c) {
   if (!r->runstart) r->n_runs = -1;
   bg_status s = sim->ops->import_raw(sim->state, r);
   if (s != BG_OK) {
-    if (!sim->err[0]) bg_fail(sim, s, "backend %s could not take the checkpoint's particles", sim->ops->name);
+    if (!sim->err[0])
+      bg_fail(sim, s, "backend %s could not take the checkpoint's particles", sim->ops->name);
     return s;
   }
   size_t nw = 3 * (size_t)sim->cfg.n_walls;
@@ -557,12 +577,14 @@ bg_status bg_sim_restore(bg_sim *sim, const char *path, void *user, size_t cap, 
   const char *field = mismatch(sim, &c, buf, sizeof buf);
   if (field) {
     ckpt_free(&c);
-    return bg_fail(sim, BG_ERR_MISMATCH, "%s was written by a simulation with another %s", path, field);
+    return bg_fail(sim, BG_ERR_MISMATCH, "%s was written by a simulation with another %s", path,
+                   field);
   }
   if (user && c.user_len > cap) {
     size_t need = c.user_len;
     ckpt_free(&c);
-    return bg_fail(sim, BG_ERR_RANGE, "the user blob of %s has %zu bytes, more than cap = %zu", path, need, cap);
+    return bg_fail(sim, BG_ERR_RANGE, "the user blob of %s has %zu bytes, more than cap = %zu",
+                   path, need, cap);
   }
   s = apply(sim, &c);
   if (s == BG_OK) {

@@ -53,7 +53,8 @@ bg_status bg_raw_export(bg_sim *sim, bg_raw *r) {
   if (s != BG_OK) return s;
   if ((s = sim->ops->export_raw(sim->state, r)) != BG_OK) {
     bg_raw_free(r);
-    if (!sim->err[0]) bg_fail(sim, s, "backend %s could not copy its particles out", sim->ops->name);
+    if (!sim->err[0])
+      bg_fail(sim, s, "backend %s could not copy its particles out", sim->ops->name);
   }
   return s;
 }
@@ -74,7 +75,8 @@ bg_status bg_sim_set_damping(bg_sim *sim, bg_real rate) {
   if (!sim) return BG_ERR_NULL;
   sim->err[0] = 0;
   CHECK(isfinite(rate), BG_ERR_NONFINITE, "damping rate is not finite");
-  CHECK(rate >= 0, BG_ERR_RANGE, "damping rate must be >= 0 1/s, 0 meaning off (got %g)", (double)rate);
+  CHECK(rate >= 0, BG_ERR_RANGE, "damping rate must be >= 0 1/s, 0 meaning off (got %g)",
+        (double)rate);
   sim->cfg.damping = sim->desc.damping = rate;
   return BG_OK;
 }
@@ -189,8 +191,8 @@ static bg_status check_values(bg_sim *sim, bg_field f, const bg_real *in, size_t
       for (int i = 0; i < 3; ++i)
         for (int j = i + 1; j < 3; ++j)
           CHECK(fabs((double)a[3 * i + j] - a[3 * j + i]) <= 1e-6 * scale, BG_ERR_RANGE,
-                "particle %zu: stress must be symmetric (sigma[%d][%d] = %g, sigma[%d][%d] = %g)", p, i, j,
-                (double)a[3 * i + j], j, i, (double)a[3 * j + i]);
+                "particle %zu: stress must be symmetric (sigma[%d][%d] = %g, sigma[%d][%d] = %g)",
+                p, i, j, (double)a[3 * i + j], j, i, (double)a[3 * j + i]);
     }
   }
   return BG_OK;
@@ -200,14 +202,16 @@ bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n) {
   if (!sim) return BG_ERR_NULL;
   sim->err[0] = 0;
   CHECK(f == BG_FIELD_V || f == BG_FIELD_F || f == BG_FIELD_STRESS, BG_ERR_RANGE,
-        "field %d cannot be set: bg_sim_set takes BG_FIELD_V, BG_FIELD_F or BG_FIELD_STRESS", (int)f);
+        "field %d cannot be set: bg_sim_set takes BG_FIELD_V, BG_FIELD_F or BG_FIELD_STRESS",
+        (int)f);
   size_t count = sim->ops->count(sim->state), w = (size_t)bg_field_width(f);
-  CHECK(n == count * w, BG_ERR_RANGE, "n = %zu values, the field needs %zu (%zu particles x %zu)", n, count * w,
-        count, w);
+  CHECK(n == count * w, BG_ERR_RANGE, "n = %zu values, the field needs %zu (%zu particles x %zu)",
+        n, count * w, count, w);
   if (count == 0) return BG_OK;
   CHECK(in != NULL, BG_ERR_NULL, "in is NULL");
   CHECK(f != BG_FIELD_STRESS || sim->cfg.mat.el.law == BG_LAW_HENCKY, BG_ERR_RANGE,
-        "setting a stress needs the Hencky elastic law (material.stress = BG_STRESS_HENCKY): the fixed "
+        "setting a stress needs the Hencky elastic law (material.stress = BG_STRESS_HENCKY): the "
+        "fixed "
         "corotated law has no closed-form inverse here");
   bg_status s = check_values(sim, f, in, count);
   if (s != BG_OK) return s;
@@ -240,7 +244,8 @@ bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n) {
   if (f == BG_FIELD_V) r.max_speed = vmax;
   s = sim->ops->import_raw(sim->state, &r);
   bg_raw_free(&r);
-  if (s != BG_OK && !sim->err[0]) bg_fail(sim, s, "backend %s could not take the particles back", sim->ops->name);
+  if (s != BG_OK && !sim->err[0])
+    bg_fail(sim, s, "backend %s could not take the particles back", sim->ops->name);
   return s;
 }
 
@@ -249,11 +254,12 @@ bg_status bg_sim_set_geostatic(bg_sim *sim, double z_surface, double k0) {
   sim->err[0] = 0;
   CHECK(isfinite(z_surface), BG_ERR_NONFINITE, "z_surface is not finite");
   CHECK(isfinite(k0), BG_ERR_NONFINITE, "k0 is not finite");
-  CHECK(k0 > 0 && k0 <= 2, BG_ERR_RANGE, "k0 must be in (0, 2] (got %g); Jaky's at-rest value is 1 - sin(phi)", k0);
+  CHECK(k0 > 0 && k0 <= 2, BG_ERR_RANGE,
+        "k0 must be in (0, 2] (got %g); Jaky's at-rest value is 1 - sin(phi)", k0);
   const bg_real *g = sim->cfg.gravity;
   CHECK(g[0] == 0 && g[1] == 0 && g[2] < 0, BG_ERR_RANGE,
-        "the geostatic state needs gravity along -z (got %g, %g, %g m/s^2)", (double)g[0], (double)g[1],
-        (double)g[2]);
+        "the geostatic state needs gravity along -z (got %g, %g, %g m/s^2)", (double)g[0],
+        (double)g[1], (double)g[2]);
   size_t n = sim->ops->count(sim->state);
   if (n == 0) return BG_OK;
   bg_real *x = malloc(3 * n * sizeof *x), *sig = calloc(9 * n, sizeof *sig);

@@ -6,9 +6,11 @@
  * child process runs the same scene writing a checkpoint every few steps
  * and is killed with SIGKILL at a random moment; the last checkpoint it left
  * is loaded and run on, and every field must equal the uninterrupted run's
- * bit for bit. Damaged files (a flipped byte, a truncation, another version,
- * another descriptor) must give their named error and leave the simulation
- * as it was. argv[1]: the backend; argv[2]: an optional seed for the kill. */
+ * bit for bit on a backend that repeats itself (the CPU; CUDA's atomics
+ * do not, and there the continuation is held to the run-to-run spread).
+ * Everywhere the state right after a load is bitwise the state saved. Damaged files (a flipped
+ * byte, a truncation, another version, another descriptor) must give their named error and leave
+ * the simulation as it was. argv[1]: the backend; argv[2]: an optional seed for the kill. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <signal.h>
@@ -117,7 +119,8 @@ static snap take(bg_sim *sim) {
   for (int f = 0; f < BG_FIELD_COUNT; ++f) {
     size_t w = (size_t)bg_field_width((bg_field)f) * s.n;
     s.f[f] = malloc((w ? w : 1) * sizeof(bg_real));
-    if (bg_sim_get(sim, (bg_field)f, s.f[f], w) != BG_OK) printf("FAIL: get field %d: %s\n", f, bg_sim_last_error(sim));
+    if (bg_sim_get(sim, (bg_field)f, s.f[f], w) != BG_OK)
+      printf("FAIL: get field %d: %s\n", f, bg_sim_last_error(sim));
   }
   bg_sim_sink_mass(sim, &s.sink, 1);
   bg_sim_wall_impulses(sim, s.imp, 24);
@@ -130,9 +133,10 @@ static void drop(snap *s) {
 }
 
 static int same(const snap *a, const snap *b, const char *what) {
-  int ok = a->n == b->n && a->st.step == b->st.step && a->st.time == b->st.time && a->st.dt == b->st.dt &&
-           a->st.n_active == b->st.n_active && a->st.parked_mass == b->st.parked_mass &&
-           a->st.total_mass == b->st.total_mass && a->st.max_speed == b->st.max_speed && a->sink == b->sink &&
+  int ok = a->n == b->n && a->st.step == b->st.step && a->st.time == b->st.time &&
+           a->st.dt == b->st.dt && a->st.n_active == b->st.n_active &&
+           a->st.parked_mass == b->st.parked_mass && a->st.total_mass == b->st.total_mass &&
+           a->st.max_speed == b->st.max_speed && a->sink == b->sink &&
            !memcmp(a->imp, b->imp, sizeof a->imp) && !memcmp(a->force, b->force, sizeof a->force);
   int bad_field = -1;
   for (int f = 0; ok && f < BG_FIELD_COUNT; ++f)
@@ -140,10 +144,49 @@ static int same(const snap *a, const snap *b, const char *what) {
       ok = 0;
       bad_field = f;
     }
-  return bg_check_true(ok, "%s: bit-identical to the uninterrupted run (step %llu vs %llu, t %.9g vs %.9g, first "
-                           "differing field %d)",
-                       what, (unsigned long long)a->st.step, (unsigned long long)b->st.step, a->st.time,
-                       b->st.time, bad_field);
+  return bg_check_true(
+      ok,
+      "%s: bit-identical to the uninterrupted run (step %llu vs %llu, t %.9g vs %.9g, first "
+      "differing field %d)",
+      what, (unsigned long long)a->st.step, (unsigned long long)b->st.step, a->st.time, b->st.time,
+      bad_field);
+}
+
+/* Largest position difference between two states, m. */
+static double max_dx(const snap *a, const snap *b) {
+  double d = 0;
+  for (size_t k = 0; k < 3 * a->n; ++k)
+    d = fmax(d, fabs((double)a->f[BG_FIELD_X][k] - b->f[BG_FIELD_X][k]));
+  return d;
+}
+
+/* The state a backend stores, as read back: bitwise equal after a round
+ * trip through a file on any backend. The derived fields (Jp, density,
+ * stress) go through each backend's own expf and determinant, which differ
+ * by an ulp between CPU and GPU, so they are held to 1e-6 relative. */
+static int same_stored(const snap *a, const snap *b, const char *what) {
+  static const bg_field stored[] = {BG_FIELD_X, BG_FIELD_V,    BG_FIELD_F,      BG_FIELD_C,
+                                    BG_FIELD_Q, BG_FIELD_MASS, BG_FIELD_ACTIVE, BG_FIELD_MODE};
+  int ok = a->n == b->n && a->st.step == b->st.step && a->st.time == b->st.time &&
+           a->st.max_speed == b->st.max_speed && a->st.n_active == b->st.n_active &&
+           !memcmp(a->imp, b->imp, sizeof a->imp);
+  for (size_t i = 0; ok && i < sizeof stored / sizeof stored[0]; ++i)
+    ok = !memcmp(a->f[stored[i]], b->f[stored[i]],
+                 (size_t)bg_field_width(stored[i]) * a->n * sizeof(bg_real));
+  double worst = 0;
+  static const bg_field derived[] = {BG_FIELD_JP, BG_FIELD_DENSITY, BG_FIELD_STRESS};
+  for (size_t i = 0; i < 3; ++i) {
+    bg_field f = derived[i];
+    double scale = 0;
+    size_t m = (size_t)bg_field_width(f) * a->n;
+    for (size_t k = 0; k < m; ++k) scale = fmax(scale, fabs((double)b->f[f][k]));
+    for (size_t k = 0; k < m; ++k)
+      worst = fmax(worst, fabs((double)a->f[f][k] - b->f[f][k]) / (scale > 0 ? scale : 1));
+  }
+  return bg_check_true(
+      ok && worst <= 1e-6,
+      "%s: the stored state equal bit for bit, Jp, density and stress within 1e-6 (worst %.3g)",
+      what, worst);
 }
 
 static void run_to(bg_sim *sim, uint64_t steps) {
@@ -204,7 +247,8 @@ int main(int argc, char **argv) {
     printf("SKIP: backend %s: %s\n", backend, why);
     return BG_CHECK_SKIP;
   }
-  unsigned seed = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
+  unsigned seed =
+      argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : (unsigned)time(NULL) ^ (unsigned)getpid();
   printf("seed %u (rerun with: test_checkpoint %s %u)\n", seed, backend, seed);
   srand(seed);
   char dir[] = "/tmp/bg_ckpt_XXXXXX";
@@ -223,8 +267,8 @@ int main(int argc, char **argv) {
   double t_run = now() - t0;
   snap ref = take(ref_sim);
   bg_check_true(ref.st.n_parked_sink > 0 && ref.st.n_parked_sink < ref.n,
-                "the scene parks some particles in its sink (%zu of %zu) before the end", ref.st.n_parked_sink,
-                ref.n);
+                "the scene parks some particles in its sink (%zu of %zu) before the end",
+                ref.st.n_parked_sink, ref.n);
 
   /* kill a checkpointing child at a random moment after its first save */
   double t_first = t_run * EVERY / N_STEPS;
@@ -253,9 +297,11 @@ int main(int argc, char **argv) {
   int status = 0;
   waitpid(pid, &status, 0);
   int killed = WIFSIGNALED(status);
-  printf("child %s %.3f s after its first checkpoint (uninterrupted run %.3f s)\n", killed ? "killed" : "finished first", delay, t_run);
+  printf("child %s %.3f s after its first checkpoint (uninterrupted run %.3f s)\n",
+         killed ? "killed" : "finished first", delay, t_run);
   struct stat sb;
-  if (!bg_check_true(stat(path, &sb) == 0, "the killed run left a checkpoint at %s", path)) return bg_check_summary();
+  if (!bg_check_true(stat(path, &sb) == 0, "the killed run left a checkpoint at %s", path))
+    return bg_check_summary();
   char tmp[300];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   remove(tmp); /* a save the kill cut short lives only under .tmp */
@@ -264,16 +310,37 @@ int main(int argc, char **argv) {
   bg_sim *res = NULL;
   char err[512];
   bg_status s = bg_sim_load(path, backend, 2, &res, err, sizeof err);
-  if (!bg_check_true(s == BG_OK, "bg_sim_load of the killed run's checkpoint (%s)", err)) return bg_check_summary();
+  if (!bg_check_true(s == BG_OK, "bg_sim_load of the killed run's checkpoint (%s)", err))
+    return bg_check_summary();
   bg_stats st;
   bg_sim_stats(res, &st);
   printf("resuming at step %llu of %d\n", (unsigned long long)st.step, N_STEPS);
-  bg_check_true(st.step > 0 && st.step % EVERY == 0, "the checkpoint is at a multiple of %d steps (step %llu)",
-                EVERY, (unsigned long long)st.step);
+  bg_check_true(st.step > 0 && st.step % EVERY == 0,
+                "the checkpoint is at a multiple of %d steps (step %llu)", EVERY,
+                (unsigned long long)st.step);
   run_to(res, N_STEPS);
   snap got = take(res);
-  same(&got, &ref, "loaded and continued");
-  drop(&got);
+  /* A backend whose P2G sums in a fixed order (the CPU) repeats itself bit
+   * for bit, and then so must a continuation. One summing with atomics in
+   * the order the hardware picks (CUDA) does not even repeat an
+   * uninterrupted run; its continuation is held to what a second
+   * uninterrupted run differs by (up to 4x, as in test_parity). */
+  bg_sim *again = make_scene();
+  run_to(again, N_STEPS);
+  snap ref2 = take(again);
+  bg_sim_destroy(again);
+  int deterministic =
+      memcmp(ref.f[BG_FIELD_X], ref2.f[BG_FIELD_X], 3 * ref.n * sizeof(bg_real)) == 0;
+  double d_runs = max_dx(&ref2, &ref);
+  printf("backend %s: two uninterrupted runs differ by %.3g m at most (%s)\n", backend, d_runs,
+         deterministic ? "deterministic" : "not bitwise repeatable");
+  if (!strcmp(backend, "cpu"))
+    bg_check_true(deterministic, "the CPU backend repeats an uninterrupted run bit for bit");
+  if (deterministic)
+    same(&got, &ref, "loaded and continued");
+  else
+    bg_check_le(max_dx(&got, &ref), 4 * d_runs,
+                "loaded and continued: within 4x the run-to-run difference of positions (m)");
 
   /* resume by restoring into a simulation made from the same descriptor,
    * with the user blob carrying the step it was written at */
@@ -282,12 +349,39 @@ int main(int argc, char **argv) {
   size_t blob_len = 0;
   s = bg_sim_restore(into, path, &blob, sizeof blob, &blob_len);
   bg_check_true(s == BG_OK, "bg_sim_restore (%s)", bg_sim_last_error(into));
-  bg_check_true(blob_len == sizeof blob && blob == st.step, "the user blob comes back (%llu, %zu bytes)",
-                (unsigned long long)blob, blob_len);
+  bg_check_true(blob_len == sizeof blob && blob == st.step,
+                "the user blob comes back (%llu, %zu bytes)", (unsigned long long)blob, blob_len);
   run_to(into, N_STEPS);
-  got = take(into);
-  same(&got, &ref, "restored and continued");
   drop(&got);
+  got = take(into);
+  if (deterministic)
+    same(&got, &ref, "restored and continued");
+  else
+    bg_check_le(max_dx(&got, &ref), 4 * d_runs,
+                "restored and continued: within 4x the run-to-run difference of positions (m)");
+  drop(&got);
+  drop(&ref2);
+
+  /* the round trip itself is exact on every backend: the state right after
+   * a load is the state that was saved */
+  {
+    bg_sim *a = make_scene();
+    run_to(a, 2 * EVERY + 3);
+    snap sa = take(a);
+    char rt[300];
+    snprintf(rt, sizeof rt, "%s/roundtrip.bgck", dir);
+    bg_check_true(bg_sim_save(a, rt, NULL, 0) == BG_OK, "a save mid-run (%s)",
+                  bg_sim_last_error(a));
+    bg_sim *b = NULL;
+    bg_sim_load(rt, backend, 2, &b, err, sizeof err);
+    snap sl = take(b);
+    same(&sl, &sa, "the state right after a load");
+    drop(&sa);
+    drop(&sl);
+    bg_sim_destroy(a);
+    bg_sim_destroy(b);
+    remove(rt);
+  }
 
   /* damaged files: each a named error, the simulation untouched */
   snap before = take(into);
@@ -314,12 +408,12 @@ int main(int argc, char **argv) {
     put_file(bad, b, m);
     free(b);
     s = bg_sim_restore(into, bad, NULL, 0, NULL);
-    bg_check_true(s == cases[c].want, "%s: %s (got %s: %s)", cases[c].what, bg_status_name(cases[c].want),
-                  bg_status_name(s), bg_sim_last_error(into));
+    bg_check_true(s == cases[c].want, "%s: %s (got %s: %s)", cases[c].what,
+                  bg_status_name(cases[c].want), bg_status_name(s), bg_sim_last_error(into));
     bg_sim *none = NULL;
     bg_status s2 = bg_sim_load(bad, backend, 2, &none, err, sizeof err);
-    bg_check_true(s2 == cases[c].want && none == NULL, "%s: bg_sim_load says %s too (%s)", cases[c].what,
-                  bg_status_name(s2), err);
+    bg_check_true(s2 == cases[c].want && none == NULL, "%s: bg_sim_load says %s too (%s)",
+                  cases[c].what, bg_status_name(s2), err);
   }
   free(buf);
   got = take(into);
@@ -337,7 +431,8 @@ int main(int argc, char **argv) {
     bg_sim_create(&d, &other, err, sizeof err);
     s = bg_sim_restore(other, path, NULL, 0, NULL);
     bg_check_true(s == BG_ERR_MISMATCH && strstr(bg_sim_last_error(other), "walls[4]"),
-                  "a simulation with another floor: BG_ERR_MISMATCH naming walls[4] (%s)", bg_sim_last_error(other));
+                  "a simulation with another floor: BG_ERR_MISMATCH naming walls[4] (%s)",
+                  bg_sim_last_error(other));
     bg_sim_destroy(other);
     char small[4];
     s = bg_sim_restore(into, path, small, sizeof small, NULL);
@@ -346,7 +441,8 @@ int main(int argc, char **argv) {
     s = bg_sim_restore(into, "/nonexistent/x.bgck", NULL, 0, NULL);
     bg_check_true(s == BG_ERR_IO, "a missing file: BG_ERR_IO (%s)", bg_sim_last_error(into));
     s = bg_sim_save(into, "/nonexistent/dir/x.bgck", NULL, 0);
-    bg_check_true(s == BG_ERR_IO, "saving into a missing directory: BG_ERR_IO (%s)", bg_sim_last_error(into));
+    bg_check_true(s == BG_ERR_IO, "saving into a missing directory: BG_ERR_IO (%s)",
+                  bg_sim_last_error(into));
   }
 
   /* across backends: a checkpoint from here resumes on the other one */
@@ -358,18 +454,20 @@ int main(int argc, char **argv) {
       bg_sim *y = NULL;
       bg_sim_load(path, backend, 2, &y, err, sizeof err);
       snap a = take(x), b = take(y);
-      same(&a, &b, "loaded on the other backend, before a step,");
+      same_stored(&a, &b, "loaded on the other backend, before a step,");
       run_to(x, N_STEPS);
       bg_stats sx;
       bg_sim_stats(x, &sx);
-      bg_check_rel(sx.total_mass, ref.st.total_mass, 0, "on %s the run continues to the end with the same mass", other);
+      bg_check_rel(sx.total_mass, ref.st.total_mass, 0,
+                   "on %s the run continues to the end with the same mass", other);
       drop(&a);
       drop(&b);
       bg_sim_destroy(y);
     }
     bg_sim_destroy(x);
   } else {
-    printf("note: backend %s not available (%s): the cross-backend resume is not checked here\n", other, why);
+    printf("note: backend %s not available (%s): the cross-backend resume is not checked here\n",
+           other, why);
   }
 
   drop(&ref);

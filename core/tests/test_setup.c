@@ -90,18 +90,22 @@ static void test_material_params(void) {
   bg_mat c;
   char err[256];
   bg_status s = bg_material_params(&m, &c, err, sizeof err);
-  bg_check_true(s == BG_OK && c.model == BG_MODEL_DP, "bg_material_params of Klar's sand: BG_OK, the DP model");
+  bg_check_true(s == BG_OK && c.model == BG_MODEL_DP,
+                "bg_material_params of Klar's sand: BG_OK, the DP model");
   double E = m.E, nu = m.nu;
   bg_check_rel(c.el.lame.mu, E / (2 * (1 + nu)), 1e-6, "its shear modulus is E / 2(1 + nu)");
-  bg_check_rel(c.el.lame.lambda, E * nu / ((1 + nu) * (1 - 2 * nu)), 1e-6, "its lambda is E nu / (1 + nu)(1 - 2 nu)");
+  bg_check_rel(c.el.lame.lambda, E * nu / ((1 + nu) * (1 - 2 * nu)), 1e-6,
+               "its lambda is E nu / (1 + nu)(1 - 2 nu)");
   m.nu = 0.6f;
   s = bg_material_params(&m, &c, err, sizeof err);
-  bg_check_true(s == BG_ERR_RANGE && strstr(err, "material.nu"), "nu = 0.6: BG_ERR_RANGE naming material.nu (%s)", err);
+  bg_check_true(s == BG_ERR_RANGE && strstr(err, "material.nu"),
+                "nu = 0.6: BG_ERR_RANGE naming material.nu (%s)", err);
   m = bg_material_sand();
   m.dp.phi_deg = NAN;
   s = bg_material_params(&m, &c, err, sizeof err);
   bg_check_true(s == BG_ERR_NONFINITE, "phi NaN: BG_ERR_NONFINITE (%s)", err);
-  bg_check_true(bg_material_params(NULL, &c, err, sizeof err) == BG_ERR_NULL, "a NULL material: BG_ERR_NULL");
+  bg_check_true(bg_material_params(NULL, &c, err, sizeof err) == BG_ERR_NULL,
+                "a NULL material: BG_ERR_NULL");
 }
 
 static void test_setters(void) {
@@ -109,30 +113,34 @@ static void test_setters(void) {
   size_t n;
   bg_sim *sim = layer(bg_material_sand(), &zt, &n);
   bg_real g_bad[3] = {0, NAN, 0}, g0[3] = {0, 0, 0};
-  bg_check_true(bg_sim_set_gravity(sim, g_bad) == BG_ERR_NONFINITE, "gravity with a NaN: BG_ERR_NONFINITE (%s)",
-                bg_sim_last_error(sim));
+  bg_check_true(bg_sim_set_gravity(sim, g_bad) == BG_ERR_NONFINITE,
+                "gravity with a NaN: BG_ERR_NONFINITE (%s)", bg_sim_last_error(sim));
   bg_check_true(bg_sim_set_gravity(sim, NULL) == BG_ERR_NULL, "gravity NULL: BG_ERR_NULL");
-  bg_check_true(bg_sim_set_damping(sim, -1) == BG_ERR_RANGE, "damping -1: BG_ERR_RANGE (%s)", bg_sim_last_error(sim));
+  bg_check_true(bg_sim_set_damping(sim, -1) == BG_ERR_RANGE, "damping -1: BG_ERR_RANGE (%s)",
+                bg_sim_last_error(sim));
   bg_sim_desc d;
   bg_sim_describe(sim, &d);
-  bg_check_true(d.gravity[2] == -9.81f && d.damping == 0, "refused calls changed nothing (g_z %g, damping %g)",
-                (double)d.gravity[2], (double)d.damping);
+  bg_check_true(d.gravity[2] == -9.81f && d.damping == 0,
+                "refused calls changed nothing (g_z %g, damping %g)", (double)d.gravity[2],
+                (double)d.damping);
 
   /* velocity: set, read back exactly, and it moves the layer; refusals first */
   bg_real *v = calloc(3 * n, sizeof *v), *back = malloc(3 * n * sizeof *back);
   for (size_t p = 0; p < n; ++p) v[3 * p + 2] = 0.5f; /* upward */
-  bg_check_true(bg_sim_set(sim, BG_FIELD_V, v, 3 * n - 1) == BG_ERR_RANGE, "v with one value short: BG_ERR_RANGE (%s)",
+  bg_check_true(bg_sim_set(sim, BG_FIELD_V, v, 3 * n - 1) == BG_ERR_RANGE,
+                "v with one value short: BG_ERR_RANGE (%s)", bg_sim_last_error(sim));
+  bg_check_true(bg_sim_set(sim, BG_FIELD_Q, v, n) == BG_ERR_RANGE, "setting q: BG_ERR_RANGE (%s)",
                 bg_sim_last_error(sim));
-  bg_check_true(bg_sim_set(sim, BG_FIELD_Q, v, n) == BG_ERR_RANGE, "setting q: BG_ERR_RANGE (%s)", bg_sim_last_error(sim));
   v[7] = INFINITY;
-  bg_check_true(bg_sim_set(sim, BG_FIELD_V, v, 3 * n) == BG_ERR_NONFINITE, "v with an Inf: BG_ERR_NONFINITE (%s)",
-                bg_sim_last_error(sim));
+  bg_check_true(bg_sim_set(sim, BG_FIELD_V, v, 3 * n) == BG_ERR_NONFINITE,
+                "v with an Inf: BG_ERR_NONFINITE (%s)", bg_sim_last_error(sim));
   bg_sim_get(sim, BG_FIELD_V, back, 3 * n);
   int still = 1;
   for (size_t k = 0; k < 3 * n; ++k) still &= back[k] == 0;
   bg_check_true(still, "after the refusals every velocity is still zero");
   v[7] = 0.0f;
-  bg_check_true(bg_sim_set(sim, BG_FIELD_V, v, 3 * n) == BG_OK, "v set (%s)", bg_sim_last_error(sim));
+  bg_check_true(bg_sim_set(sim, BG_FIELD_V, v, 3 * n) == BG_OK, "v set (%s)",
+                bg_sim_last_error(sim));
   bg_sim_get(sim, BG_FIELD_V, back, 3 * n);
   bg_check_true(memcmp(back, v, 3 * n * sizeof *v) == 0, "v reads back exactly");
   bg_check_rel(max_speed(sim), 0.5, 1e-6, "the next dt sees the speed set (max speed)");
@@ -141,34 +149,39 @@ static void test_setters(void) {
   bg_sim_set_gravity(sim, g0);
   bg_sim_set_damping(sim, 40);
   bg_sim_describe(sim, &d);
-  bg_check_true(d.gravity[2] == 0 && d.damping == 40, "bg_sim_describe reports the gravity and damping set");
+  bg_check_true(d.gravity[2] == 0 && d.damping == 40,
+                "bg_sim_describe reports the gravity and damping set");
   bg_sim_advance_to(sim, 0.02);
   bg_sim_get(sim, BG_FIELD_V, back, 3 * n);
   double vz = 0;
   for (size_t p = 0; p < n; ++p) vz += back[3 * p + 2];
   vz /= (double)n;
-  bg_check_rel(vz, 0.5 * exp(-40 * 0.02), 0.02, "with damping 40/s and no gravity the mean v_z is 0.5 exp(-0.8) m/s");
+  bg_check_rel(vz, 0.5 * exp(-40 * 0.02), 0.02,
+               "with damping 40/s and no gravity the mean v_z is 0.5 exp(-0.8) m/s");
   bg_sim_destroy(sim);
   free(v);
   free(back);
 
   /* F and stress: set, read back, refusals */
   sim = layer(bg_material_sand(), &zt, &n);
-  bg_real *F = calloc(9 * n, sizeof *F), *S = calloc(9 * n, sizeof *S), *got = malloc(9 * n * sizeof *got);
+  bg_real *F = calloc(9 * n, sizeof *F), *S = calloc(9 * n, sizeof *S),
+          *got = malloc(9 * n * sizeof *got);
   for (size_t p = 0; p < n; ++p) {
     F[9 * p] = 0.999f;
     F[9 * p + 4] = F[9 * p + 8] = 1.0f;
   }
   bg_real keep = F[9 * 3];
   F[9 * 3] = -1;
-  bg_check_true(bg_sim_set(sim, BG_FIELD_F, F, 9 * n) == BG_ERR_RANGE, "an F with det < 0: BG_ERR_RANGE (%s)",
-                bg_sim_last_error(sim));
+  bg_check_true(bg_sim_set(sim, BG_FIELD_F, F, 9 * n) == BG_ERR_RANGE,
+                "an F with det < 0: BG_ERR_RANGE (%s)", bg_sim_last_error(sim));
   F[9 * 3] = keep;
   bg_check_true(bg_sim_set(sim, BG_FIELD_F, F, 9 * n) == BG_OK, "F = diag(0.999, 1, 1) set");
   bg_sim_get(sim, BG_FIELD_STRESS, got, 9 * n);
   bg_material m = bg_material_sand();
-  double mu = m.E / (2 * (1 + m.nu)), lam = m.E * m.nu / ((1 + m.nu) * (1 - 2 * m.nu)), e = log(0.999);
-  bg_check_rel(got[0], (lam * e + 2 * mu * e) / 0.999, 1e-3, "its sigma_xx is the Hencky (lambda + 2 mu) log(0.999) / J");
+  double mu = m.E / (2 * (1 + m.nu)), lam = m.E * m.nu / ((1 + m.nu) * (1 - 2 * m.nu)),
+         e = log(0.999);
+  bg_check_rel(got[0], (lam * e + 2 * mu * e) / 0.999, 1e-3,
+               "its sigma_xx is the Hencky (lambda + 2 mu) log(0.999) / J");
   bg_check_rel(got[4], lam * e / 0.999, 1e-3, "its sigma_yy is lambda log(0.999) / J");
   for (size_t p = 0; p < n; ++p) {
     bg_real *s = S + 9 * p;
@@ -180,11 +193,13 @@ static void test_setters(void) {
   bg_check_true(bg_sim_set(sim, BG_FIELD_STRESS, S, 9 * n) == BG_ERR_RANGE,
                 "an asymmetric stress: BG_ERR_RANGE (%s)", bg_sim_last_error(sim));
   S[9 * 5 + 1] = 40;
-  bg_check_true(bg_sim_set(sim, BG_FIELD_STRESS, S, 9 * n) == BG_OK, "a stress with shear set (%s)", bg_sim_last_error(sim));
+  bg_check_true(bg_sim_set(sim, BG_FIELD_STRESS, S, 9 * n) == BG_OK, "a stress with shear set (%s)",
+                bg_sim_last_error(sim));
   bg_sim_get(sim, BG_FIELD_STRESS, got, 9 * n);
   double worst = 0;
   for (size_t k = 0; k < 9 * n; ++k) worst = fmax(worst, fabs(got[k] - S[k]));
-  bg_check_le(worst, 1e-3 * 1000, "it reads back within 0.1%% of its largest component (worst |error| Pa)");
+  bg_check_le(worst, 1e-3 * 1000,
+              "it reads back within 0.1%% of its largest component (worst |error| Pa)");
   bg_sim_get(sim, BG_FIELD_F, got, 9 * n);
   bg_check_abs(got[1] - got[3], 0, 1e-7, "its F is symmetric (rotation-free)");
   bg_sim_destroy(sim);
@@ -192,7 +207,8 @@ static void test_setters(void) {
   fc.stress = BG_STRESS_FIXED_COROTATED;
   sim = layer(fc, &zt, &n);
   bg_check_true(bg_sim_set(sim, BG_FIELD_STRESS, S, 9 * n) == BG_ERR_RANGE,
-                "a stress on a fixed-corotated material: BG_ERR_RANGE (%s)", bg_sim_last_error(sim));
+                "a stress on a fixed-corotated material: BG_ERR_RANGE (%s)",
+                bg_sim_last_error(sim));
   bg_sim_destroy(sim);
   free(F);
   free(S);
@@ -208,10 +224,12 @@ static void test_geostatic(void) {
   bg_material m = bg_material_sand();
   double k0 = 1 - sin(35 * 3.14159265358979323846 / 180);
   bg_sim *sim = layer(m, &zt, &n);
-  bg_check_true(bg_sim_set_geostatic(sim, zt, 0) == BG_ERR_RANGE, "k0 = 0: BG_ERR_RANGE (%s)", bg_sim_last_error(sim));
-  bg_check_true(bg_sim_set_geostatic(sim, NAN, k0) == BG_ERR_NONFINITE, "z_surface NaN: BG_ERR_NONFINITE");
-  bg_check_true(bg_sim_set_geostatic(sim, zt, k0) == BG_OK, "geostatic with Jaky's K0 = %.3f set (%s)", k0,
+  bg_check_true(bg_sim_set_geostatic(sim, zt, 0) == BG_ERR_RANGE, "k0 = 0: BG_ERR_RANGE (%s)",
                 bg_sim_last_error(sim));
+  bg_check_true(bg_sim_set_geostatic(sim, NAN, k0) == BG_ERR_NONFINITE,
+                "z_surface NaN: BG_ERR_NONFINITE");
+  bg_check_true(bg_sim_set_geostatic(sim, zt, k0) == BG_OK,
+                "geostatic with Jaky's K0 = %.3f set (%s)", k0, bg_sim_last_error(sim));
   double H = zt - 1.0 * DX, rho_g = m.rho0 * 9.81;
   double z0 = zt - 0.6 * (zt - DX), z1 = z0 + DX; /* a slab at 60% depth */
   double zm, szz = mean_stress(sim, n, 8, z0, z1, &zm);
@@ -237,17 +255,22 @@ static void test_geostatic(void) {
     bg_sim_step(cold, NULL);
     vmax_cold = fmax(vmax_cold, max_speed(cold));
   }
-  printf("max speed over %.2f s: %.3g m/s geostatic, %.3g m/s stress-free (%d steps)\n", t_end, vmax_geo, vmax_cold,
-         steps);
-  bg_check_le(vmax_geo, 0.1 * vmax_cold, "started geostatic, the layer moves at most a tenth as fast as started stress-free");
+  printf("max speed over %.2f s: %.3g m/s geostatic, %.3g m/s stress-free (%d steps)\n", t_end,
+         vmax_geo, vmax_cold, steps);
+  bg_check_le(vmax_geo, 0.1 * vmax_cold,
+              "started geostatic, the layer moves at most a tenth as fast as started stress-free");
   szz = mean_stress(sim, n, 8, z0, z1, &zm);
-  bg_check_rel(szz, -rho_g * (zt - zm), 0.03, "after %.2f s sigma_zz at 60%% depth is still -rho g depth", t_end);
-  bg_check_rel(mean_stress(sim, n, 0, z0, z1, &zm), k0 * szz, 0.03, "and sigma_xx is still K0 sigma_zz");
+  bg_check_rel(szz, -rho_g * (zt - zm), 0.03,
+               "after %.2f s sigma_zz at 60%% depth is still -rho g depth", t_end);
+  bg_check_rel(mean_stress(sim, n, 0, z0, z1, &zm), k0 * szz, 0.03,
+               "and sigma_xx is still K0 sigma_zz");
   bg_real *mode = malloc(n * sizeof *mode);
   bg_sim_get(sim, BG_FIELD_MODE, mode, n);
   size_t yielded = 0;
   for (size_t p = 0; p < n; ++p) yielded += mode[p] != 0;
-  bg_check_true(yielded == 0, "the K0 state lies inside the cone: no particle took a return map (%zu did)", yielded);
+  bg_check_true(yielded == 0,
+                "the K0 state lies inside the cone: no particle took a return map (%zu did)",
+                yielded);
 
   /* loads: the floor (-z face, wall 4) carries the weight; the -x face the
    * lateral thrust K0 rho g H^2 / 2 per unit width */
@@ -257,11 +280,14 @@ static void test_geostatic(void) {
   for (size_t p = 0; p < n; ++p) weight += mass[p] * 9.81;
   double fz = (imp1[3 * 4 + 2] - imp0[3 * 4 + 2]) / t_end, fx = (imp1[0] - imp0[0]) / t_end;
   double width = (NXY - 2) * DX - DX; /* the material spans 1 .. NXY - 2 cells */
-  printf("floor %.4g N (weight %.4g N), -x face %.4g N (K0 rho g H^2 W / 2 = %.4g N)\n", fz, weight, fx,
-         k0 * rho_g * H * H / 2 * width);
-  bg_check_rel(-fz, weight, 0.01, "the floor's mean force over the run is the layer's weight, downward");
-  bg_check_rel(-fx, k0 * rho_g * H * H / 2 * width, 0.03, "the -x face's mean force is K0 rho g H^2 W / 2, outward");
-  bg_check_rel(imp1[3 * 4 + 2] - imp0[3 * 4 + 2], f_sum[3 * 4 + 2], 1e-9, "the impulse is the sum of force dt over the steps");
+  printf("floor %.4g N (weight %.4g N), -x face %.4g N (K0 rho g H^2 W / 2 = %.4g N)\n", fz, weight,
+         fx, k0 * rho_g * H * H / 2 * width);
+  bg_check_rel(-fz, weight, 0.01,
+               "the floor's mean force over the run is the layer's weight, downward");
+  bg_check_rel(-fx, k0 * rho_g * H * H / 2 * width, 0.03,
+               "the -x face's mean force is K0 rho g H^2 W / 2, outward");
+  bg_check_rel(imp1[3 * 4 + 2] - imp0[3 * 4 + 2], f_sum[3 * 4 + 2], 1e-9,
+               "the impulse is the sum of force dt over the steps");
   double fz_cold = 0;
   {
     double ic[24];
@@ -269,7 +295,8 @@ static void test_geostatic(void) {
     bg_sim_stats(cold, &st);
     fz_cold = ic[3 * 4 + 2] / st.time;
   }
-  printf("stress-free start: the floor's mean force %.4g N over the same time (it rings)\n", fz_cold);
+  printf("stress-free start: the floor's mean force %.4g N over the same time (it rings)\n",
+         fz_cold);
   free(mode);
   free(mass);
   bg_sim_destroy(cold);
@@ -277,8 +304,8 @@ static void test_geostatic(void) {
   /* gravity off the z axis: refused */
   bg_real gx[3] = {1, 0, -9.81f};
   bg_sim_set_gravity(sim, gx);
-  bg_check_true(bg_sim_set_geostatic(sim, zt, k0) == BG_ERR_RANGE, "geostatic under tilted gravity: BG_ERR_RANGE (%s)",
-                bg_sim_last_error(sim));
+  bg_check_true(bg_sim_set_geostatic(sim, zt, k0) == BG_ERR_RANGE,
+                "geostatic under tilted gravity: BG_ERR_RANGE (%s)", bg_sim_last_error(sim));
   bg_sim_destroy(sim);
 }
 
@@ -313,13 +340,19 @@ static void test_mode(void) {
     size_t c[3] = {0, 0, 0}, other = 0;
     for (size_t p = 0; p < n; ++p) {
       int k = (int)mode[p];
-      if (k >= 0 && k < 3 && mode[p] == (bg_real)k) c[k]++;
-      else other++;
+      if (k >= 0 && k < 3 && mode[p] == (bg_real)k)
+        c[k]++;
+      else
+        other++;
     }
-    printf("%s column at 0.06 s: %zu elastic, %zu shear, %zu tip\n", elastic ? "elastic-only" : "sand", c[0], c[1], c[2]);
+    printf("%s column at 0.06 s: %zu elastic, %zu shear, %zu tip\n",
+           elastic ? "elastic-only" : "sand", c[0], c[1], c[2]);
     bg_check_true(other == 0, "every mode is 0, 1 or 2");
-    if (elastic) bg_check_true(c[0] == n, "an elastic-only material never takes the return map");
-    else bg_check_true(c[1] + c[2] > n / 20, "a collapsing sand column yields in more than 5%% of its particles");
+    if (elastic)
+      bg_check_true(c[0] == n, "an elastic-only material never takes the return map");
+    else
+      bg_check_true(c[1] + c[2] > n / 20,
+                    "a collapsing sand column yields in more than 5%% of its particles");
     free(mode);
     bg_sim_destroy(sim);
   }
