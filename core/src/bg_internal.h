@@ -179,6 +179,22 @@ bg_status bg_fail(bg_sim *sim, bg_status s, const char *fmt, ...);
  * their velocity). */
 bg_status bg_boundary_build(bg_sim *sim, double t);
 
+/* A file written under PATH.tmp and renamed onto PATH only when every
+ * write succeeded (io.c): a file under its own name is never cut short.
+ * bg_out_open fills the handle (fp NULL and errno set on failure);
+ * bg_out_commit checks, closes, optionally fsyncs, and renames, or removes
+ * the .tmp and returns the errno of the first failure (0 on success);
+ * bg_out_abort removes the .tmp. */
+typedef struct bg_out {
+  FILE *fp;
+  char *path, *tmp;
+} bg_out;
+int bg_out_open(bg_out *o, const char *path, const char *mode);
+int bg_out_commit(bg_out *o, int sync, int write_err);
+void bg_out_abort(bg_out *o);
+/* 1 on a little-endian host: the binary formats (PLY, VTU) are little-endian. */
+int bg_host_little_endian(void);
+
 /* The raw state of every particle (bg_raw) on the host, arrays allocated
  * for the simulation's particle count and runs; bg_raw_free releases them. */
 bg_status bg_raw_alloc(bg_sim *sim, bg_raw *raw, size_t n);

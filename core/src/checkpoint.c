@@ -147,20 +147,17 @@ bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t us
   if (!path) return bg_fail(sim, BG_ERR_NULL, "path is NULL");
   if (user_len && !user)
     return bg_fail(sim, BG_ERR_NULL, "user is NULL with user_len = %zu", user_len);
-  char tmp[4096];
-  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
-    return bg_fail(sim, BG_ERR_RANGE, "path %s is too long", path);
   bg_raw r;
   bg_status s = bg_raw_export(sim, &r);
   if (s != BG_OK) return s;
+  bg_out f;
+  if (bg_out_open(&f, path, "wb") != 0) {
+    bg_raw_free(&r);
+    return bg_fail(sim, BG_ERR_IO, "cannot open %s.tmp for writing: %s", path, strerror(errno));
+  }
   writer w;
   memset(&w, 0, sizeof w);
-  errno = 0;
-  w.fp = fopen(tmp, "wb");
-  if (!w.fp) {
-    bg_raw_free(&r);
-    return bg_fail(sim, BG_ERR_IO, "cannot open %s for writing: %s", tmp, strerror(errno));
-  }
+  w.fp = f.fp;
   bg_sha256_init(&w.h);
   uint32_t lw[LAYOUT_WORDS];
   layout_words(lw);
@@ -178,26 +175,12 @@ bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t us
   bg_sha256_final(&w.h, digest);
   if (!w.bad && fwrite(digest, 1, 32, w.fp) != 32) w.bad = errno ? errno : EIO;
   if (!w.bad && w.bytes != HEADER_BYTES + expect) {
-    fclose(w.fp);
-    remove(tmp);
-    return bg_fail(sim, BG_ERR_INTERNAL,
-                   "checkpoint writer: %llu payload bytes written, %llu announced",
+    bg_out_abort(&f);
+    return bg_fail(sim, BG_ERR_INTERNAL, "checkpoint writer: %llu payload bytes written, %llu announced",
                    (unsigned long long)(w.bytes - HEADER_BYTES), (unsigned long long)expect);
   }
-  /* the data must be on disk before the rename makes it the checkpoint */
-  if (!w.bad && fflush(w.fp) != 0) w.bad = errno;
-  if (!w.bad && fsync(fileno(w.fp)) != 0) w.bad = errno;
-  if (fclose(w.fp) != 0 && !w.bad) w.bad = errno;
-  if (w.bad) {
-    remove(tmp);
-    return bg_fail(sim, BG_ERR_IO, "writing %s failed: %s", tmp, strerror(w.bad));
-  }
-  if (rename(tmp, path) != 0) {
-    int e = errno;
-    remove(tmp);
-    return bg_fail(sim, BG_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(e));
-  }
-  return BG_OK;
+  int e = bg_out_commit(&f, 1, w.bad);
+  return e ? bg_fail(sim, BG_ERR_IO, "writing %s failed: %s", path, strerror(e)) : BG_OK;
 }
 
 /* ------------------------------------------------------------------ reader */

@@ -1,38 +1,78 @@
 /* io.c: particle output for people: legacy VTK polydata for ParaView and
  * binary little-endian PLY for Blender, each carrying position, velocity,
  * density and Jp. Written from bg_sim_get, so every backend gets it. */
+#define _POSIX_C_SOURCE 200809L /* fsync, fileno */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bg_internal.h"
 
-/* Particle files are written under PATH.tmp and renamed when complete, so
- * a file under its own name is never a truncated one. */
-static FILE *open_tmp(bg_sim *sim, const char *path, const char *mode, char *tmp, size_t n, bg_status *st) {
-  if ((size_t)snprintf(tmp, n, "%s.tmp", path) >= n) {
-    *st = bg_fail(sim, BG_ERR_RANGE, "path %s is too long", path);
-    return NULL;
+int bg_out_open(bg_out *o, const char *path, const char *mode) {
+  memset(o, 0, sizeof *o);
+  size_t n = strlen(path);
+  o->path = malloc(n + 1);
+  o->tmp = malloc(n + 5);
+  if (!o->path || !o->tmp) {
+    free(o->path);
+    free(o->tmp);
+    o->path = o->tmp = NULL;
+    errno = ENOMEM;
+    return -1;
   }
-  FILE *fp = fopen(tmp, mode);
-  if (!fp) *st = bg_fail(sim, BG_ERR_IO, "cannot open %s for writing: %s", tmp, strerror(errno));
-  return fp;
+  memcpy(o->path, path, n + 1);
+  memcpy(o->tmp, path, n);
+  memcpy(o->tmp + n, ".tmp", 5);
+  o->fp = fopen(o->tmp, mode);
+  if (!o->fp) {
+    int e = errno;
+    free(o->path);
+    free(o->tmp);
+    o->path = o->tmp = NULL;
+    errno = e;
+    return -1;
+  }
+  return 0;
 }
 
-static bg_status close_tmp(bg_sim *sim, FILE *fp, const char *tmp, const char *path) {
-  int bad = ferror(fp), e = errno;
-  if (fclose(fp) != 0 && !bad) {
-    bad = 1;
-    e = errno;
-  }
-  if (bad) {
-    remove(tmp);
-    return bg_fail(sim, BG_ERR_IO, "writing %s failed: %s", path, strerror(e));
-  }
-  if (rename(tmp, path) != 0) return bg_fail(sim, BG_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(errno));
+int bg_out_commit(bg_out *o, int sync, int write_err) {
+  int err = write_err;
+  if (!err && ferror(o->fp)) err = errno ? errno : EIO;
+  if (!err && fflush(o->fp) != 0) err = errno;
+  /* the data must be on disk before the rename makes it the file */
+  if (!err && sync && fsync(fileno(o->fp)) != 0) err = errno;
+  if (fclose(o->fp) != 0 && !err) err = errno;
+  if (!err && rename(o->tmp, o->path) != 0) err = errno;
+  if (err) remove(o->tmp);
+  free(o->path);
+  free(o->tmp);
+  memset(o, 0, sizeof *o);
+  return err;
+}
+
+void bg_out_abort(bg_out *o) {
+  if (o->fp) fclose(o->fp);
+  if (o->tmp) remove(o->tmp);
+  free(o->path);
+  free(o->tmp);
+  memset(o, 0, sizeof *o);
+}
+
+/* Opens PATH.tmp for a particle file; the message names the file. */
+static bg_status open_out(bg_sim *sim, bg_out *o, const char *path, const char *mode) {
+  if (bg_out_open(o, path, mode) != 0)
+    return bg_fail(sim, BG_ERR_IO, "cannot open %s.tmp for writing: %s", path, strerror(errno));
   return BG_OK;
+}
+
+static bg_status commit_out(bg_sim *sim, bg_out *o) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s", o->path);
+  int e = bg_out_commit(o, 0, 0);
+  return e ? bg_fail(sim, BG_ERR_IO, "writing %s failed: %s", path, strerror(e)) : BG_OK;
 }
 
 typedef struct fields {
@@ -78,12 +118,12 @@ bg_status bg_sim_write_vtk(bg_sim *sim, const char *path) {
   fields f;
   bg_status s = fields_load(sim, &f);
   if (s != BG_OK) return s;
-  char tmp[4096];
-  FILE *fp = open_tmp(sim, path, "w", tmp, sizeof tmp, &s);
-  if (!fp) {
+  bg_out o;
+  if ((s = open_out(sim, &o, path, "w")) != BG_OK) {
     fields_free(&f);
     return s;
   }
+  FILE *fp = o.fp;
   fprintf(fp, "# vtk DataFile Version 3.0\nbagnold particles\nASCII\nDATASET POLYDATA\n");
   fprintf(fp, "POINTS %zu float\n", f.n);
   for (size_t p = 0; p < f.n; ++p)
@@ -98,10 +138,10 @@ bg_status bg_sim_write_vtk(bg_sim *sim, const char *path) {
   fprintf(fp, "SCALARS Jp float 1\nLOOKUP_TABLE default\n");
   for (size_t p = 0; p < f.n; ++p) fprintf(fp, "%.9g\n", f.jp[p]);
   fields_free(&f);
-  return close_tmp(sim, fp, tmp, path);
+  return commit_out(sim, &o);
 }
 
-static int host_little_endian(void) {
+int bg_host_little_endian(void) {
   uint16_t one = 1;
   unsigned char b;
   memcpy(&b, &one, 1);
@@ -111,7 +151,7 @@ static int host_little_endian(void) {
 static void put_f32le(FILE *fp, float x) {
   unsigned char b[4];
   memcpy(b, &x, 4);
-  if (!host_little_endian()) {
+  if (!bg_host_little_endian()) {
     unsigned char t = b[0];
     b[0] = b[3];
     b[3] = t;
@@ -128,12 +168,12 @@ bg_status bg_sim_write_ply(bg_sim *sim, const char *path) {
   fields f;
   bg_status s = fields_load(sim, &f);
   if (s != BG_OK) return s;
-  char tmp[4096];
-  FILE *fp = open_tmp(sim, path, "wb", tmp, sizeof tmp, &s);
-  if (!fp) {
+  bg_out o;
+  if ((s = open_out(sim, &o, path, "wb")) != BG_OK) {
     fields_free(&f);
     return s;
   }
+  FILE *fp = o.fp;
   fprintf(fp,
           "ply\nformat binary_little_endian 1.0\ncomment bagnold particles (SI units)\n"
           "element vertex %zu\nproperty float x\nproperty float y\nproperty float z\n"
@@ -147,5 +187,5 @@ bg_status bg_sim_write_ply(bg_sim *sim, const char *path) {
     put_f32le(fp, f.jp[p]);
   }
   fields_free(&f);
-  return close_tmp(sim, fp, tmp, path);
+  return commit_out(sim, &o);
 }

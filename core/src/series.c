@@ -11,10 +11,10 @@
 /* Written under PATH.tmp and renamed at close, so that a series under its
  * own name is complete; a failed write keeps its errno for the caller. */
 struct bg_series {
+  bg_out out;
   FILE *fp;
   size_t n_columns;
   int bad, err;
-  char *path, *tmp;
 };
 
 bg_status bg_series_open(const char *path, const char *comment, const char *const *columns,
@@ -26,25 +26,13 @@ bg_status bg_series_open(const char *path, const char *comment, const char *cons
     if (!columns[c]) return BG_ERR_NULL;
   bg_series *s = calloc(1, sizeof *s);
   if (!s) return BG_ERR_NOMEM;
-  size_t n = strlen(path);
-  s->path = malloc(n + 1);
-  s->tmp = malloc(n + 5);
-  if (!s->path || !s->tmp) {
-    free(s->path);
-    free(s->tmp);
+  if (bg_out_open(&s->out, path, "w") != 0) {
+    int e = errno;
     free(s);
-    return BG_ERR_NOMEM;
+    errno = e;
+    return e == ENOMEM ? BG_ERR_NOMEM : BG_ERR_IO;
   }
-  memcpy(s->path, path, n + 1);
-  memcpy(s->tmp, path, n);
-  memcpy(s->tmp + n, ".tmp", 5);
-  s->fp = fopen(s->tmp, "w");
-  if (!s->fp) {
-    free(s->path);
-    free(s->tmp);
-    free(s);
-    return BG_ERR_IO;
-  }
+  s->fp = s->out.fp;
   s->n_columns = n_columns;
   if (comment && comment[0]) fprintf(s->fp, "# %s\n", comment);
   /* a plain header (no '#'): gnuplot's columnheader and pandas read it */
@@ -66,16 +54,10 @@ bg_status bg_series_row(bg_series *s, const double *values, size_t n) {
 
 bg_status bg_series_close(bg_series *s) {
   if (!s) return BG_OK;
-  int bad = s->bad, err = s->err;
-  if (!bad && ferror(s->fp)) bad = 1, err = errno;
-  if (fclose(s->fp) != 0 && !bad) bad = 1, err = errno;
-  if (bad) remove(s->tmp);
-  else if (rename(s->tmp, s->path) != 0) bad = 1, err = errno;
-  free(s->path);
-  free(s->tmp);
+  int err = bg_out_commit(&s->out, 0, s->bad ? (s->err ? s->err : EIO) : 0);
   free(s);
   errno = err;
-  return bad ? BG_ERR_IO : BG_OK;
+  return err ? BG_ERR_IO : BG_OK;
 }
 
 static const char *const sim_columns[] = {"step",          "t_s",         "dt_s",

@@ -34,17 +34,10 @@ static void out_bytes(out_stream *o, const void *p, size_t n) {
   }
 }
 
-static int host_little_endian(void) {
-  uint16_t one = 1;
-  unsigned char b;
-  memcpy(&b, &one, 1);
-  return b == 1;
-}
-
 /* Reverses each w-byte word of buf (n words) on a big-endian host: the file
  * says LittleEndian whatever machine wrote it. */
 static void to_le(unsigned char *buf, size_t n, size_t w) {
-  if (host_little_endian()) return;
+  if (bg_host_little_endian()) return;
   for (size_t i = 0; i < n; ++i)
     for (size_t a = 0, b = w - 1; a < b; ++a, --b) {
       unsigned char t = buf[i * w + a];
@@ -243,20 +236,12 @@ bg_status bg_sim_write_vtu(bg_sim *sim, const char *path) {
     free(one);
     return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the VTU output of %zu particles", n);
   }
-  size_t len = strlen(path);
-  char *tmp = malloc(len + 5);
-  if (!tmp) {
-    free(buf);
-    free(one);
-    return bg_fail(sim, BG_ERR_NOMEM, "out of memory");
-  }
-  memcpy(tmp, path, len);
-  memcpy(tmp + len, ".tmp", 5);
-  out_stream o = {fopen(tmp, "wb"), 0, 0};
+  bg_out f;
   bg_status s = BG_OK;
-  if (!o.fp) {
-    s = bg_fail(sim, BG_ERR_IO, "cannot open %s for writing: %s", tmp, strerror(errno));
+  if (bg_out_open(&f, path, "wb") != 0) {
+    s = bg_fail(sim, BG_ERR_IO, "cannot open %s.tmp for writing: %s", path, strerror(errno));
   } else {
+    out_stream o = {f.fp, 0, 0};
     write_header(o.fp, n);
     out_u64(&o, 8);
     double t = sim->time;
@@ -266,19 +251,13 @@ bg_status bg_sim_write_vtu(bg_sim *sim, const char *path) {
     out_bytes(&o, tb, 8);
     s = write_vtu_body(sim, &o, n, buf, one);
     if (s == BG_OK) fputs("\n  </AppendedData>\n</VTKFile>\n", o.fp);
-    if (!o.bad && ferror(o.fp)) o.bad = 1, o.err = errno ? errno : EIO;
-    if (fclose(o.fp) != 0 && !o.bad) o.bad = 1, o.err = errno;
     if (s != BG_OK) {
-      remove(tmp);
-    } else if (o.bad) {
-      remove(tmp);
-      s = bg_fail(sim, BG_ERR_IO, "writing %s failed: %s", path, strerror(o.err));
-    } else if (rename(tmp, path) != 0) {
-      s = bg_fail(sim, BG_ERR_IO, "renaming %s to %s: %s", tmp, path, strerror(errno));
-      remove(tmp);
+      bg_out_abort(&f);
+    } else {
+      int e = bg_out_commit(&f, 0, o.bad ? o.err : 0);
+      if (e) s = bg_fail(sim, BG_ERR_IO, "writing %s failed: %s", path, strerror(e));
     }
   }
-  free(tmp);
   free(buf);
   free(one);
   return s;
@@ -571,19 +550,18 @@ const char *bg_pvd_last_error(const bg_pvd *p) { return p ? p->err : g_open_err;
 
 /* The index, complete, under .tmp and renamed over the old one. */
 static bg_status pvd_write_index(bg_pvd *p) {
-  char *path = path_join(p->dir, p->prefix, ".pvd"),
-       *tmp = path_join(p->dir, p->prefix, ".pvd.tmp");
-  bg_status s = BG_OK;
-  if (!path || !tmp) {
+  char *path = path_join(p->dir, p->prefix, ".pvd");
+  if (!path) {
     pvd_msg(p->err, sizeof p->err, "out of memory");
-    s = BG_ERR_NOMEM;
+    return BG_ERR_NOMEM;
   }
-  FILE *fp = s == BG_OK ? fopen(tmp, "w") : NULL;
-  if (s == BG_OK && !fp) {
-    pvd_msg(p->err, sizeof p->err, "cannot open %s for writing: %s", tmp, strerror(errno));
+  bg_out f;
+  bg_status s = BG_OK;
+  if (bg_out_open(&f, path, "w") != 0) {
+    pvd_msg(p->err, sizeof p->err, "cannot open %s.tmp for writing: %s", path, strerror(errno));
     s = BG_ERR_IO;
-  }
-  if (fp) {
+  } else {
+    FILE *fp = f.fp;
     fprintf(fp,
             "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" "
             "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <Collection>\n");
@@ -594,20 +572,13 @@ static bg_status pvd_write_index(bg_pvd *p) {
       fprintf(fp, "_%06lu.vtu\"/>\n", p->frames[i].num);
     }
     fprintf(fp, "  </Collection>\n</VTKFile>\n");
-    int bad = ferror(fp), e = errno;
-    if (fclose(fp) != 0 && !bad) bad = 1, e = errno;
-    if (bad) {
-      remove(tmp);
+    int e = bg_out_commit(&f, 0, 0);
+    if (e) {
       pvd_msg(p->err, sizeof p->err, "writing %s failed: %s", path, strerror(e));
-      s = BG_ERR_IO;
-    } else if (rename(tmp, path) != 0) {
-      pvd_msg(p->err, sizeof p->err, "renaming %s to %s: %s", tmp, path, strerror(errno));
-      remove(tmp);
       s = BG_ERR_IO;
     }
   }
   free(path);
-  free(tmp);
   return s;
 }
 
