@@ -438,6 +438,10 @@ bg_status bg_series_close(bg_series *s);
  * maximum speed. bg_sim_series_open writes the matching header. */
 bg_status bg_sim_series_open(const char *path, const char *comment, bg_series **out);
 bg_status bg_sim_series_row(bg_sim *sim, bg_series *s);
+/* The values of that row without writing it (a loop that keeps its rows,
+ * e.g. for a checkpoint's user blob, writes them later with bg_series_row). */
+#define BG_SIM_SERIES_COLUMNS 8
+bg_status bg_sim_series_values(bg_sim *sim, double row[BG_SIM_SERIES_COLUMNS]);
 
 #ifdef __cplusplus
 }

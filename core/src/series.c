@@ -68,8 +68,8 @@ bg_status bg_sim_series_open(const char *path, const char *comment, bg_series **
   return bg_series_open(path, comment, sim_columns, sizeof sim_columns / sizeof sim_columns[0], out);
 }
 
-bg_status bg_sim_series_row(bg_sim *sim, bg_series *s) {
-  if (!sim || !s) return BG_ERR_NULL;
+bg_status bg_sim_series_values(bg_sim *sim, double row[BG_SIM_SERIES_COLUMNS]) {
+  if (!sim || !row) return BG_ERR_NULL;
   bg_stats st;
   bg_status rc = bg_sim_stats(sim, &st);
   if (rc != BG_OK) return rc;
@@ -95,7 +95,15 @@ bg_status bg_sim_series_row(bg_sim *sim, bg_series *s) {
     free(a);
     if (rc != BG_OK) return rc;
   }
-  double row[8] = {(double)st.step, st.time, st.dt, (double)st.n_active, (double)st.n_parked,
-                   st.parked_mass, ke, st.max_speed};
-  return bg_series_row(s, row, 8);
+  double r[BG_SIM_SERIES_COLUMNS] = {(double)st.step, st.time, st.dt, (double)st.n_active, (double)st.n_parked,
+                                     st.parked_mass, ke, st.max_speed};
+  memcpy(row, r, sizeof r);
+  return BG_OK;
+}
+
+bg_status bg_sim_series_row(bg_sim *sim, bg_series *s) {
+  if (!sim || !s) return BG_ERR_NULL;
+  double row[BG_SIM_SERIES_COLUMNS];
+  bg_status rc = bg_sim_series_values(sim, row);
+  return rc == BG_OK ? bg_series_row(s, row, BG_SIM_SERIES_COLUMNS) : rc;
 }

@@ -239,24 +239,6 @@ static void cell_compaction(const size_t *dims, size_t na, const size_t *near, c
   free(cnt);
 }
 
-/* The standard per-step series row of bg_sim_series_row, computed here so
- * that the loop can keep its rows for a checkpoint: the same values in the
- * same order of summation, written through the same bg_series_row. */
-static void series_values(bg_sim *sim, size_t n, bg_real *v, const bg_real *m, bg_real *act, double row[8]) {
-  bg_stats st;
-  check(bg_sim_stats(sim, &st), sim, "stats");
-  check(bg_sim_get(sim, BG_FIELD_V, v, 3 * n), sim, "reading velocities");
-  check(bg_sim_get(sim, BG_FIELD_ACTIVE, act, n), sim, "reading active");
-  double ke = 0;
-  for (size_t p = 0; p < n; ++p)
-    if (act[p] > 0)
-      ke += 0.5 * m[p] * ((double)v[3 * p] * v[3 * p] + (double)v[3 * p + 1] * v[3 * p + 1] +
-                          (double)v[3 * p + 2] * v[3 * p + 2]);
-  double r[8] = {(double)st.step, st.time, st.dt, (double)st.n_active, (double)st.n_parked, st.parked_mass, ke,
-                 st.max_speed};
-  memcpy(row, r, sizeof r);
-}
-
 /* The drop loop's state between rows, for a checkpoint: the series rows
  * so far, the last kinetic energy, whether it came to rest, and the next
  * progress mark. */
@@ -466,7 +448,6 @@ int main(int argc, char **argv) {
 
   /* the rows are kept (a checkpoint carries them) and written at the end */
   bg_stats stats;
-  bg_real *act_row = xmalloc(n * sizeof *act_row);
   double row[8];
   drop_loop dl = {NULL, 0, 0, 0, 0.1 * t_max, 0, sim, desc.dims[0] * desc.dims[1] * desc.dims[2], NULL};
   bg_lab_blob state;
@@ -475,13 +456,13 @@ int main(int argc, char **argv) {
   if (state.len) {
     drop_unpack(&dl, &state);
   } else {
-    series_values(sim, n, v, mass, act_row, row);
+    check(bg_sim_series_values(sim, row), sim, "series row");
     drop_push(&dl, row);
   }
   bg_lab_blob_free(&state);
   while (!finished) {
     check(bg_sim_run(sim, every), sim, "stepping");
-    series_values(sim, n, v, mass, act_row, row);
+    check(bg_sim_series_values(sim, row), sim, "series row");
     drop_push(&dl, row);
     check(bg_sim_stats(sim, &stats), sim, "stats");
     dl.ke = kinetic_energy(sim, n, v, mass);
@@ -502,7 +483,6 @@ int main(int argc, char **argv) {
   check(bg_sim_stats(sim, &stats), sim, "stats");
   for (size_t i = 0; i < dl.n_rows; ++i) check(bg_series_row(series, dl.rows + 8 * i, 8), NULL, "series row");
   free(dl.rows);
-  free(act_row);
   double ke = dl.ke;
   int at_rest = dl.at_rest;
   check(bg_series_close(series), NULL, "closing series.tsv");

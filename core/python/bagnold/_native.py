@@ -311,6 +311,7 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_series_close": (bg_status, [_P]),
     "bg_sim_series_open": (bg_status, [c_char_p, c_char_p, POINTER(_P)]),
     "bg_sim_series_row": (bg_status, [_P, _P]),
+    "bg_sim_series_values": (bg_status, [_P, _D]),
 }
 
 # ------------------------------------------------------------ finding the .so
