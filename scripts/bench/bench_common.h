@@ -18,7 +18,23 @@
 #define BENCH_FLOOR_CELLS 4  /* the block's bottom, in cells above the -z face */
 #define BENCH_FLOOR_MU 0.5f
 
+/* The two scenes every benchmark can time:
+ *  freefall  the block above, timed from rest after a few warm-up steps: a
+ *            perfectly ordered lattice falling onto the floor, the friendliest
+ *            case for a sorted scatter;
+ *  collapse  the same block as a column standing on the floor in a grid with
+ *            room to spread (half its side of free cells on every lateral
+ *            side), its particles added in a shuffled order, advanced untimed
+ *            to 1.5 sqrt(h / g), the middle of its runout, and timed there: sand that flows, shears and yields,
+ *            in the memory order flow leaves behind. The fractions of particles
+ *            in shear and at the tip at the window's end are reported. */
+typedef enum bench_kind { BENCH_FREEFALL = 0, BENCH_COLLAPSE = 1 } bench_kind;
+const char *bench_kind_name(bench_kind k);
+/* The kind of a name ("freefall", "collapse"), or -1. */
+int bench_kind_from_name(const char *name);
+
 typedef struct bench_scene {
+  bench_kind kind;
   uint64_t n;     /* particles placed (exactly the requested count) */
   int k;          /* particles per cell per axis */
   uint64_t side;  /* block side in cells */
@@ -30,10 +46,24 @@ typedef struct bench_scene {
 /* The block side for n particles at ppc per cell, and the grid around it. */
 uint64_t bench_scene_side(uint64_t n, int ppc);
 void bench_scene_dims(uint64_t side, size_t dims[3]);
+void bench_scene_dims_kind(bench_kind kind, uint64_t side, size_t dims[3]);
 
-/* Builds the scene (ppc 1, 8, 27 or 64); 0 when the positions do not fit in
- * host memory (sc->x is then NULL). */
+/* Builds the free-fall scene (ppc 1, 8, 27 or 64); 0 when the positions do
+ * not fit in host memory (sc->x is then NULL). */
 int bench_scene_build(bench_scene *sc, uint64_t n, int ppc);
+int bench_scene_build_kind(bench_scene *sc, uint64_t n, int ppc, bench_kind kind);
+
+/* Adds the particles to sim and brings it to where timing starts:
+ * warmup steps (freefall) or the untimed advance to mid-collapse
+ * (collapse, then warmup steps more). */
+bg_status bench_scene_prepare(bg_sim *sim, const bench_scene *sc, int ppc, uint64_t warmup);
+/* Simulated time the collapse scene is advanced to before timing, s. */
+double bench_scene_window_start(const bench_scene *sc);
+/* Fraction of the active particles whose last update projected onto the
+ * yield cone (BG_FIELD_MODE 1: shear, the flowing state) and to its tip
+ * (mode 2: stress-free or pulled apart, e.g. in free fall); -1 when they
+ * cannot be read. */
+void bench_yield_fraction(bg_sim *sim, double *shear, double *tip);
 
 /* The simulation descriptor of the scene. */
 bg_sim_desc bench_scene_desc(const bench_scene *sc, const char *backend, int threads);

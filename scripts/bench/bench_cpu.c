@@ -68,6 +68,7 @@ typedef struct options {
   int n_threads;
   const char *out;    /* NULL: no files */
   const char *source; /* where git is asked for the commit */
+  bench_kind scene;
 } options;
 
 
@@ -78,6 +79,7 @@ typedef struct block_result {
   double sim_time;     /* simulated time at the end, s */
   size_t n_active;
   double max_speed;
+  double shear, tip; /* fractions of active particles in shear / at the tip at the window's end */
 } block_result;
 
 /* --------------------------------------------------------------- messages */
@@ -103,7 +105,11 @@ static void usage(FILE *f) {
           "  --particles N   particles, in [1, %llu] (default 1048576)\n"
           "  --ppc K         particles per cell: 1, 8, 27 or 64 (a cube, default 8)\n"
           "  --steps S       timed steps per repetition, in [1, %llu] (default 20)\n"
-          "  --warmup W      untimed steps before each timed block, in [0, %llu] (default 5)\n"
+          "  --warmup W      untimed steps before each timed block, in [0, %llu] (default 5;\n"
+          "                  collapse: after the untimed advance to mid-collapse)\n"
+          "  --scene NAME    freefall (the block timed from rest, default) or collapse (a\n"
+          "                  column with room to spread, particles in shuffled order, timed\n"
+          "                  at 1.5 sqrt(h/g), mid-runout, while it flows and yields)\n"
           "  --reps R        interleaved repetitions, in [1, %llu] (default 3)\n"
           "  --threads LIST  comma-separated thread counts, each in [1, %llu], distinct,\n"
           "                  at most %d of them (default 1,2)\n"
@@ -170,7 +176,7 @@ static void parse_threads(const char *arg, options *o) {
 }
 
 static void parse_args(int argc, char **argv, options *o) {
-  enum { O_PARTICLES = 256, O_PPC, O_STEPS, O_WARMUP, O_REPS, O_THREADS, O_OUT, O_SOURCE };
+  enum { O_PARTICLES = 256, O_PPC, O_STEPS, O_WARMUP, O_REPS, O_THREADS, O_OUT, O_SOURCE, O_SCENE };
   static const struct option longs[] = {
       {"particles", required_argument, NULL, O_PARTICLES},
       {"ppc", required_argument, NULL, O_PPC},
@@ -180,6 +186,7 @@ static void parse_args(int argc, char **argv, options *o) {
       {"threads", required_argument, NULL, O_THREADS},
       {"out", required_argument, NULL, O_OUT},
       {"source", required_argument, NULL, O_SOURCE},
+      {"scene", required_argument, NULL, O_SCENE},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   o->particles = 1048576;
@@ -192,6 +199,7 @@ static void parse_args(int argc, char **argv, options *o) {
   o->n_threads = 2;
   o->out = NULL;
   o->source = ".";
+  o->scene = BENCH_FREEFALL;
   int c;
   while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
     switch (c) {
@@ -215,6 +223,12 @@ static void parse_args(int argc, char **argv, options *o) {
         if (!*optarg) die(2, "--source must be a non-empty directory path");
         o->source = optarg;
         break;
+      case O_SCENE: {
+        int k = bench_kind_from_name(optarg);
+        if (k < 0) die(2, "--scene must be freefall or collapse (got '%s')", optarg);
+        o->scene = (bench_kind)k;
+        break;
+      }
       case 'h': usage(stdout); exit(0);
       default: /* getopt_long has printed what was wrong */
         fprintf(stderr, "bench_cpu: see --help for the options and their ranges\n");
@@ -392,9 +406,8 @@ static void run_block(const options *o, const bench_scene *sc, int threads, bloc
   if (s != BG_OK)
     die(1, "bg_sim_create (threads %d) failed: %s (%s): %s", threads, bg_status_name(s),
         bg_status_str(s), err);
-  if ((s = bg_sim_add_particles(sim, (size_t)sc->n, sc->x, NULL, (bg_real)o->ppc)) != BG_OK)
-    sim_fail(sim, "bg_sim_add_particles", s);
-  if (o->warmup && (s = bg_sim_run(sim, o->warmup)) != BG_OK) sim_fail(sim, "bg_sim_run (warm-up)", s);
+  if ((s = bench_scene_prepare(sim, sc, (int)o->ppc, o->warmup)) != BG_OK)
+    sim_fail(sim, "adding particles and the untimed warm-up", s);
 
   double ms0[N_STAGES], ms1[N_STAGES];
   if ((s = bg_sim_stage_times(sim, ms0)) != BG_OK) sim_fail(sim, "bg_sim_stage_times", s);
@@ -412,6 +425,7 @@ static void run_block(const options *o, const bench_scene *sc, int threads, bloc
   r->sim_time = st.time;
   r->n_active = st.n_active;
   r->max_speed = st.max_speed;
+  bench_yield_fraction(sim, &r->shear, &r->tip);
   bg_sim_destroy(sim);
 
   /* A blown-up state would time the wrong work: refuse to report it. */
@@ -512,7 +526,7 @@ int main(int argc, char **argv) {
               o.threads[i], nproc);
 
   bench_scene sc;
-  if (!bench_scene_build(&sc, o.particles, (int)o.ppc))
+  if (!bench_scene_build_kind(&sc, o.particles, (int)o.ppc, o.scene))
     die(1, "out of memory for %llu particle positions", (unsigned long long)o.particles);
   /* The physical re-sort runs on steps that are multiples of sort_interval;
    * count how many fall in the timed window, since its cost is only in the
@@ -581,10 +595,11 @@ int main(int argc, char **argv) {
   printf("bagnold bench_cpu: commit %s, host %s, %s (%ld online CPUs), %s\n", commit, host, cpu,
          nproc, __VERSION__);
   printf("measured %s .. %s\n", date_start, date_end);
-  printf("scene: %llu particles, ppc %llu, sand block %llu x %llu x %.2f cells (dx %.3g m), "
+  printf("scene %s (at the window's end %.1f%% of particles in shear, %.1f%% at the tip): %llu particles, ppc %llu, sand block %llu x %llu x %.2f cells (dx %.3g m), "
          "grid %s nodes, Klar sand, floor Coulomb mu %.2f\n",
-         (unsigned long long)sc.n, (unsigned long long)o.ppc, (unsigned long long)sc.side,
-         (unsigned long long)sc.side, sc.height, (double)BENCH_DX, grid, (double)BENCH_FLOOR_MU);
+         bench_kind_name(o.scene), 100 * res[0].shear, 100 * res[0].tip, (unsigned long long)sc.n, (unsigned long long)o.ppc,
+         (unsigned long long)sc.side, (unsigned long long)sc.side, sc.height, (double)BENCH_DX, grid,
+         (double)BENCH_FLOOR_MU);
   printf("protocol: %llu warm-up + %llu timed steps per block, fresh sim per block, "
          "%llu reps interleaved over threads, dt %.3g s\n",
          (unsigned long long)o.warmup, (unsigned long long)o.steps, (unsigned long long)o.reps,
@@ -619,16 +634,16 @@ int main(int argc, char **argv) {
   } else {
     char path[4096], tpath[4200];
     FILE *f = open_out(o.out, "bench_cpu.tsv", path, sizeof path, tpath, sizeof tpath);
-    fprintf(f, "commit\tmachine\tcpu_model\tthreads\tparticles\tppc\tgrid (nodes nx x ny x nz)\t"
+    fprintf(f, "commit\tmachine\tcpu_model\tscene\tthreads\tparticles\tppc\tgrid (nodes nx x ny x nz)\t"
                "steps\trep\twall_s (s)\tparticle_steps_per_s (1/s)\tms_sort (ms/step)\t"
-               "ms_p2g (ms/step)\tms_grid (ms/step)\tms_g2p (ms/step)\n");
+               "ms_p2g (ms/step)\tms_grid (ms/step)\tms_g2p (ms/step)\tshear_fraction\ttip_fraction\n");
     for (size_t rep = 0; rep < nr; ++rep)
       for (size_t t = 0; t < nt; ++t) {
         const block_result *r = &res[rep * nt + t];
-        fprintf(f, "%s\t%s\t%s\t%d\t%llu\t%llu\t%s\t%llu\t%zu\t%.6f\t%.6g\t%.4f\t%.4f\t%.4f\t%.4f\n",
-                commit, host, cpu, o.threads[t], (unsigned long long)sc.n, (unsigned long long)o.ppc,
+        fprintf(f, "%s\t%s\t%s\t%s\t%d\t%llu\t%llu\t%s\t%llu\t%zu\t%.6f\t%.6g\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n",
+                commit, host, cpu, bench_kind_name(o.scene), o.threads[t], (unsigned long long)sc.n, (unsigned long long)o.ppc,
                 grid, (unsigned long long)o.steps, rep + 1, r->wall_s,
-                (double)sc.n * (double)o.steps / r->wall_s, r->ms[0], r->ms[1], r->ms[2], r->ms[3]);
+                (double)sc.n * (double)o.steps / r->wall_s, r->ms[0], r->ms[1], r->ms[2], r->ms[3], r->shear, r->tip);
       }
     close_out(f, path, tpath);
     fprintf(stderr, "bench_cpu: wrote %s\n", path);
@@ -650,13 +665,14 @@ int main(int argc, char **argv) {
     json_str(f, __VERSION__);
     fprintf(f, ",\n  \"units\": {\"particle_steps_per_s\": \"1/s\", \"ms\": \"ms per step\", "
                "\"wall_s\": \"s\"},\n");
-    fprintf(f, "  \"scene\": {\n    \"particles\": %llu,\n    \"ppc\": %llu,\n"
+    fprintf(f, "  \"scene\": {\n    \"kind\": \"%s\",\n    \"shear_fraction\": %.4f,\n    \"tip_fraction\": %.4f,\n    \"particles\": %llu,\n    \"ppc\": %llu,\n"
                "    \"particles_per_cell_per_axis\": %d,\n    \"dx_m\": %.9g,\n"
                "    \"block_cells\": [%llu, %llu, %.6g],\n    \"block_origin_cells\": [%d, %d, %d],\n"
                "    \"grid_nodes\": [%zu, %zu, %zu],\n    \"gravity_m_s2\": [0, 0, -9.81],\n",
-            (unsigned long long)sc.n, (unsigned long long)o.ppc, sc.k, (double)BENCH_DX,
-            (unsigned long long)sc.side, (unsigned long long)sc.side, sc.height, BENCH_MARGIN_CELLS,
-            BENCH_MARGIN_CELLS, BENCH_FLOOR_CELLS, sc.dims[0], sc.dims[1], sc.dims[2]);
+            bench_kind_name(o.scene), res[0].shear, res[0].tip, (unsigned long long)sc.n, (unsigned long long)o.ppc, sc.k,
+            (double)BENCH_DX,
+            (unsigned long long)sc.side, (unsigned long long)sc.side, sc.height,
+            (int)((sc.dims[0] - 1 - sc.side) / 2), (int)((sc.dims[1] - 1 - sc.side) / 2), BENCH_FLOOR_CELLS, sc.dims[0], sc.dims[1], sc.dims[2]);
     fprintf(f, "    \"material\": {\"name\": \"bg_material_sand (Klar 2016)\", \"E_Pa\": %.9g, "
                "\"nu\": %.9g, \"rho0_kg_m3\": %.9g, \"phi_deg\": %.9g, \"hardening\": %d, "
                "\"volume_correction\": %d},\n",

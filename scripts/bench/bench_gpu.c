@@ -67,6 +67,7 @@ typedef struct options {
   int ppc, steps, warmup, reps, sort_interval;
   const char *out;
   const char *tag;
+  int scenes[2], n_scenes; /* bench_kind, in the order timed */
 } options;
 
 static void die(int code, const char *fmt, ...) {
@@ -84,14 +85,20 @@ static void usage(FILE *f) {
           "usage: bench_gpu [options]\n"
           "\n"
           "Throughput of the CUDA backend (particle-steps per second) on a dense block of\n"
-          "sand, from 1 M particles doubling up to what the device holds.\n"
+          "sand, from 1 M particles doubling up to what the device holds, on two scenes:\n"
+          "freefall (the block timed from rest: an ordered lattice falling, the friendliest\n"
+          "case) and collapse (the block as a column with room to spread, particles added\n"
+          "in shuffled order, timed at 1.5 sqrt(h/g), mid-runout, while it flows and yields;\n"
+          "the fractions of particles in shear and at the tip are reported).\n"
           "\n"
           "options:\n"
           "  --particles LIST   comma-separated counts (suffix M = 2^20), default: 1M, 2M, ...\n"
           "  --max-particles N  stop the doubling at N (default: device memory decides)\n"
           "  --ppc K            particles per cell: 1, 8, 27 or 64 (default 8)\n"
           "  --steps S          timed steps per repetition, in [1, 100000] (default 50)\n"
-          "  --warmup W         untimed steps first, in [0, 100000] (default 10)\n"
+          "  --warmup W         untimed steps first, in [0, 100000] (default 10; collapse: after\n"
+          "                     the untimed advance to mid-collapse)\n"
+          "  --scene LIST       freefall, collapse or both (comma-separated; default both)\n"
           "  --reps R           repetitions per count, in [1, 100] (default 3)\n"
           "  --sort-interval K  re-sort every K steps, >= 1 (default 32)\n"
           "  --tag TEXT         free text for the TSV's tag column (e.g. the knobs swept)\n"
@@ -135,7 +142,10 @@ static void parse(int argc, char **argv, options *o) {
   o->reps = 3;
   o->sort_interval = 32;
   o->tag = "";
-  enum { O_PART = 1, O_MAX, O_PPC, O_STEPS, O_WARM, O_REPS, O_SORT, O_TAG, O_OUT, O_HELP };
+  o->scenes[0] = BENCH_FREEFALL;
+  o->scenes[1] = BENCH_COLLAPSE;
+  o->n_scenes = 2;
+  enum { O_PART = 1, O_MAX, O_PPC, O_STEPS, O_WARM, O_REPS, O_SORT, O_TAG, O_OUT, O_SCENE, O_HELP };
   static const struct option lo[] = {{"particles", required_argument, NULL, O_PART},
                                      {"max-particles", required_argument, NULL, O_MAX},
                                      {"ppc", required_argument, NULL, O_PPC},
@@ -145,6 +155,7 @@ static void parse(int argc, char **argv, options *o) {
                                      {"sort-interval", required_argument, NULL, O_SORT},
                                      {"tag", required_argument, NULL, O_TAG},
                                      {"out", required_argument, NULL, O_OUT},
+                                     {"scene", required_argument, NULL, O_SCENE},
                                      {"help", no_argument, NULL, O_HELP},
                                      {NULL, 0, NULL, 0}};
   int c;
@@ -172,6 +183,25 @@ static void parse(int argc, char **argv, options *o) {
       case O_SORT: o->sort_interval = (int)parse_int(optarg, 1, 1 << 30, "--sort-interval"); break;
       case O_TAG: o->tag = optarg; break;
       case O_OUT: o->out = optarg; break;
+      case O_SCENE: {
+        o->n_scenes = 0;
+        char *copy = strdup(optarg), *save = NULL;
+        if (!copy) die(1, "out of memory");
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+          int k = !strcmp(t, "both") ? 2 : bench_kind_from_name(t);
+          if (k < 0) die(2, "--scene: '%s' is not freefall, collapse or both", t);
+          if (k == 2) {
+            o->scenes[0] = BENCH_FREEFALL;
+            o->scenes[1] = BENCH_COLLAPSE;
+            o->n_scenes = 2;
+          } else if (o->n_scenes < 2 && (o->n_scenes == 0 || o->scenes[0] != k)) {
+            o->scenes[o->n_scenes++] = k;
+          }
+        }
+        free(copy);
+        if (!o->n_scenes) die(2, "--scene: empty list");
+        break;
+      }
       case O_HELP: usage(stdout); exit(0);
       default: usage(stderr); exit(2);
     }
@@ -195,6 +225,7 @@ static double now_s(void) {
 
 typedef struct result {
   double wall_s, ms[N_STAGES];
+  double shear, tip; /* fractions of active particles in shear / at the tip at the window's end */
   int ok;
 } result;
 
@@ -210,8 +241,7 @@ static result run_once(const bench_scene *sc, const options *o) {
     fprintf(stderr, "bench_gpu: create (%llu particles): %s: %s\n", (unsigned long long)sc->n, bg_status_name(s), err);
     return r;
   }
-  s = bg_sim_add_particles(sim, (size_t)sc->n, sc->x, NULL, (bg_real)o->ppc);
-  if (s == BG_OK) s = bg_sim_run(sim, (uint64_t)o->warmup);
+  s = bench_scene_prepare(sim, sc, o->ppc, (uint64_t)o->warmup);
   double ms0[N_STAGES], ms1[N_STAGES];
   if (s == BG_OK) s = bg_sim_stage_times(sim, ms0);
   double t0 = now_s();
@@ -224,6 +254,7 @@ static result run_once(const bench_scene *sc, const options *o) {
             bg_sim_last_error(sim));
   } else {
     for (int k = 0; k < N_STAGES; ++k) r.ms[k] = (ms1[k] - ms0[k]) / o->steps;
+    bench_yield_fraction(sim, &r.shear, &r.tip);
     r.ok = 1;
   }
   bg_sim_destroy(sim);
@@ -271,7 +302,8 @@ int main(int argc, char **argv) {
       bench_scene probe;
       memset(&probe, 0, sizeof probe);
       probe.n = n;
-      bench_scene_dims(bench_scene_side(n, o.ppc), probe.dims);
+      /* the larger grid of the scenes asked for decides */
+      bench_scene_dims_kind(o.scenes[o.n_scenes - 1], bench_scene_side(n, o.ppc), probe.dims);
       if (device_bytes(&probe) > 0.85 * free_b) break;
       o.counts[o.n_counts++] = n;
     }
@@ -290,57 +322,64 @@ int main(int argc, char **argv) {
     tsv = fopen(path, "a");
     if (!tsv) die(1, "cannot open %s: %s", path, strerror(errno));
     if (fresh)
-      fprintf(tsv, "commit\tdevice\ttag\tparticles\tppc\tnodes\tblock\tp2g_threads\tp2g_mode\tsort_interval\trep\t"
+      fprintf(tsv, "commit\tdevice\ttag\tscene\tparticles\tppc\tnodes\tblock\tp2g_threads\tp2g_mode\tsort_interval\trep\t"
                    "steps\twall_s\tparticle_steps_per_s\tms_sort\tms_p2g\tms_grid\tms_g2p\tbytes_per_step\t"
-                   "effective_GBps\tcopy_GBps\tfraction_of_copy\n");
+                   "effective_GBps\tcopy_GBps\tfraction_of_copy\tshear_fraction\ttip_fraction\n");
   }
-  printf("%12s %10s %14s %9s %9s %9s %9s %10s %7s\n", "particles", "nodes", "Mpsteps/s", "sort ms", "p2g ms",
-         "grid ms", "g2p ms", "eff GB/s", "of copy");
+  printf("%9s %12s %10s %14s %9s %9s %9s %9s %10s %7s %7s %7s\n", "scene", "particles", "nodes", "Mpsteps/s",
+         "sort ms", "p2g ms", "grid ms", "g2p ms", "eff GB/s", "of copy", "shear", "tip");
   int failed = 0;
-  for (int c = 0; c < o.n_counts; ++c) {
-    bench_scene sc;
-    if (!bench_scene_build(&sc, o.counts[c], o.ppc)) {
-      fprintf(stderr, "bench_gpu: no host memory for %llu particles; stopping\n", (unsigned long long)o.counts[c]);
-      break;
-    }
-    double nodes = (double)sc.dims[0] * sc.dims[1] * sc.dims[2];
-    double bytes = (double)sc.n * BYTES_PER_PARTICLE_STEP + nodes * BYTES_PER_NODE_STEP;
-    double rate[100];
-    result rr[100];
-    int nr = 0;
-    for (int rep = 0; rep < o.reps; ++rep) {
-      fprintf(stderr, "bench_gpu: %llu particles, rep %d/%d\n", (unsigned long long)sc.n, rep + 1, o.reps);
-      result r = run_once(&sc, &o);
-      if (!r.ok) {
-        failed = 1;
+  for (int si = 0; si < o.n_scenes && !failed; ++si) {
+    bench_kind kind = (bench_kind)o.scenes[si];
+    for (int c = 0; c < o.n_counts; ++c) {
+      bench_scene sc;
+      if (!bench_scene_build_kind(&sc, o.counts[c], o.ppc, kind)) {
+        fprintf(stderr, "bench_gpu: no host memory for %llu particles; stopping\n", (unsigned long long)o.counts[c]);
         break;
       }
-      double ps = (double)sc.n * o.steps / r.wall_s;
-      double dev_ms = r.ms[1] + r.ms[2] + r.ms[3];
-      double eff = dev_ms > 0 ? bytes / (dev_ms * 1e-3) : 0;
-      if (tsv)
-        fprintf(tsv, "%s\t%s\t%s\t%llu\t%d\t%.0f\t%s\t%s\t%s\t%d\t%d\t%d\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.4f\n",
-                commit, dev, o.tag, (unsigned long long)sc.n, o.ppc, nodes, blk, thr, mode, o.sort_interval, rep,
-                o.steps, r.wall_s, ps, r.ms[0], r.ms[1], r.ms[2], r.ms[3], bytes, eff / 1e9, copy0 / 1e9,
-                copy0 > 0 ? eff / copy0 : 0);
-      rate[nr] = ps;
-      rr[nr++] = r;
+      double nodes = (double)sc.dims[0] * sc.dims[1] * sc.dims[2];
+      double bytes = (double)sc.n * BYTES_PER_PARTICLE_STEP + nodes * BYTES_PER_NODE_STEP;
+      double rate[100];
+      result rr[100];
+      int nr = 0;
+      for (int rep = 0; rep < o.reps; ++rep) {
+        fprintf(stderr, "bench_gpu: %s, %llu particles, rep %d/%d\n", bench_kind_name(kind),
+                (unsigned long long)sc.n, rep + 1, o.reps);
+        result r = run_once(&sc, &o);
+        if (!r.ok) {
+          failed = 1;
+          break;
+        }
+        double ps = (double)sc.n * o.steps / r.wall_s;
+        double dev_ms = r.ms[1] + r.ms[2] + r.ms[3];
+        double eff = dev_ms > 0 ? bytes / (dev_ms * 1e-3) : 0;
+        if (tsv)
+          fprintf(tsv,
+                  "%s\t%s\t%s\t%s\t%llu\t%d\t%.0f\t%s\t%s\t%s\t%d\t%d\t%d\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t"
+                  "%.6g\t%.6g\t%.4f\t%.4f\t%.4f\n",
+                  commit, dev, o.tag, bench_kind_name(kind), (unsigned long long)sc.n, o.ppc, nodes, blk, thr, mode,
+                  o.sort_interval, rep, o.steps, r.wall_s, ps, r.ms[0], r.ms[1], r.ms[2], r.ms[3], bytes, eff / 1e9,
+                  copy0 / 1e9, copy0 > 0 ? eff / copy0 : 0, r.shear, r.tip);
+        rate[nr] = ps;
+        rr[nr++] = r;
+      }
+      free(sc.x);
+      if (nr == 0) break;
+      /* the median repetition by rate */
+      double sorted[100];
+      memcpy(sorted, rate, nr * sizeof *rate);
+      qsort(sorted, nr, sizeof *sorted, cmp_double);
+      double med = sorted[nr / 2];
+      int m = 0;
+      for (int k = 0; k < nr; ++k)
+        if (rate[k] == med) m = k;
+      double dev_ms = rr[m].ms[1] + rr[m].ms[2] + rr[m].ms[3], eff = bytes / (dev_ms * 1e-3);
+      printf("%9s %12llu %10.0f %14.1f %9.3f %9.3f %9.3f %9.3f %10.0f %6.1f%% %6.1f%% %6.1f%%   (min %.1f, max %.1f)\n",
+             bench_kind_name(kind), (unsigned long long)sc.n, nodes, med / 1e6, rr[m].ms[0], rr[m].ms[1],
+             rr[m].ms[2], rr[m].ms[3], eff / 1e9, copy0 > 0 ? 100 * eff / copy0 : 0, 100 * rr[m].shear, 100 * rr[m].tip,
+             sorted[0] / 1e6, sorted[nr - 1] / 1e6);
+      if (failed) break;
     }
-    free(sc.x);
-    if (nr == 0) break;
-    /* the median repetition by rate */
-    double sorted[100];
-    memcpy(sorted, rate, nr * sizeof *rate);
-    qsort(sorted, nr, sizeof *sorted, cmp_double);
-    double med = sorted[nr / 2];
-    int m = 0;
-    for (int k = 0; k < nr; ++k)
-      if (rate[k] == med) m = k;
-    double dev_ms = rr[m].ms[1] + rr[m].ms[2] + rr[m].ms[3], eff = bytes / (dev_ms * 1e-3);
-    printf("%12llu %10.0f %14.1f %9.3f %9.3f %9.3f %9.3f %10.0f %6.1f%%   (min %.1f, max %.1f)\n",
-           (unsigned long long)sc.n, nodes, med / 1e6, rr[m].ms[0], rr[m].ms[1], rr[m].ms[2], rr[m].ms[3],
-           eff / 1e9, copy0 > 0 ? 100 * eff / copy0 : 0, sorted[0] / 1e6, sorted[nr - 1] / 1e6);
-    if (failed) break;
   }
   double copy1 = bench_gpu_copy_bandwidth(COPY_BYTES, 10);
   printf("copy bandwidth after the sweep %.0f GB/s (before %.0f); stages: %s %s %s %s (ms per step)\n", copy1 / 1e9,
