@@ -6,7 +6,9 @@
 #   gnuplot -e "in='RUN_DIR'; out='PREFIX'" reports/bench_gpu_counts.gp
 #
 # Reads RUN_DIR/bench_gpu.tsv by column name: tag (count sweeps start with
-# "counts"), particles, p2g_mode, particle_steps_per_s, device.
+# "counts"), particles, p2g_mode, particle_steps_per_s, device, and scene
+# (freefall or collapse; a file from before the scenes is all freefall):
+# one line per variant and scene, collapse dashed.
 
 here = ""
 do for [i = strlen(ARG0):1:-1] { if (here eq "" && ARG0[i:i] eq "/") { here = ARG0[1:i] } }
@@ -21,11 +23,20 @@ dev = system(sprintf("awk -F'\t' '%s !/^#/ {print $c[\"device\"]; exit}' '%s'", 
 
 # the variants this file's count sweeps carry (bench_gpu's p2g_mode column)
 modes = system(sprintf("awk -F'\t' '%s !/^#/ && $c[\"tag\"] ~ /^counts/ {print $c[\"p2g_mode\"]}' '%s' | sort -u | tr '\n' ' '", awk_cols, f))
+# the scenes the file has (no scene column: freefall only)
+has_scene = system(sprintf("awk -F'\t' '%s END {print (\"scene\" in c) ? 1 : 0}' '%s'", awk_cols, f)) + 0
+scenes = has_scene ? system(sprintf("awk -F'\t' '%s !/^#/ && $c[\"tag\"] ~ /^counts/ {print $c[\"scene\"]}' '%s' | sort -u | sort -r | tr '\n' ' '", awk_cols, f)) : "freefall"
+scene_of(z) = has_scene ? strcol("scene") : "freefall"
 label(m) = m eq "tiled" ? "tiled, fixed order (first version)" : \
            m eq "tiled-rotated" ? "tiled, rotated, stride 1" : \
-           m eq "tiled-rotated-x7" ? "tiled, rotated, stride 7 (default)" : m
+           m eq "tiled-rotated-x7" ? "tiled, rotated, stride 7 (default)" : \
+           m eq "tiled-rotated-default" ? "tiled, rotated, default stride" : \
+           m eq "global-rotated-default" ? "global atomics, rotated, default stride" : m
 is_counts(m) = strstrt(strcol("tag"), "counts") == 1 && strcol("p2g_mode") eq m
 y(m) = is_counts(m) ? column("particle_steps_per_s") / 1e6 : NaN
+marker(sc) = sc eq "collapse" ? 5 : 7
+dash(sc) = sc eq "collapse" ? 2 : 1
+ys(m, sc) = is_counts(m) && scene_of(0) eq sc ? column("particle_steps_per_s") / 1e6 : NaN
 
 set logscale x 2
 set xlabel "particles  (M = 2^{20})"
@@ -34,11 +45,13 @@ set ylabel "throughput  [M particle-steps/s]"
 set xtics ("1M" 2**20, "4M" 2**22, "16M" 2**24, "64M" 2**26, "256M" 2**28, "1G" 2**30)
 set yrange [0:*]
 set key bottom right
-set title "GPU throughput on a dense sand cube, ppc 8\n "
+set title "GPU throughput on a sand cube, ppc 8: free fall and mid-collapse\n "
 set label 1 dev at graph 0.5, graph 1.025 center noenhanced font ",10"
 
-cmd = "plot for [k = 1:words(modes)] f using \"particles\":(y(word(modes, k))) smooth unique with linespoints " . \
-      "pt 7 ps 1.1 lw 2 lc rgb series_color(k) title label(word(modes, k))"
+cmd = "plot for [j = 1:words(scenes)] for [k = 1:words(modes)] f using \"particles\":(ys(word(modes, k), word(scenes, j))) " . \
+      "smooth unique with linespoints pt marker(word(scenes, j)) ps 1.1 lw 2 " . \
+      "dt dash(word(scenes, j)) lc rgb series_color(k) " . \
+      "title (label(word(modes, k)).\", \".word(scenes, j))"
 if (have_old) { cmd = cmd . ", old using \"particles\":(y(\"tiled\")) smooth unique with linespoints pt 6 ps 1.1 lw 2 dt 2 " . \
                       "lc rgb series_color(8) title \"tiled, fixed order (first version, ../bench)\"" }
 do for [fmt in "png svg"] {

@@ -293,8 +293,9 @@ int main(int argc, char **argv) {
   const char *order = getenv("BAGNOLD_CUDA_P2G_ORDER");
   char mode_buf[64];
   const char *rot = getenv("BAGNOLD_CUDA_P2G_ROT");
-  snprintf(mode_buf, sizeof mode_buf, "%s-%s%s%s", mode, order && *order ? order : "rotated",
-           rot && *rot ? "-x" : "", rot && *rot ? rot : "");
+  /* the stride: -xK when set, -default when the backend's own default ran */
+  snprintf(mode_buf, sizeof mode_buf, "%s-%s-%s%s", mode, order && *order ? order : "rotated",
+           rot && *rot ? "x" : "default", rot && *rot ? rot : "");
   mode = mode_buf;
   if (!o.n_counts) {
     uint64_t cap = o.max_particles ? o.max_particles : (1ull << 34);
