@@ -696,26 +696,23 @@ bg_status bg_sim_grid_velocity(bg_sim *sim, bg_real *out, size_t cap) {
 
 size_t bg_sim_wall_count(const bg_sim *sim) { return sim ? (size_t)sim->cfg.n_walls : 0; }
 
-bg_status bg_sim_wall_forces(bg_sim *sim, double *out, size_t cap) {
-  if (!sim) return BG_ERR_NULL;
+/* One of the per-wall tallies (3 doubles per wall) into out. */
+static bg_status copy_wall_tally(bg_sim *sim, const double *tally, double *out, size_t cap) {
   sim->err[0] = 0;
   size_t need = 3 * (size_t)sim->cfg.n_walls;
   CHECK(out != NULL, BG_ERR_NULL, "out is NULL");
   CHECK(cap >= need, BG_ERR_RANGE, "cap = %zu doubles, the walls need %zu (3 x %d walls)", cap, need,
         sim->cfg.n_walls);
-  memcpy(out, sim->wall_force, need * sizeof *out);
+  memcpy(out, tally, need * sizeof *out);
   return BG_OK;
 }
 
+bg_status bg_sim_wall_forces(bg_sim *sim, double *out, size_t cap) {
+  return sim ? copy_wall_tally(sim, sim->wall_force, out, cap) : BG_ERR_NULL;
+}
+
 bg_status bg_sim_wall_impulses(bg_sim *sim, double *out, size_t cap) {
-  if (!sim) return BG_ERR_NULL;
-  sim->err[0] = 0;
-  size_t need = 3 * (size_t)sim->cfg.n_walls;
-  CHECK(out != NULL, BG_ERR_NULL, "out is NULL");
-  CHECK(cap >= need, BG_ERR_RANGE, "cap = %zu doubles, the walls need %zu (3 x %d walls)", cap, need,
-        sim->cfg.n_walls);
-  memcpy(out, sim->wall_impulse, need * sizeof *out);
-  return BG_OK;
+  return sim ? copy_wall_tally(sim, sim->wall_impulse, out, cap) : BG_ERR_NULL;
 }
 
 bg_status bg_sim_describe(const bg_sim *sim, bg_sim_desc *out) {
