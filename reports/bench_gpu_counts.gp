@@ -31,7 +31,8 @@ label(m) = m eq "tiled" ? "tiled, fixed order (first version)" : \
            m eq "tiled-rotated" ? "tiled, rotated, stride 1" : \
            m eq "tiled-rotated-x7" ? "tiled, rotated, stride 7 (default)" : \
            m eq "tiled-rotated-default" ? "tiled, rotated, default stride" : \
-           m eq "global-rotated-default" ? "global atomics, rotated, default stride" : m
+           m eq "global-rotated-default" ? "global atomics, rotated, default stride" : \
+           m eq "fixed-columns-default" ? "fixed-point tile, column order (default)" : m
 is_counts(m) = strstrt(strcol("tag"), "counts") == 1 && strcol("p2g_mode") eq m
 y(m) = is_counts(m) ? column("particle_steps_per_s") / 1e6 : NaN
 marker(sc) = sc eq "collapse" ? 5 : 7

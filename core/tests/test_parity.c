@@ -5,8 +5,8 @@
  * positions (relative to the displacement) and velocities must lie within a
  * tolerance derived from float round-off (see tolerance()). The drifted-
  * particle fallback is run with a sort interval longer than the run, and the
- * tile variants (block 2, 4, 8; global atomics; fixed and rotated stencil
- * order) each against the CPU.
+ * tile variants (block 2, 4, 8; global atomics; the fixed-point tile;
+ * fixed and rotated stencil order) each against the CPU.
  * The CPU side runs in reference mode (cpu_reference: the scalar update the
  * GPU runs). argv[1] is the device backend ("cuda"; exit 77 when it is
  * unavailable), or "cpu-lanes": the CPU's vector path against the reference.
@@ -520,28 +520,34 @@ int main(int argc, char **argv) {
   }
   const int never = 1 << 30; /* longer than any run: sorted once, at step 0 */
   const variant fall_vars[] = {
-      {"default (block 4, tiled, sort every 32)", NULL, NULL, 32, NULL},
+      {"default (block 4, fixed-point tile, column order, sort every 32)", NULL, NULL, 32, NULL},
       {"no re-sort (drifted fallback)", NULL, NULL, never, NULL},
       {"sort every step", NULL, NULL, 1, NULL},
       {"block 2 (tile 4^3)", "2", NULL, 32, NULL},
       {"block 8 (tile 10^3)", "8", NULL, 32, NULL},
       {"global atomics only", NULL, "global", 32, NULL},
-      {"tiled, fixed stencil order", NULL, "tiled", 32, "fixed"},
+      {"float tile, fixed stencil order", NULL, "tiled", 32, "fixed"},
       {"global, fixed stencil order", NULL, "global", 32, "fixed"},
+      {"float tile, rotated order", NULL, "tiled", 32, "rotated"},
+      {"float tile, column order", NULL, "tiled", 32, "columns"},
+      {"fixed-point tile, rotated order", NULL, "fixed", 32, "rotated"},
+      {"fixed-point tile, fixed order", NULL, "fixed", 32, "fixed"},
   };
   /* the experiments' paper runs use the global scatter: it is held to the
    * same tolerance on the column and the silo as the default */
   const variant col_vars[] = {
-      {"default (block 4, tiled, sort every 32)", NULL, NULL, 32, NULL},
+      {"default (block 4, fixed-point tile, column order, sort every 32)", NULL, NULL, 32, NULL},
       {"no re-sort (drifted fallback)", NULL, NULL, never, NULL},
       {"block 8 (tile 10^3)", "8", NULL, 32, NULL},
       {"global atomics only", NULL, "global", 32, NULL},
-      {"tiled, fixed stencil order", NULL, "tiled", 32, "fixed"},
+      {"float tile, fixed stencil order", NULL, "tiled", 32, "fixed"},
+      {"float tile, rotated order", NULL, "tiled", 32, "rotated"},
   };
   const variant silo_vars[] = {
-      {"default (block 4, tiled, sort every 32)", NULL, NULL, 32, NULL},
+      {"default (block 4, fixed-point tile, column order, sort every 32)", NULL, NULL, 32, NULL},
       {"sort every 8", NULL, NULL, 8, NULL},
       {"global atomics only", NULL, "global", 32, NULL},
+      {"float tile, rotated order", NULL, "tiled", 32, "rotated"},
   };
   /* argv[2], optional: only that scene (fall, column, column-MODEL, silo) */
   const char *only = argc > 2 ? argv[2] : NULL;

@@ -44,18 +44,36 @@
 
 #define MAX_COUNTS 32
 #define N_STAGES 4
-/* Device bytes per particle: 34 floats of state, a 64-bit id, a park code,
- * and the sort's key and permutation double buffers. */
-#define DEVICE_BYTES_PER_PARTICLE (34 * 4 + 8 + 4 + 2 * (4 + 8))
-/* Bytes moved per particle-step, by hand. P2G reads x, v, C, tau, mass,
- * volume (23 floats) and the park code; G2P reads x, F, log Jp, q (14
- * floats) and the park code, and writes x, v, C, F, tau, log Jp, q (32
- * floats). The 27-node gathers and scatters hit L2 and the shared tile and
- * are not counted. */
-#define BYTES_PER_PARTICLE_STEP ((23 + 14 + 32) * 4 + 2 * 4)
-/* Per node and step: clear (16 B written), node update (16 B read and 16 B
- * written). */
-#define BYTES_PER_NODE_STEP 48
+/* Device bytes per particle: 37 floats of state (BG_RAW_NF), a 64-bit id,
+ * a park code, and the sort's key and permutation double buffers. */
+#define DEVICE_BYTES_PER_PARTICLE (37 * 4 + 8 + 4 + 2 * (4 + 8))
+/* The least DRAM traffic of each stage, counted by hand, per particle and
+ * per node of one step: what a stage must read and write at least once.
+ * The 27-node gathers and scatters are served by L2 and the shared tile
+ * and count once per node; the fixed-point scatter's second read of its
+ * block's particles (its first pass computes the scales) is an L1/L2 hit
+ * and is not counted, so a variant that re-reads pays in its fraction.
+ * - sort, once per sort interval: keys (x, park read, key and index
+ *   written: 28 B), CUB's radix sort (about 3 passes of 8-bit digits, key
+ *   and index read and written: 3 x 24 B), the gather of 37 float arrays,
+ *   the park codes and the ids (index, source and destination: 16 B each,
+ *   24 B for the ids) and the run list (negligible);
+ * - P2G: x, v, C, tau, mass, volume (23 floats) and the park code read;
+ *   the grid cleared and each node's sum added once (2 x 16 B per node);
+ * - grid: each node read and written (32 B);
+ * - G2P: x, F and the plastic state (16 floats) and the park code read,
+ *   x, v, C, F, tau, the state and the mode (35 floats) written, each node
+ *   read once (16 B). */
+#define SORT_BYTES_PER_PARTICLE (28 + 3 * 24 + 38 * 16 + 24)
+#define P2G_BYTES_PER_PARTICLE (23 * 4 + 4)
+#define G2P_BYTES_PER_PARTICLE ((16 + 35) * 4 + 4)
+#define P2G_BYTES_PER_NODE 32
+#define GRID_BYTES_PER_NODE 32
+#define G2P_BYTES_PER_NODE 16
+/* The whole step, as the TSV's bytes_per_step has always counted it: the
+ * three per-step stages (the sort reported on its own). */
+#define BYTES_PER_PARTICLE_STEP (P2G_BYTES_PER_PARTICLE + G2P_BYTES_PER_PARTICLE)
+#define BYTES_PER_NODE_STEP (P2G_BYTES_PER_NODE + GRID_BYTES_PER_NODE + G2P_BYTES_PER_NODE)
 #define COPY_BYTES ((size_t)1 << 30)
 
 static const char *const stage_names[N_STAGES] = {"sort", "p2g", "grid", "g2p"};
@@ -106,8 +124,8 @@ static void usage(FILE *f) {
           "  --help             this text\n"
           "\n"
           "environment (the backend's knobs, recorded in the TSV):\n"
-          "  BAGNOLD_CUDA_BLOCK 2|4|8, BAGNOLD_CUDA_P2G_THREADS 32..1024, BAGNOLD_CUDA_P2G tiled|global,\n"
-          "  BAGNOLD_CUDA_P2G_ORDER rotated|fixed, BAGNOLD_CUDA_P2G_ROT 1..26 (not a multiple of 3)\n"
+          "  BAGNOLD_CUDA_BLOCK 2|4|8, BAGNOLD_CUDA_P2G_THREADS 32..1024, BAGNOLD_CUDA_P2G fixed|tiled|global,\n"
+          "  BAGNOLD_CUDA_P2G_ORDER columns|rotated|fixed, BAGNOLD_CUDA_P2G_ROT 1..26 (not a multiple of 3)\n"
           "  BAGNOLD_COMMIT     overrides the commit recorded at build time\n"
           "\n"
           "exit status: 0 done, 2 bad usage, 3 a run failed, 77 no CUDA device.\n");
@@ -288,13 +306,13 @@ int main(int argc, char **argv) {
              *mode = getenv("BAGNOLD_CUDA_P2G");
   blk = blk && *blk ? blk : "4";
   thr = thr && *thr ? thr : "32";
-  mode = mode && *mode ? mode : "tiled";
+  mode = mode && *mode ? mode : BG_CUDA_DEFAULT_P2G;
   /* the scatter's stencil order travels in the same column: tiled-rotated, global-fixed, ... */
   const char *order = getenv("BAGNOLD_CUDA_P2G_ORDER");
   char mode_buf[64];
   const char *rot = getenv("BAGNOLD_CUDA_P2G_ROT");
   /* the stride: -xK when set, -default when the backend's own default ran */
-  snprintf(mode_buf, sizeof mode_buf, "%s-%s-%s%s", mode, order && *order ? order : "rotated",
+  snprintf(mode_buf, sizeof mode_buf, "%s-%s-%s%s", mode, order && *order ? order : BG_CUDA_DEFAULT_ORDER,
            rot && *rot ? "x" : "default", rot && *rot ? rot : "");
   mode = mode_buf;
   if (!o.n_counts) {
@@ -325,7 +343,8 @@ int main(int argc, char **argv) {
     if (fresh)
       fprintf(tsv, "commit\tdevice\ttag\tscene\tparticles\tppc\tnodes\tblock\tp2g_threads\tp2g_mode\tsort_interval\trep\t"
                    "steps\twall_s\tparticle_steps_per_s\tms_sort\tms_p2g\tms_grid\tms_g2p\tbytes_per_step\t"
-                   "effective_GBps\tcopy_GBps\tfraction_of_copy\tshear_fraction\ttip_fraction\n");
+                   "effective_GBps\tcopy_GBps\tfraction_of_copy\tshear_fraction\ttip_fraction\t"
+                   "B_sort\tB_p2g\tB_grid\tB_g2p\tcopy_frac_sort\tcopy_frac_p2g\tcopy_frac_grid\tcopy_frac_g2p\n");
   }
   printf("%9s %12s %10s %14s %9s %9s %9s %9s %10s %7s %7s %7s\n", "scene", "particles", "nodes", "Mpsteps/s",
          "sort ms", "p2g ms", "grid ms", "g2p ms", "eff GB/s", "of copy", "shear", "tip");
@@ -340,6 +359,11 @@ int main(int argc, char **argv) {
       }
       double nodes = (double)sc.dims[0] * sc.dims[1] * sc.dims[2];
       double bytes = (double)sc.n * BYTES_PER_PARTICLE_STEP + nodes * BYTES_PER_NODE_STEP;
+      /* per stage and step (the sort's amortised over its interval, as its time is) */
+      const double sbytes[N_STAGES] = {(double)sc.n * SORT_BYTES_PER_PARTICLE / o.sort_interval,
+                                       (double)sc.n * P2G_BYTES_PER_PARTICLE + nodes * P2G_BYTES_PER_NODE,
+                                       nodes * GRID_BYTES_PER_NODE,
+                                       (double)sc.n * G2P_BYTES_PER_PARTICLE + nodes * G2P_BYTES_PER_NODE};
       double rate[100];
       result rr[100];
       int nr = 0;
@@ -354,13 +378,17 @@ int main(int argc, char **argv) {
         double ps = (double)sc.n * o.steps / r.wall_s;
         double dev_ms = r.ms[1] + r.ms[2] + r.ms[3];
         double eff = dev_ms > 0 ? bytes / (dev_ms * 1e-3) : 0;
+        double frac[N_STAGES];
+        for (int k = 0; k < N_STAGES; ++k)
+          frac[k] = r.ms[k] > 0 && copy0 > 0 ? sbytes[k] / (r.ms[k] * 1e-3) / copy0 : 0;
         if (tsv)
           fprintf(tsv,
                   "%s\t%s\t%s\t%s\t%llu\t%d\t%.0f\t%s\t%s\t%s\t%d\t%d\t%d\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t"
-                  "%.6g\t%.6g\t%.4f\t%.4f\t%.4f\n",
+                  "%.6g\t%.6g\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\t%.2f\t%.2f\t%.4f\t%.4f\t%.4f\t%.4f\n",
                   commit, dev, o.tag, bench_kind_name(kind), (unsigned long long)sc.n, o.ppc, nodes, blk, thr, mode,
                   o.sort_interval, rep, o.steps, r.wall_s, ps, r.ms[0], r.ms[1], r.ms[2], r.ms[3], bytes, eff / 1e9,
-                  copy0 / 1e9, copy0 > 0 ? eff / copy0 : 0, r.shear, r.tip);
+                  copy0 / 1e9, copy0 > 0 ? eff / copy0 : 0, r.shear, r.tip, sbytes[0] / sc.n, sbytes[1] / sc.n,
+                  sbytes[2] / sc.n, sbytes[3] / sc.n, frac[0], frac[1], frac[2], frac[3]);
         rate[nr] = ps;
         rr[nr++] = r;
       }
@@ -379,6 +407,11 @@ int main(int argc, char **argv) {
              bench_kind_name(kind), (unsigned long long)sc.n, nodes, med / 1e6, rr[m].ms[0], rr[m].ms[1],
              rr[m].ms[2], rr[m].ms[3], eff / 1e9, copy0 > 0 ? 100 * eff / copy0 : 0, 100 * rr[m].shear, 100 * rr[m].tip,
              sorted[0] / 1e6, sorted[nr - 1] / 1e6);
+      printf("%9s bytes per particle-step and fraction of the copy bandwidth:", "");
+      for (int k = 0; k < N_STAGES; ++k)
+        printf(" %s %.0f B %.1f%%%s", stage_names[k], sbytes[k] / sc.n,
+               rr[m].ms[k] > 0 && copy0 > 0 ? 100 * sbytes[k] / (rr[m].ms[k] * 1e-3) / copy0 : 0,
+               k + 1 < N_STAGES ? "," : "\n");
       if (failed) break;
     }
   }

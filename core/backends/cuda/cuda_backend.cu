@@ -17,11 +17,13 @@
  * touches nodes origin .. origin+B+1 per axis) and flushes it once to the
  * global grid with atomics. Particles that drifted out of their block since
  * the sort take the global-atomic path, so the sort interval is a
- * performance knob, never a correctness one. On sm_90 a shared float
- * atomicAdd is a compare-and-swap loop, so each lane walks its 27 nodes in
- * an order rotated by lane (k_p2g): that keeps a warp's adds off the same
- * addresses and made the tile 2.6x faster on an H200 (1.16 -> 3.06 G
- * particle-steps/s at 8M), where it had been half as fast as global atomics.
+ * performance knob, never a correctness one. On sm_80/90 a shared float
+ * atomicAdd (and a 64-bit integer one) is a compare-and-swap loop, while a
+ * 32-bit integer add is native, so the default tile holds each sum as two
+ * int32 fixed-point words with per-block power-of-two scales (fix_scales):
+ * exact integer sums, converted once per node at the flush. Each lane walks
+ * its particle's 27 nodes in an order offset by lane (k_p2g), which keeps a
+ * warp's adds off the same addresses.
  *
  * G2P runs one thread per particle on the global path (its 27 reads per
  * particle are served by L2), followed by the scalar constitutive update
@@ -30,14 +32,15 @@
  * per step: the front end's dt query is the step's only host wait.
  *
  * Benchmark knobs (environment, read at creation; the defaults are the
- * design's block and tile with the measured best order and stride, see
- * reports/results/h200/bench-rotated; block 2 measured 2-5% faster still): BAGNOLD_CUDA_BLOCK = 2|4|8 nodes per block edge
- * (tile 4^3, 6^3, 10^3), BAGNOLD_CUDA_P2G_THREADS = threads per P2G block
- * (multiple of 32, <= 1024), BAGNOLD_CUDA_P2G = tiled|global (global: every
- * particle scatters with global atomics, the baseline the tile is measured
- * against), BAGNOLD_CUDA_P2G_ORDER = rotated|fixed (the order in which a
- * lane visits its particle's 27 nodes), BAGNOLD_CUDA_P2G_ROT = the
- * rotation's stride across lanes (1-26, not a multiple of 3). */
+ * measured fastest, see bagnold.h's BG_CUDA_DEFAULT_P2G and
+ * reports/results/h200/p2g-fixed): BAGNOLD_CUDA_BLOCK = 2|4|8 nodes per
+ * block edge (tile 4^3, 6^3, 10^3), BAGNOLD_CUDA_P2G_THREADS = threads per
+ * P2G block (multiple of 32, <= 1024), BAGNOLD_CUDA_P2G = fixed|tiled|global
+ * (global: every particle scatters with global atomics, the baseline the
+ * tiles are measured against), BAGNOLD_CUDA_P2G_ORDER = columns|rotated|fixed
+ * (the order in which a lane visits its particle's 27 nodes),
+ * BAGNOLD_CUDA_P2G_ROT = the offset's stride across lanes (1-26, not a
+ * multiple of 3). */
 #include <cuda_runtime.h>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -59,13 +62,11 @@
 /* Threads per P2G block: the seed found one warp per grid block best (a
  * 4^3 block at 8 ppc holds ~512 particles, 16 per lane). */
 #define BG_CUDA_P2G_THREADS 32
-/* Stencil order of the scatter: 1 rotated per lane, 0 the same for every
- * lane (BAGNOLD_CUDA_P2G_ORDER; see k_p2g). */
-#define BG_CUDA_P2G_ROTATED 1
-/* Lane L starts at node (L * this) mod 27 (BAGNOLD_CUDA_P2G_ROT). Measured
- * on an H200 at 8M / 32M particles, block 4 (M particle-steps/s): stride 1
- * 2464 / 2564, 5 2870 / 3006, 7 3071 / 3226, 10 2849 / 2993, 11 2991 / 3157,
- * 13 2507 / 2621 (reports/results/h200/bench-rotated). */
+/* The default scatter and stencil order are BG_CUDA_DEFAULT_P2G and
+ * BG_CUDA_DEFAULT_ORDER (bagnold.h, where the benchmarks read them too). */
+/* Lane L starts at node (L * this) mod 27 in the rotated order, at column
+ * (L * this) mod 9 in the column order (BAGNOLD_CUDA_P2G_ROT): 7 was the
+ * best stride for the rotated float tile (reports/results/h200/bench-rotated). */
 #define BG_CUDA_P2G_ROT_MUL 7
 /* G2P is register-heavy (27-node gather, SVD, return map). */
 #define BG_CUDA_G2P_THREADS 128
@@ -122,7 +123,7 @@ typedef struct cuda_state {
   size_t err_len;
   cudaStream_t st;
   dgeom geo;
-  int p2g_threads, tiled, rotated, rot_mul;
+  int p2g_threads, p2g_mode, order, rot_mul;
   size_t n, cap;
   dparts P;
   /* sort: keys and permutation double buffers (also the gather's spares) */
@@ -301,12 +302,26 @@ __device__ __forceinline__ void particle_contrib(const dparts &P, int64_t p, con
 
 __device__ __forceinline__ float sel3(const float *v, int i) { return i == 0 ? v[0] : i == 1 ? v[1] : v[2]; }
 
+/* Scatter modes (BAGNOLD_CUDA_P2G): every particle to the global grid with
+ * float atomics; in-block particles to a shared float tile; or to a shared
+ * fixed-point tile (see k_p2g). */
+enum { P2G_GLOBAL = 0, P2G_TILED = 1, P2G_FIXED = 2 };
+/* Stencil orders of the scatter (BAGNOLD_CUDA_P2G_ORDER; see k_p2g). */
+enum { ORD_FIXED = 0, ORD_ROTATED = 1, ORD_COLUMNS = 2 };
+
+/* The fixed-point tile's per-block scales, powers of two per component:
+ * a value v goes in as hi = rint(v sh) plus lo = rint((v - hi / sh) sl). */
+typedef struct fixscale {
+  float sh[4], sl[4], ish[4]; /* ish = 1 / sh, exact: a multiply, not a division, per node */
+} fixscale;
+
 /* One node of a particle's 27: the same arithmetic, in the same order, as
  * the CPU reference, whether (a, b, k) are compile-time constants (fixed
  * order, unrolled) or run-time ones (rotated order). */
-template <int LB, bool TILED>
+template <int LB, int MODE>
 __device__ __forceinline__ void scatter_node(const dgeom &G, const contrib &c, bool in, int o0, int o1, int o2,
-                                             int a, int b, int k, float dx, float *tile, float4 *grid) {
+                                             int a, int b, int k, float dx, float *tile, const fixscale &fs,
+                                             float4 *grid) {
   constexpr int T = (1 << LB) + 2, TN = T * T * T;
   const float dxa = ((float)a - c.w.fx[0]) * dx;
   const float dxb = ((float)b - c.w.fx[1]) * dx;
@@ -319,62 +334,172 @@ __device__ __forceinline__ void scatter_node(const dgeom &G, const contrib &c, b
     const float vab = c.b4[l] + c.ax[l] * dxa + c.ay[l] * dxb;
     val[l] = wt * (vab + c.az[l] * dxc);
   }
-  if (TILED && in) {
+  if (MODE != P2G_GLOBAL && in) {
     const int t = (((c.w.base[0] - o0 + a) * T + (c.w.base[1] - o1 + b)) * T + (c.w.base[2] - o2 + k));
+    if (MODE == P2G_FIXED) {
+      int *ti = (int *)tile;
 #pragma unroll
-    for (int l = 0; l < 4; ++l) atomicAdd(&tile[l * TN + t], val[l]);
+      for (int l = 0; l < 4; ++l) {
+        /* v sh is exact (a power of two), so is hi / sh, and so is the
+         * remainder v - hi / sh (it is smaller than either): hi and lo carry
+         * v to within 0.5 / sl, whatever its size */
+        const float h = rintf(val[l] * fs.sh[l]);
+        const float r = val[l] - h * fs.ish[l];
+        atomicAdd(&ti[l * TN + t], (int)h);
+        atomicAdd(&ti[(4 + l) * TN + t], __float2int_rn(r * fs.sl[l]));
+      }
+    } else {
+#pragma unroll
+      for (int l = 0; l < 4; ++l) atomicAdd(&tile[l * TN + t], val[l]);
+    }
   } else {
     atomic_add4(grid + node_index(G, c.w.base[0] + a, c.w.base[1] + b, c.w.base[2] + k), val[0], val[1], val[2],
                 val[3]);
   }
 }
 
+/* The fixed-point tile's scales for one block, from a first pass over its
+ * particles. Every node sum of component l is bounded by
+ * S_l = sum_p (|b_l| + 1.5 dx (|ax_l| + |ay_l| + |az_l|)) (weights <= 1,
+ * |node - particle| <= 1.5 dx per axis), so sh = 2^(30 - ceil log2 S_l)
+ * keeps every hi sum, rounding included, inside int32; lo's terms are
+ * below 0.5 sl / sh each, so sl = sh 2^(30 - ceil log2 (n + 1)) does the
+ * same for n particles. A node then resolves 2^-51 S_l in a 512-particle
+ * block, where float atomics resolve 2^-24 of each partial sum, and the
+ * sum is exact integer arithmetic, so its order does not matter. Returns
+ * false (the block takes the float path) when a bound is not finite or a
+ * scale leaves float's range. */
+template <int LB>
+__device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, int64_t end, int64_t bx, int64_t by,
+                           int64_t bz, float dt, fixscale &fs) {
+  __shared__ float ssum[4], ssh[4], ssl[4];
+  __shared__ int scount, sok;
+  if (threadIdx.x == 0) {
+    for (int l = 0; l < 4; ++l) ssum[l] = 0.0f;
+    scount = 0;
+  }
+  __syncthreads();
+  float sum[4] = {0, 0, 0, 0};
+  int cnt = 0;
+  const float h = 1.5f * G.dx;
+  for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x) {
+    if (P.park[p] >= 0) continue;
+    contrib c;
+    particle_contrib(P, p, G, dt, c);
+    if ((c.w.base[0] >> LB) != bx || (c.w.base[1] >> LB) != by || (c.w.base[2] >> LB) != bz) continue;
+    ++cnt;
+#pragma unroll
+    for (int l = 0; l < 4; ++l) sum[l] += fabsf(c.b4[l]) + h * (fabsf(c.ax[l]) + fabsf(c.ay[l]) + fabsf(c.az[l]));
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    cnt += __shfl_xor_sync(0xffffffffu, cnt, off);
+#pragma unroll
+    for (int l = 0; l < 4; ++l) sum[l] += __shfl_xor_sync(0xffffffffu, sum[l], off);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&scount, cnt);
+    for (int l = 0; l < 4; ++l) atomicAdd(&ssum[l], sum[l]);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int ok = scount < (1 << 28);
+    int lb = 0; /* ceil log2 (n + 1) */
+    while ((1 << lb) < scount + 1) ++lb;
+    for (int l = 0; l < 4; ++l) {
+      /* the float sums of the bounds round below the true ones by far less
+       * than the factor 2 that ceil log2 leaves; 1.001 covers them */
+      const float S = ssum[l] * 1.001f;
+      int e = 0;
+      if (!isfinite(S)) ok = 0;
+      else if (S > 0.0f) (void)frexpf(S, &e); /* S < 2^e */
+      const int eh = 30 - e, el = eh + 30 - lb;
+      if (eh < -126 || el > 126) ok = 0;
+      ssh[l] = ok ? ldexpf(1.0f, eh) : 1.0f;
+      ssl[l] = ok ? ldexpf(1.0f, el) : 1.0f;
+    }
+    sok = ok;
+  }
+  __syncthreads();
+  for (int l = 0; l < 4; ++l) {
+    fs.sh[l] = ssh[l];
+    fs.sl[l] = ssl[l];
+    fs.ish[l] = 1.0f / ssh[l];
+  }
+  return sok != 0;
+}
+
 /* One CUDA block per run of particles sharing a grid block (the run list of
- * the last sort). TILED: in-block particles accumulate into the shared tile,
- * drifted ones go to global atomics; !TILED: every particle goes global.
- * ROT: lane L visits its 27 nodes starting at node (L * rot_mul) mod 27. Sorted
- * neighbours share most of their stencil, so in the fixed order the lanes of
- * a warp add to the same few nodes at once, and same-address atomics
- * serialise (on sm_90 a shared float atomicAdd is a compare-and-swap loop,
- * ATOMS.CAST.SPIN in the SASS, which retries on every collision). Rotated,
- * one instruction's 32 adds mostly go to different nodes. The order of the
- * additions into a node changes, as any parallel scatter does; each
- * particle's contribution does not. */
-template <int LB, bool TILED, bool ROT>
+ * the last sort). P2G_TILED / P2G_FIXED: in-block particles accumulate into
+ * the shared tile, drifted ones go to global atomics; P2G_GLOBAL: every
+ * particle goes global. On sm_80/90 a shared float atomicAdd is a
+ * compare-and-swap loop (ATOMS.CAST.SPIN in the SASS, retried on every
+ * collision), and so is a 64-bit integer one, while a 32-bit integer add is
+ * one native ATOMS.ADD: P2G_FIXED accumulates each float as two int32
+ * fixed-point words (fix_scales) and converts once per node at the flush.
+ * ORD (BAGNOLD_CUDA_P2G_ORDER) is the order in which a lane visits its
+ * particle's 27 nodes: ORD_FIXED the same for every lane, ORD_ROTATED
+ * starting at node (L * rot_mul) mod 27 for lane L, ORD_COLUMNS the nine
+ * (a, b) columns starting at column (L * rot_mul) mod 9, each column's
+ * three nodes in a fixed, unrolled order (fewer run-time node indices and
+ * weight selects than the rotated loop, which profiled as integer-bound).
+ * Sorted neighbours share most of their stencil, so in the fixed order the
+ * lanes of a warp add to the same few nodes at once, and same-address
+ * atomics serialise. Rotated, one instruction's 32 adds mostly go to
+ * different nodes. The order of the additions into a node changes, as any
+ * parallel float scatter does; each particle's contribution does not. */
+template <int LB, int MODE, int ORD>
 __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
                       int64_t n, float dt, float4 *grid, int rot_mul) {
   constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
-  /* component-major (mass plane, then the three momentum planes): lanes
+  /* component-major (mass plane, then the three momentum planes; for the
+   * fixed-point tile the four hi planes, then the four lo ones): lanes
    * adding to different nodes t then fall in banks t mod 32, where the
    * node-major float4 layout used only t mod 8 */
-  __shared__ float tile[TILED ? 4 * TN : 1];
+  __shared__ float tile[MODE == P2G_FIXED ? 8 * TN : MODE == P2G_TILED ? 4 * TN : 1];
   const int64_t r = blockIdx.x;
   const uint32_t key = runkey[r];
   if (key >= (uint32_t)G.n_blocks) return; /* the parked bucket; uniform across the block */
   const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
   const int64_t bz = key % G.nb[2], by = (key / G.nb[2]) % G.nb[1], bx = key / (G.nb[2] * G.nb[1]);
   const int o0 = (int)(bx << LB), o1 = (int)(by << LB), o2 = (int)(bz << LB);
-  if (TILED) {
-    for (int i = threadIdx.x; i < 4 * TN; i += blockDim.x) tile[i] = 0.0f;
+  constexpr int TW = MODE == P2G_FIXED ? 8 * TN : 4 * TN;
+  if (MODE != P2G_GLOBAL) {
+    for (int i = threadIdx.x; i < TW; i += blockDim.x) tile[i] = 0.0f; /* also int 0 */
     __syncthreads();
   }
+  fixscale fs;
+  bool use_tile = MODE != P2G_GLOBAL;
+  if (MODE == P2G_FIXED) use_tile = fix_scales<LB>(P, G, beg, end, bx, by, bz, dt, fs);
   const float dx = G.dx;
-  const int rot = ROT ? (int)((threadIdx.x & 31u) * (unsigned)rot_mul) % 27 : 0;
+  const unsigned lane = threadIdx.x & 31u;
+  const int rot = ORD == ORD_ROTATED ? (int)(lane * (unsigned)rot_mul) % 27
+                  : ORD == ORD_COLUMNS ? (int)(lane * (unsigned)rot_mul) % 9
+                                        : 0;
   for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x) {
     if (P.park[p] >= 0) continue;
     contrib c;
     particle_contrib(P, p, G, dt, c);
     /* in the block iff the lowest stencil node is: then base - origin is in
      * [0, B) and base - origin + {0,1,2} in [0, B+2) = the tile */
-    const bool in = TILED && (c.w.base[0] >> LB) == bx && (c.w.base[1] >> LB) == by &&
+    const bool in = use_tile && (c.w.base[0] >> LB) == bx && (c.w.base[1] >> LB) == by &&
                     (c.w.base[2] >> LB) == bz;
-    if (ROT) {
+    if (ORD == ORD_ROTATED) {
 #pragma unroll 3
       for (int s = 0; s < 27; ++s) {
         int q = s + rot;
         q -= q >= 27 ? 27 : 0;
         const int a = q / 9, b = q / 3 - 3 * a, k = q - 3 * (q / 3);
-        scatter_node<LB, TILED>(G, c, in, o0, o1, o2, a, b, k, dx, tile, grid);
+        scatter_node<LB, MODE>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid);
+      }
+    } else if (ORD == ORD_COLUMNS) {
+      int a = rot / 3, b = rot - 3 * (rot / 3);
+      for (int s = 0; s < 9; ++s) {
+#pragma unroll
+        for (int k = 0; k < 3; ++k) scatter_node<LB, MODE>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid);
+        if (++b == 3) {
+          b = 0;
+          a = a == 2 ? 0 : a + 1;
+        }
       }
     } else {
       /* fully unrolled, or the stencil arrays go to local memory (ptxas -v) */
@@ -383,18 +508,26 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
 #pragma unroll
         for (int b = 0; b < 3; ++b)
 #pragma unroll
-          for (int k = 0; k < 3; ++k) scatter_node<LB, TILED>(G, c, in, o0, o1, o2, a, b, k, dx, tile, grid);
+          for (int k = 0; k < 3; ++k) scatter_node<LB, MODE>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid);
     }
   }
-  if (TILED) {
+  if (MODE != P2G_GLOBAL && use_tile) {
     __syncthreads();
     for (int t = threadIdx.x; t < TN; t += blockDim.x) {
-      const float m = tile[t];
-      if (m == 0.0f) continue; /* untouched node: weight 0 adds nothing anywhere */
+      float q[4];
+      if (MODE == P2G_FIXED) {
+        const int *ti = (const int *)tile;
+        if (ti[t] == 0 && ti[4 * TN + t] == 0) continue; /* no mass: untouched, or weights below resolution */
+        for (int l = 0; l < 4; ++l)
+          q[l] = (float)((double)ti[l * TN + t] * (double)fs.ish[l] + (double)ti[(4 + l) * TN + t] / (double)fs.sl[l]);
+      } else {
+        if (tile[t] == 0.0f) continue; /* untouched node: weight 0 adds nothing anywhere */
+        for (int l = 0; l < 4; ++l) q[l] = tile[l * TN + t];
+      }
       const int li = t / (T * T), lj = (t / T) % T, lk = t % T;
       const int i = o0 + li, j = o1 + lj, k = o2 + lk;
       if (i >= G.dims[0] || j >= G.dims[1] || k >= G.dims[2]) continue;
-      atomic_add4(grid + node_index(G, i, j, k), m, tile[TN + t], tile[2 * TN + t], tile[3 * TN + t]);
+      atomic_add4(grid + node_index(G, i, j, k), q[0], q[1], q[2], q[3]);
     }
   }
 }
@@ -597,12 +730,14 @@ __global__ void k_grid_get(const float4 *grid, int64_t nn, int which, float *out
 /* --------------------------------------------------------------- host code */
 
 /* The kernel instantiations the knobs select; the P2G table is indexed by
- * (log2 block - 1) and tiled. */
+ * (log2 block - 1), the scatter mode and the order. */
 typedef void (*p2g_fn)(dparts, dgeom, const int64_t *, const uint32_t *, int64_t, int64_t, float, float4 *, int);
-static const p2g_fn p2g_table[3][2][2] = {
-    {{k_p2g<1, false, false>, k_p2g<1, false, true>}, {k_p2g<1, true, false>, k_p2g<1, true, true>}},
-    {{k_p2g<2, false, false>, k_p2g<2, false, true>}, {k_p2g<2, true, false>, k_p2g<2, true, true>}},
-    {{k_p2g<3, false, false>, k_p2g<3, false, true>}, {k_p2g<3, true, false>, k_p2g<3, true, true>}},
+static const p2g_fn p2g_table[3][3][3] = {
+#define BG_P2G_MODE(lb, m) {k_p2g<lb, m, ORD_FIXED>, k_p2g<lb, m, ORD_ROTATED>, k_p2g<lb, m, ORD_COLUMNS>}
+#define BG_P2G_ROW(lb) {BG_P2G_MODE(lb, P2G_GLOBAL), BG_P2G_MODE(lb, P2G_TILED), BG_P2G_MODE(lb, P2G_FIXED)}
+    BG_P2G_ROW(1), BG_P2G_ROW(2), BG_P2G_ROW(3),
+#undef BG_P2G_ROW
+#undef BG_P2G_MODE
 };
 
 static int cuda_available(char *why, size_t len) {
@@ -706,11 +841,12 @@ static bg_status read_knobs(cuda_state *s) {
   if (s->p2g_threads % 32)
     return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G_THREADS must be a multiple of 32 (whole warps)");
   const char *mode = getenv("BAGNOLD_CUDA_P2G");
-  s->tiled = 1;
-  if (mode && *mode) {
-    if (strcmp(mode, "tiled") == 0) s->tiled = 1;
-    else if (strcmp(mode, "global") == 0) s->tiled = 0;
-    else return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G must be \"tiled\" or \"global\"");
+  if (!mode || !*mode) mode = BG_CUDA_DEFAULT_P2G;
+  {
+    if (strcmp(mode, "tiled") == 0) s->p2g_mode = P2G_TILED;
+    else if (strcmp(mode, "fixed") == 0) s->p2g_mode = P2G_FIXED;
+    else if (strcmp(mode, "global") == 0) s->p2g_mode = P2G_GLOBAL;
+    else return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G must be \"fixed\", \"tiled\" or \"global\"");
   }
   /* the rotation's stride across lanes: coprime with 27 so that lanes 0-26
    * start on 27 different nodes; stride 1 puts consecutive lanes, often
@@ -720,11 +856,12 @@ static bg_status read_knobs(cuda_state *s) {
   if (s->rot_mul % 3 == 0)
     return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G_ROT must not be a multiple of 3 (it must be coprime with 27)");
   const char *order = getenv("BAGNOLD_CUDA_P2G_ORDER");
-  s->rotated = BG_CUDA_P2G_ROTATED;
-  if (order && *order) {
-    if (strcmp(order, "rotated") == 0) s->rotated = 1;
-    else if (strcmp(order, "fixed") == 0) s->rotated = 0;
-    else return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G_ORDER must be \"rotated\" or \"fixed\"");
+  if (!order || !*order) order = BG_CUDA_DEFAULT_ORDER;
+  {
+    if (strcmp(order, "rotated") == 0) s->order = ORD_ROTATED;
+    else if (strcmp(order, "columns") == 0) s->order = ORD_COLUMNS;
+    else if (strcmp(order, "fixed") == 0) s->order = ORD_FIXED;
+    else return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G_ORDER must be \"rotated\", \"columns\" or \"fixed\"");
   }
   return BG_OK;
 }
@@ -1076,7 +1213,7 @@ static bg_status cuda_p2g(void *state, bg_real dt) {
   CU(cudaMemsetAsync(s->grid, 0, (size_t)c->n_nodes * sizeof(float4), s->st));
   if (s->n && s->n_runs > 0) {
     if (s->dirty) return fail(s, BG_ERR_INTERNAL, "p2g called before particles added since the last step were sorted");
-    p2g_fn f = p2g_table[s->geo.lb - 1][s->tiled ? 1 : 0][s->rotated ? 1 : 0];
+    p2g_fn f = p2g_table[s->geo.lb - 1][s->p2g_mode][s->order];
     f<<<(unsigned)s->n_runs, s->p2g_threads, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
                                                         (int64_t)s->n, dt, s->grid, s->rot_mul);
     CU(cudaGetLastError());
