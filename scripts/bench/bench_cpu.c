@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -510,6 +511,17 @@ static void close_out(FILE *f, const char *path, const char *tmp) {
   if (rename(tmp, path) != 0) die(1, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
 }
 
+/* The 1-minute load average (/proc/loadavg), or -1 where there is none. */
+static double load_average(void) {
+  FILE *f = fopen("/proc/loadavg", "r");
+  double la = -1;
+  if (f) {
+    if (fscanf(f, "%lf", &la) != 1) la = -1;
+    fclose(f);
+  }
+  return la;
+}
+
 int main(int argc, char **argv) {
   options o;
   parse_args(argc, argv, &o);
@@ -524,6 +536,23 @@ int main(int argc, char **argv) {
     if (nproc > 0 && o.threads[i] > nproc)
       fprintf(stderr, "bench_cpu: warning: %d threads on %ld online CPUs (oversubscribed)\n",
               o.threads[i], nproc);
+  /* Other work on the machine: with libgomp's default (spinning) waits, a
+   * thread that loses its core to another process stalls its partner at
+   * every barrier, which cut the 2-thread rate here from 7.8 to 0.33 M/s.
+   * Passive waiting (the lab's default, scripts/lab) degrades gracefully. */
+  const char *wait_env = getenv("OMP_WAIT_POLICY");
+  const char *wait_policy = wait_env && *wait_env ? wait_env : "unset (libgomp: spin, then sleep)";
+  const int passive = wait_env && (strcasecmp(wait_env, "passive") == 0);
+  int max_threads = 1;
+  for (int i = 0; i < o.n_threads; ++i) max_threads = o.threads[i] > max_threads ? o.threads[i] : max_threads;
+  const double load0 = load_average();
+  if (load0 >= 0 && nproc > 0 && load0 > 0.5 && load0 + max_threads > (double)nproc + 0.25)
+    fprintf(stderr,
+            "bench_cpu: warning: the load average is %.2f on %ld CPUs before the benchmark: other processes will "
+            "share the cores with its %d threads, so the timings are not the machine's%s\n",
+            load0, nproc, max_threads,
+            passive ? "" : "; OpenMP waits are not passive (OMP_WAIT_POLICY), which makes that far worse: "
+                           "set OMP_WAIT_POLICY=passive");
 
   bench_scene sc;
   if (!bench_scene_build_kind(&sc, o.particles, (int)o.ppc, o.scene))
@@ -594,7 +623,9 @@ int main(int argc, char **argv) {
   /* table */
   printf("bagnold bench_cpu: commit %s, host %s, %s (%ld online CPUs), %s\n", commit, host, cpu,
          nproc, __VERSION__);
-  printf("measured %s .. %s\n", date_start, date_end);
+  const double load1 = load_average();
+  printf("measured %s .. %s; OMP_WAIT_POLICY %s; load average %.2f before, %.2f after\n", date_start, date_end,
+         wait_policy, load0, load1);
   printf("scene %s (at the window's end %.1f%% of particles in shear, %.1f%% at the tip): %llu particles, ppc %llu, sand block %llu x %llu x %.2f cells (dx %.3g m), "
          "grid %s nodes, Klar sand, floor Coulomb mu %.2f\n",
          bench_kind_name(o.scene), 100 * res[0].shear, 100 * res[0].tip, (unsigned long long)sc.n, (unsigned long long)o.ppc,
@@ -657,7 +688,10 @@ int main(int argc, char **argv) {
     json_str(f, host);
     fprintf(f, ",\n  \"cpu_model\": ");
     json_str(f, cpu);
-    fprintf(f, ",\n  \"nproc\": %ld,\n  \"date_utc\": ", nproc);
+    fprintf(f, ",\n  \"nproc\": %ld,\n  \"omp_wait_policy\": ", nproc);
+    json_str(f, wait_policy);
+    fprintf(f, ",\n  \"load_average_before\": %.2f,\n  \"load_average_after\": %.2f,\n  \"date_utc\": ", load0,
+            load1);
     json_str(f, date_start);
     fprintf(f, ",\n  \"date_end_utc\": ");
     json_str(f, date_end);
