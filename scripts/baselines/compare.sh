@@ -1,15 +1,27 @@
 #!/usr/bin/env bash
-# compare.sh: bagnold against Taichi and Warp on one scene in one run.
+# compare.sh: bagnold against our Taichi and Warp implementations and the
+# public code (geotaichi; taichi_elements / warp-mpm checkouts) on one scene.
 # `scripts/lab bench compare [args]` builds bagnold and calls this with
 # BAGNOLD_BUILD_DIR set. It finds a Python with taichi and warp, creating and
 # filling a virtual environment of its own (BUILD/venv) when none is given,
-# then runs compare.py (see `--help` for its options).
+# makes BUILD/venv-geotaichi for geotaichi, then runs compare.py (see
+# `--help`; --taichi-elements DIR and --warp-mpm DIR pass through to it).
 #
 # Python: --python PATH or BAGNOLD_PYTHON=PATH uses that interpreter as it is
 # (an offline machine with pre-installed wheels); otherwise BUILD/venv is
 # created with `python3 -m venv` (python3-venv is installed through apt when
 # missing) and the pinned versions below are pip-installed into it, from
 # BAGNOLD_WHEELS=DIR without the network when that is set.
+#
+# geotaichi 0.2.6 pins taichi==1.6.0 (and numpy 1.23.5, scipy 1.10.1, trimesh
+# 3.20.1, shapely 1.8.0), which cannot share BUILD/venv with taichi 1.7.4, so
+# it gets BUILD/venv-geotaichi. It declares Requires-Python <=3.11 (pip reads
+# that as <= 3.11.0) and shapely 1.8.0 has no wheel for 3.11 (it builds from
+# source against libgeos), so geotaichi goes in with --no-deps
+# --ignore-requires-python next to its other pins and shapely 1.8.5.post1 (same
+# API, wheels). Where that fails (no network, Python >= 3.12, where taichi
+# 1.6.0 has no wheel) compare.py reports geotaichi unavailable and goes on.
+# BAGNOLD_NO_GEOTAICHI=1 skips it; --geotaichi-python PATH uses your own.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -19,6 +31,8 @@ case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
 
 TAICHI_VERSION=1.7.4
 WARP_VERSION=1.19.0
+GEOTAICHI_VERSION=0.2.6
+GEOTAICHI_DEPS=(taichi==1.6.0 numpy==1.23.5 scipy==1.10.1 trimesh==3.20.1 shapely==1.8.5.post1 rtree psutil pynvml)
 
 log() { printf 'compare: %s\n' "$*" >&2; }
 die() {
@@ -29,13 +43,16 @@ die() {
 }
 
 python="${BAGNOLD_PYTHON:-}"
+gt_python=""
 args=()
 while (($#)); do
   case "$1" in
     --python) (($# >= 2)) || die 2 "--python needs a path"; python="$2"; shift 2 ;;
     --python=*) python="${1#*=}"; shift ;;
+    --geotaichi-python) (($# >= 2)) || die 2 "--geotaichi-python needs a path"; gt_python="$2"; args+=("$1" "$2"); shift 2 ;;
+    --geotaichi-python=*) gt_python="${1#*=}"; args+=("$1"); shift ;;
     -h | --help)
-      sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       printf '\n'
       # compare.py's own options, from whichever Python can already run it
       for py in "$python" "$build/venv/bin/python" python3; do
@@ -82,6 +99,25 @@ else
     log "installing taichi==$TAICHI_VERSION warp-lang==$WARP_VERSION into $venv"
     "${pip[@]}" "taichi==$TAICHI_VERSION" "warp-lang==$WARP_VERSION" ||
       die 1 "pip could not install taichi==$TAICHI_VERSION warp-lang==$WARP_VERSION (offline? set BAGNOLD_WHEELS=DIR or --python)"
+  fi
+fi
+
+# geotaichi (the public code) in its own venv; a failure here costs only its line in the table
+gt_imports() { (cd / && "$1" -c 'import importlib.metadata as m, taichi; assert m.version("geotaichi") == "'"$GEOTAICHI_VERSION"'"; import src.mpm.mainMPM') >/dev/null 2>&1; }
+if [[ -z "$gt_python" && "${BAGNOLD_NO_GEOTAICHI:-0}" != 1 ]]; then
+  gvenv="$build/venv-geotaichi"
+  if [[ ! -x "$gvenv/bin/python" ]] || ! gt_imports "$gvenv/bin/python"; then
+    log "installing geotaichi==$GEOTAICHI_VERSION (with ${GEOTAICHI_DEPS[*]}) into $gvenv"
+    gpip=("$gvenv/bin/python" -m pip install --disable-pip-version-check -q)
+    if [[ -n "${BAGNOLD_WHEELS:-}" ]]; then gpip+=(--no-index --find-links "$BAGNOLD_WHEELS"); fi
+    if { [[ -x "$gvenv/bin/python" ]] || python3 -m venv "$gvenv"; } &&
+      "${gpip[@]}" "${GEOTAICHI_DEPS[@]}" &&
+      "${gpip[@]}" --no-deps --ignore-requires-python "geotaichi==$GEOTAICHI_VERSION" &&
+      gt_imports "$gvenv/bin/python"; then
+      log "geotaichi $GEOTAICHI_VERSION ready in $gvenv"
+    else
+      log "warning: could not install geotaichi into $gvenv; it will be reported unavailable"
+    fi
   fi
 fi
 

@@ -18,9 +18,12 @@ Two layouts, as Taichi programs MPM:
          pattern of Taichi's MPM examples);
   bls    a sparse grid of 4^3-node pointer blocks with a per-block particle
          list (ti.append into a ti.root ... dynamic SNode, rebuilt every
-         step) and P2G/G2P looping over those lists with ti.block_local
-         caching the grid tile of each block (the particle-in-block pattern;
-         block-local storage only takes effect on CUDA).
+         step, a fixed capacity of a power of two >= 8 ppc 4^3 per block)
+         and P2G/G2P looping over those lists with ti.block_local caching
+         the grid tile of each block, base hinted with
+         ti.assume_in_range(base, block origin, 0, 1) as in Taichi's
+         published BLS programs (the particle-in-block pattern; block-local
+         storage only takes effect on CUDA).
 """
 import sys
 import time
@@ -80,8 +83,16 @@ def build(sc, arch, threads, variant, cache=False):
         blocks = ti.root.pointer(ti.ijk, nb)
         blocks.dense(ti.ijk, BLOCK).place(grid_m, grid_v)
         pid = ti.field(ti.i32)
-        # the whole scene could sit in one block's list at worst
-        blocks.dynamic(ti.l, n, chunk_size=BLOCK ** 3 * 8).place(pid)
+        # One list per 4^3 block, as Taichi's published BLS programs (taichi_elements' mpm_solver.py, the
+        # mpm benchmarks) size it: a fixed power-of-two capacity per block, not all n particles (a list of n
+        # per block made the index space of pid and of BLS's bounds analysis huge). A block holds
+        # ppc * 4^3 particles at rest density; 8x that is far beyond any compaction of sand (J ~ 1), and
+        # advance_to checks that no append was dropped.
+        cap = 1
+        while cap < min(n, 8 * sc.ppc * BLOCK ** 3):
+            cap *= 2
+        blocks.dynamic(ti.l, cap, chunk_size=BLOCK ** 3 * 8).place(pid)
+        binned = ti.field(ti.i32, ())
 
     @ti.kernel
     def reset_k(x0: ti.types.ndarray(dtype=ti.math.vec3, ndim=1)):
@@ -226,7 +237,14 @@ def build(sc, arch, threads, variant, cache=False):
         def bin_k():
             for p in x:
                 base = ti.floor(x[p] * inv_dx - 0.5, ti.i32)
-                ti.append(pid.parent(), base // BLOCK, p)
+                # the block of the base node, as the published programs: rescale_index to pid's grandparent
+                ti.append(pid.parent(), ti.rescale_index(grid_m, pid.parent(2), base), p)
+
+        @ti.kernel
+        def binned_k():
+            binned[None] = 0
+            for I in ti.grouped(blocks):
+                binned[None] += ti.length(pid.parent(), I)
 
         @ti.kernel
         def p2g_k():
@@ -236,7 +254,11 @@ def build(sc, arch, threads, variant, cache=False):
                 base, fx, w = weights(x[p])
                 Im = ti.rescale_index(pid, grid_m, I)
                 for d in ti.static(range(3)):
-                    base[d] = ti.assume_in_range(base[d], Im[d], 0, BLOCK)
+                    # base - Im is in [0, BLOCK): the relative offset of the particle's base node from its
+                    # block's origin. Taichi's BLS analysis already spans the block's BLOCK nodes for Im
+                    # (the rescaled loop index), so the hint is the range [0, 1) that Taichi's own BLS MPM
+                    # programs give; [0, BLOCK) counted the block twice.
+                    base[d] = ti.assume_in_range(base[d], Im[d], 0, 1)
                 scatter(p, base, fx, w)
 
         @ti.kernel
@@ -252,7 +274,7 @@ def build(sc, arch, threads, variant, cache=False):
                 base, fx, w = weights(x[p])
                 Im = ti.rescale_index(pid, grid_m, I)
                 for d in ti.static(range(3)):
-                    base[d] = ti.assume_in_range(base[d], Im[d], 0, BLOCK)
+                    base[d] = ti.assume_in_range(base[d], Im[d], 0, 1)  # as in p2g_k
                 gather_update(p, base, fx, w)
 
         def step():
@@ -293,6 +315,9 @@ def build(sc, arch, threads, variant, cache=False):
                 else:
                     blocks.deactivate_all()
                     bin_k()
+                    binned_k()
+                    if binned[None] != n:
+                        raise RuntimeError(f"bls: {binned[None]} of {n} particles binned (a block list is full)")
                 p2g_k()
                 grid_k()
                 g2p_k()
@@ -319,7 +344,7 @@ def main(argv):
     if variant not in ("dense", "bls"):
         print(f"error --variant must be dense or bls (got '{variant}')", file=S.protocol_out(), flush=True)
         return 2
-    sc = S.Scene(a.particles, a.ppc)
+    sc = S.Scene(a.particles, a.ppc, a.scene)
     arch = "cpu" if a.device == "cpu" else "cuda"
     try:
         solver, init_s, ver = build(sc, arch, a.threads, variant, a.warm_cache)
@@ -327,6 +352,7 @@ def main(argv):
         print(f"error taichi arch={arch}: {type(e).__name__}: {e}".replace("\n", " "), file=S.protocol_out(), flush=True)
         return 1
     ver = ".".join(str(c) for c in ver) if isinstance(ver, tuple) else str(ver)
+    solver.window = sc.window_start  # the collapse scene: runs start mid-runout
     S.serve(solver, "taichi", ver, f"variant={variant} arch={arch} threads={a.threads} "
             f"init_s={init_s:.6g} kernel_cache={'on' if a.warm_cache else 'off'} particles={sc.n} grid={sc.grid_text()}")
     return 0

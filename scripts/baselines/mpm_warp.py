@@ -274,7 +274,7 @@ def build(sc, device, cache_dir=None):
 def main(argv):
     S.protocol_out()  # before the framework is imported: its notices go to stderr
     a = S.worker_args(argv, "mpm_warp.py")
-    sc = S.Scene(a.particles, a.ppc)
+    sc = S.Scene(a.particles, a.ppc, a.scene)
     import atexit
     import shutil
     import tempfile
@@ -287,6 +287,7 @@ def main(argv):
     except Exception as e:
         print(f"error warp device={a.device}: {type(e).__name__}: {e}".replace("\n", " "), file=S.protocol_out(), flush=True)
         return 1
+    solver.window = sc.window_start  # the collapse scene: runs start mid-runout
     S.serve(solver, "warp", ver, f"variant=atomics device={dev} threads=1 init_s={init_s:.6g} "
             f"kernel_cache={'on' if a.warm_cache else 'off'} "
             f"particles={sc.n} grid={sc.grid_text()}")

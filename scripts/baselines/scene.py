@@ -1,6 +1,7 @@
-"""scene.py: the head-to-head benchmark scene, shared by the Taichi and Warp
-peers (mpm_taichi.py, mpm_warp.py), and the worker loop that lets
-compare.py drive every solver the same way.
+"""scene.py: the head-to-head benchmark scene, shared by our Taichi and Warp
+implementations (mpm_taichi.py, mpm_warp.py) and the adapters of the public
+code (peer_geotaichi.py, peer_taichi_elements.py, peer_warp_mpm.py), and the
+worker loop that lets compare.py drive every solver the same way.
 
 The scene is the one scripts/bench/bench_cpu.c and bench_scene.c build, rule
 for rule: a block of Klar sand (E 3.537e5 Pa, nu 0.3, rho0 2200 kg/m^3,
@@ -56,12 +57,51 @@ def pwave_speed():
     return np.float32(np.sqrt((lam + np.float32(2) * mu) / RHO0, dtype=np.float32))
 
 
-class Scene:
-    """The lattice and the grid of one particle count, as bench_cpu builds them."""
+SCENES = ("freefall", "collapse")
+COLLAPSE_SEED = 20261203  # bench_common.c's shuffle seed
 
-    def __init__(self, particles, ppc):
+
+def _splitmix_shuffle(x, seed):
+    """bench_common.c's Fisher-Yates with splitmix64, to the bit: for q = n
+    down to 2, r = mix() % q, swap rows q - 1 and r. The mix values depend
+    only on the step, so they are computed at once; the swaps run in order."""
+    n = x.shape[0]
+    if n < 2:
+        return x
+    m64 = (1 << 64) - 1
+    with np.errstate(over="ignore"):
+        t = np.arange(1, n, dtype=np.uint64)  # draw t (1-based) happens at q = n - t + 1
+        z = (np.uint64(seed) + t * np.uint64(0x9E3779B97F4A7C15)) & np.uint64(m64)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    q = np.arange(n, 1, -1, dtype=np.uint64)
+    r = (z % q).astype(np.int64)
+    q = q.astype(np.int64)
+    for a, b in zip((q - 1).tolist(), r.tolist()):
+        x[[a, b]] = x[[b, a]]
+    return x
+
+
+class Scene:
+    """The lattice and the grid of one particle count, as bench_common.c
+    builds them (bench_scene_build_kind):
+
+      freefall  the block 4 cells above the floor, 4 free cells on each
+                lateral side, particles in lattice order (bench_cpu's scene);
+      collapse  the same block as a column standing on the floor (its bottom
+                1 cell above node 0), (side + 1) // 2 + 4 free cells on each
+                lateral side, particles in bench_common.c's shuffled order;
+                a 'run' first advances (untimed) to window_start =
+                1.5 sqrt(h / g), the middle of the runout, h the filled
+                height."""
+
+    def __init__(self, particles, ppc, kind="freefall"):
         if ppc not in (1, 8, 27, 64):
             raise ValueError(f"ppc must be 1, 8, 27 or 64 (got {ppc})")
+        if kind not in SCENES:
+            raise ValueError(f"scene must be one of {SCENES} (got {kind!r})")
+        self.kind = kind
         self.n = int(particles)
         self.ppc = int(ppc)
         self.k = round(ppc ** (1.0 / 3.0))
@@ -71,16 +111,23 @@ class Scene:
         while c ** 3 * self.ppc < self.n:
             c += 1
         self.side = c
-        self.dims = (c + 2 * MARGIN_CELLS + 1, c + 2 * MARGIN_CELLS + 1,
+        margin = (c + 1) // 2 + MARGIN_CELLS if kind == "collapse" else MARGIN_CELLS
+        z0 = 1.0 if kind == "collapse" else float(FLOOR_CELLS)
+        self.margin = margin
+        self.dims = (c + 2 * margin + 1, c + 2 * margin + 1,
                      FLOOR_CELLS + int(math.ceil(1.6 * c)) + 4 + 1)
+        self.height = self.n / (self.ppc * float(c * c))  # filled height, cells
+        self.window_start = 1.5 * math.sqrt(self.height * float(DX) / 9.81) if kind == "collapse" else 0.0
         lat = self.k * c
         p = np.arange(self.n, dtype=np.int64)
         i, j, l = p % lat, (p // lat) % lat, p // (lat * lat)
         dx = float(DX)
         x = np.empty((self.n, 3), dtype=np.float32)
-        x[:, 0] = ((MARGIN_CELLS + (i + 0.5) / self.k) * dx).astype(np.float32)
-        x[:, 1] = ((MARGIN_CELLS + (j + 0.5) / self.k) * dx).astype(np.float32)
-        x[:, 2] = ((FLOOR_CELLS + (l + 0.5) / self.k) * dx).astype(np.float32)
+        x[:, 0] = ((margin + (i + 0.5) / self.k) * dx).astype(np.float32)
+        x[:, 1] = ((margin + (j + 0.5) / self.k) * dx).astype(np.float32)
+        x[:, 2] = ((z0 + (l + 0.5) / self.k) * dx).astype(np.float32)
+        if kind == "collapse":
+            x = _splitmix_shuffle(x, COLLAPSE_SEED)
         self.x0 = x
         self.vol0 = np.float32(DX * DX * DX / np.float32(self.ppc))
         self.mass = np.float32(RHO0 * self.vol0)
@@ -107,7 +154,7 @@ def protocol_out():
     return _proto
 
 
-def serve(solver, name, version, extra=""):
+def serve(solver, name, version, extra="", window=None):
     """The worker protocol of scripts/bench/bench_scene.c, on stdin/stdout.
 
     solver must have reset(), run(steps) (dt rule on the device, no host
@@ -115,8 +162,12 @@ def serve(solver, name, version, extra=""):
     float32, dt() and n_active(). The first 'run' of the process includes the
     JIT compilation of every kernel; its reset and first step are reported
     separately as first_step_s so compare.py can state the compile cost
-    apart."""
+    apart. window > 0 (the collapse scene; default solver.window, else 0): every 'run' first advances the
+    fresh state to t = window, untimed (part of first_step_s in the first
+    run), then takes its warm-up and timed steps there."""
     out = protocol_out()
+    if window is None:
+        window = float(getattr(solver, "window", 0.0))
     print(f"ready solver={name} version={version} {extra}".rstrip(), file=out, flush=True)
     for line in sys.stdin:
         parts = line.split(maxsplit=2)
@@ -134,6 +185,9 @@ def serve(solver, name, version, extra=""):
                 solver.reset()
                 solver.sync()
                 first = 0.0
+                if window > 0:
+                    solver.advance_to(window)
+                    solver.sync()
                 if warm:
                     solver.run(1)
                     solver.sync()
@@ -174,6 +228,7 @@ def worker_args(argv, prog):
     ap.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
     ap.add_argument("--threads", type=int, default=2, help="CPU threads (Taichi; Warp's CPU is serial)")
     ap.add_argument("--variant", default="", help="solver variant (Taichi: dense or bls)")
+    ap.add_argument("--scene", choices=SCENES, default="freefall", help="freefall (default) or collapse")
     ap.add_argument("--warm-cache", action="store_true",
                     help="use the framework's on-disk kernel cache (default: bypass it, so the first step's "
                          "time is a cold compile every run)")
