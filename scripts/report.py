@@ -1048,8 +1048,13 @@ def recorded_section(doc, registry, table, table_sha, figdir):
             doc.add(line + "\n\n", f'<p class="muted">{h(line)}</p>\n')
         elif err:
             doc.add(f"**{err}**\n\n", f'<p class="warn">{h(err)}</p>\n')
-        if os.path.isfile(os.path.join(d, "bench_gpu.tsv")) and os.path.getsize(os.path.join(d, "bench_gpu.tsv")):
+        bg_tsv = os.path.join(d, "bench_gpu.tsv")
+        if os.path.isfile(bg_tsv) and os.path.getsize(bg_tsv):
             figs = ["bench_gpu_counts"]
+            with open(bg_tsv, encoding="utf-8") as f:
+                # the per-stage byte columns came with issue 18's bench_gpu
+                if "B_p2g" in f.readline().rstrip("\n").split("\t"):
+                    figs.append("bench_gpu_bytes")
         for fig in figs:
             key = f"{set_name}-{fig}" if name == name.split("-")[0] else f"{set_name}-{name}-{fig}"
             gp = os.path.join(ROOT, "reports", fig + ".gp")
