@@ -1048,6 +1048,8 @@ def recorded_section(doc, registry, table, table_sha, figdir):
             doc.add(line + "\n\n", f'<p class="muted">{h(line)}</p>\n')
         elif err:
             doc.add(f"**{err}**\n\n", f'<p class="warn">{h(err)}</p>\n')
+        if os.path.isfile(os.path.join(d, "counts.tsv")):
+            figs = ["compare_counts"]  # a head-to-head across particle counts
         bg_tsv = os.path.join(d, "bench_gpu.tsv")
         if os.path.isfile(bg_tsv) and os.path.getsize(bg_tsv):
             figs = ["bench_gpu_counts"]
