@@ -654,9 +654,12 @@ def main():
             if s not in summ:
                 continue
             mn, md, mx = summ[s]
-            rt = f"bagnold/this {ratio[s][0]:.2f}x" if s in ratio and not s.startswith("bagnold") else ""
+            # never an empty field: gnuplot reads "" as missing and shifts the columns
+            rt = f"bagnold/this {ratio[s][0]:.2f}x" if s in ratio and s != "bagnold" else "reference"
             colour = 0xC0504D if s.startswith("bagnold") else 0x4A78B0
-            f.write(f'{i}\t"{label_of[s]}"\t{md / 1e6:.6g}\t{mn / 1e6:.6g}\t{mx / 1e6:.6g}\t"{rt}"\t{colour}\n')
+            # the axis takes the label up to its details in parentheses (the table has them all)
+            short = label_of[s].split(" (")[0] if not s.startswith("bagnold") else label_of[s]
+            f.write(f'{i}\t"{short}"\t{md / 1e6:.6g}\t{mn / 1e6:.6g}\t{mx / 1e6:.6g}\t"{rt}"\t{colour}\n')
     gp = os.path.join(HERE, "compare.gp")
     omp = " ".join(f"{k}={os.environ[k]}" for k in sorted(os.environ) if k.startswith("OMP_") and os.environ[k])
     title = (f"{n} particles, {a.device} ({cpu if not gpu else gname}), commit {commit}"
