@@ -637,7 +637,7 @@ def main():
                 "tolerance (m)\tinitial_lattice_identical\tn_active\tverdict\n")
         for s in solvers:
             if s not in chk:
-                f.write(f"{s}\t" + "\t".join(["nan"] * 15) + "\tn/a\t-1\tn/a\n")
+                f.write(f"{s}\t" + "\t".join(["nan"] * 14) + "\tn/a\t-1\tn/a\n")
                 continue
             m = chk[s]
             d, dmax, ok, _ = verdict.get(s, ({k: float("nan") for k in CHECK_KEYS}, float("nan"), False, None))
