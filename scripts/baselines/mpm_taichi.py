@@ -329,10 +329,7 @@ def build(sc, arch, threads, variant, cache=False):
             return x.to_numpy()
 
         def n_active(self):
-            # no parking here: count the particles still inside the interior
-            xg = x.to_numpy() / np.float32(S.DX)
-            ok = np.all((xg >= 0.5) & (xg < np.array(sc.dims, dtype=np.float32) - 1.5), axis=1)
-            return int(ok.sum())
+            return S.n_inside(sc, self.positions())
 
     return Solver(), init_s, ti.__version__
 

@@ -264,9 +264,7 @@ def build(sc, device, cache_dir=None):
             return x.numpy()
 
         def n_active(self):
-            xg = x.numpy() / np.float32(S.DX)
-            ok = np.all((xg >= 0.5) & (xg < np.array(sc.dims, dtype=np.float32) - 1.5), axis=1)
-            return int(ok.sum())
+            return S.n_inside(sc, self.positions())
 
     return Solver(), init_s, wp.__version__, dev
 

@@ -198,7 +198,7 @@ def build(sc, arch, threads, cache=False):
         sims.delta = h
         return h
 
-    class Solver:
+    class Solver(S.HostDtSolver):
         def __init__(self):
             self._dt = dt0
 
@@ -207,45 +207,25 @@ def build(sc, arch, threads, cache=False):
             scene_.material.stateVars.from_numpy(saved_s)
             sims.current_time, sims.current_step = 0.0, 0
 
-        def _step(self):
+        def _h(self):
+            return set_dt()
+
+        def _step(self, h):
+            # set_dt() has set h already, except for advance_to's shortened last step
+            sims.dt[None] = h
+            sims.delta = h
             solver.core(scene_, mpm.neighbor)  # geotaichi's own step: grid reset, neighbour list, engine
             sims.current_time += sims.delta
             sims.current_step += 1
 
-        def run(self, steps):
-            for _ in range(steps):
-                self._dt = set_dt()
-                self._step()
-
         def sync(self):
             ti.sync()
-
-        def dt(self):
-            return float(self._dt)
-
-        def advance_to(self, t_end):
-            t, k = 0.0, 0
-            while t < t_end:
-                h = set_dt()
-                if t + h > t_end:
-                    h = float(np.float32(t_end - t))
-                    sims.dt[None] = h
-                    sims.delta = h
-                if not h > 0:
-                    break
-                self._step()
-                self._dt = h
-                t += h
-                k += 1
-            return k, t
 
         def positions(self):
             return x_field.to_numpy()[:n].astype(np.float32)
 
         def n_active(self):
-            xg = self.positions() / np.float32(S.DX)
-            ok = np.all((xg >= 0.5) & (xg < np.array(sc.dims, dtype=np.float32) - 1.5), axis=1)
-            return int(ok.sum())
+            return S.n_inside(sc, self.positions())
 
     return Solver(), init_s, ti.__version__, floor_mu
 

@@ -119,7 +119,7 @@ def build(sc, arch, threads, te_dir, cache=False):
     cp = float(S.pwave_speed())
     cfl_dx = float(np.float32(S.CFL) * S.DX)
 
-    class Solver:
+    class Solver(S.HostDtSolver):
         def __init__(self):
             self._dt = cfl_dx / cp
 
@@ -134,38 +134,17 @@ def build(sc, arch, threads, te_dir, cache=False):
             vmax_k(n)
             return cfl_dx / (cp + float(vmax_f[None]))
 
-        def run(self, steps):
-            for _ in range(steps):
-                self._dt = self._h()
-                te.step(self._dt)
+        def _step(self, h):
+            te.step(h)
 
         def sync(self):
             ti.sync()
-
-        def dt(self):
-            return float(self._dt)
-
-        def advance_to(self, t_end):
-            t, k = 0.0, 0
-            while t < t_end:
-                h = self._h()
-                if t + h > t_end:
-                    h = float(np.float32(t_end - t))
-                if not h > 0:
-                    break
-                te.step(h)
-                self._dt = h
-                t += h
-                k += 1
-            return k, t
 
         def positions(self):
             return te.x.to_numpy()[:n].astype(np.float32)
 
         def n_active(self):
-            xg = self.positions() / np.float32(S.DX)
-            ok = np.all((xg >= 0.5) & (xg < np.array(sc.dims, dtype=np.float32) - 1.5), axis=1)
-            return int(ok.sum())
+            return S.n_inside(sc, self.positions())
 
     return Solver(), init_s, ti.__version__, floor_mu
 

@@ -133,7 +133,7 @@ def build(sc, device, wm_dir):
         p = wp.tid()
         wp.atomic_max(out, 0, wp.length(v[p]))
 
-    class Solver:
+    class Solver(S.HostDtSolver):
         def __init__(self):
             self._dt = cfl_dx / cp
             self.k = 0
@@ -153,38 +153,14 @@ def build(sc, device, wm_dir):
             sim.time += h
             self.k += 1
 
-        def run(self, steps):
-            for _ in range(steps):
-                self._dt = self._h()
-                self._step(self._dt)
-
         def sync(self):
             wp.synchronize()
-
-        def dt(self):
-            return float(self._dt)
-
-        def advance_to(self, t_end):
-            t, k = 0.0, 0
-            while t < t_end:
-                h = self._h()
-                if t + h > t_end:
-                    h = float(np.float32(t_end - t))
-                if not h > 0:
-                    break
-                self._step(h)
-                self._dt = h
-                t += h
-                k += 1
-            return k, t
 
         def positions(self):
             return sim.mpm_state.particle_x.numpy()[:n].astype(np.float32)
 
         def n_active(self):
-            xg = self.positions() / np.float32(S.DX)
-            ok = np.all((xg >= 0.5) & (xg < np.array(sc.dims, dtype=np.float32) - 1.5), axis=1)
-            return int(ok.sum())
+            return S.n_inside(sc, self.positions())
 
     return Solver(), init_s, wp.config.version, floor_mu
 

@@ -136,6 +136,44 @@ class Scene:
         return "x".join(str(d) for d in self.dims)
 
 
+def n_inside(sc, xyz):
+    """The particles still inside the grid's interior (whose stencil stays
+    on the grid), the peers' stand-in for bagnold's n_active: no peer parks."""
+    xg = xyz / np.float32(DX)
+    ok = np.all((xg >= 0.5) & (xg < np.array(sc.dims, dtype=np.float32) - 1.5), axis=1)
+    return int(ok.sum())
+
+
+class HostDtSolver:
+    """What the public code's adapters share: the scene's dt rule evaluated on
+    the host before every step (self._h(), the next dt) and one step of the
+    public code of a given dt (self._step(h)); run, dt and advance_to (the
+    last step shortened to land on t_end, as bg_sim_advance_to) follow.
+    self._dt is the last step's dt."""
+
+    def run(self, steps):
+        for _ in range(steps):
+            self._dt = self._h()
+            self._step(self._dt)
+
+    def dt(self):
+        return float(self._dt)
+
+    def advance_to(self, t_end):
+        t, k = 0.0, 0
+        while t < t_end:
+            h = self._h()
+            if t + h > t_end:
+                h = float(np.float32(t_end - t))
+            if not h > 0:
+                break
+            self._step(h)
+            self._dt = h
+            t += h
+            k += 1
+        return k, t
+
+
 _proto = None
 
 
