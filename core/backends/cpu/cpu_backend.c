@@ -22,6 +22,29 @@
 #include "bg_internal.h"
 #include "bg_transfer.h"
 
+/* A grid node's four floats (mass, then momentum or velocity) in one SSE
+ * register. gcc left the node loops of the transfers half scalar, with the
+ * accumulators spilled to the stack; written on this type, every node
+ * update is a handful of packed operations. Element-wise IEEE arithmetic:
+ * the results do not depend on the vector width the compiler picks. */
+typedef bg_real node4 __attribute__((vector_size(4 * sizeof(bg_real))));
+
+static inline node4 node_load(const bg_real *g) {
+  node4 v;
+  memcpy(&v, g, sizeof v);
+  return v;
+}
+
+static inline void node_store(bg_real *g, node4 v) { memcpy(g, &v, sizeof v); }
+
+/* The stencil's per-axis factors along z: the weight w_k and w_k (k - fx) dx. */
+static inline void stencil_z(const bg_bspline *w, bg_real dx, bg_real wz[3], bg_real wzd[3]) {
+  for (int k = 0; k < 3; ++k) {
+    wz[k] = w->w[2][k];
+    wzd[k] = w->w[2][k] * (((bg_real)k - w->fx[2]) * dx);
+  }
+}
+
 typedef struct cpu_state {
   const bg_config *cfg;
   size_t n, cap;
@@ -29,6 +52,7 @@ typedef struct cpu_state {
   bg_real *x[3], *v[3], *F[9], *C[9], *tau[6];
   bg_real *st[BG_NSTATE]; /* the plastic state (bg_material_core.h) */
   bg_real *mass, *vol0, *mode;
+  bg_real *slab; /* one allocation behind every float array above (see grow) */
   int64_t *id;   /* insertion index of the particle in each slot */
   int32_t *park; /* -1 active, k < n_sinks parked in sink k, n_sinks left the grid */
   /* binning */
@@ -36,6 +60,9 @@ typedef struct cpu_state {
   int64_t *bstart; /* n_blocks + 1 prefix offsets into order */
   int64_t *order;  /* active particles grouped by block */
   int64_t *blist;  /* occupied blocks, grouped by colour */
+  int64_t *bin_key;  /* per particle: its block this step, -1 parked (cap entries) */
+  int64_t *bin_hist; /* per binning thread: a count, then a cursor, per block */
+  int bin_threads;   /* how many histograms bin_hist holds */
   int64_t cstart[9];
   /* scratch grid, 4 floats per node: mass then momentum, velocity after the update */
   bg_real (*grid)[4];
@@ -103,13 +130,13 @@ static void set_float_arrays(cpu_state *s, bg_real **a) {
 static void cpu_destroy(void *state) {
   cpu_state *s = state;
   if (!s) return;
-  bg_real *a[N_FLOAT_ARRAYS];
-  float_arrays(s, a);
-  for (int k = 0; k < N_FLOAT_ARRAYS; ++k) free(a[k]);
+  free(s->slab);
   free(s->id);
   free(s->park);
   free(s->bstart);
   free(s->order);
+  free(s->bin_key);
+  free(s->bin_hist);
   free(s->blist);
   free(s->grid);
   free(s->gs);
@@ -150,25 +177,43 @@ static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t 
   return BG_OK;
 }
 
+/* The float arrays share one slab at a stride of cap + SLAB_STAGGER
+ * floats: cap is a multiple of one page, so array k starts k cache lines
+ * further into its page than array 0. Separately
+ * allocated, every array of a power-of-two capacity starts at the same
+ * offset within a page, so the 30-odd streams the gather and scatter walk
+ * in lockstep all map to one L1 set (8 ways) and evict each other on every
+ * particle; staggered, stream k sits k sets further on. 41 arrays x 64 B
+ * stay inside the 4 KiB that L1's set index spans. */
+#define SLAB_STAGGER 16
+_Static_assert(N_FLOAT_ARRAYS * SLAB_STAGGER * sizeof(bg_real) <= 4096, "stagger must fit in one L1 way");
+
 static bg_status grow(cpu_state *s, size_t need) {
   if (need <= s->cap) return BG_OK;
   size_t cap = s->cap ? s->cap : 1024;
   while (cap < need) cap *= 2;
+  size_t stride = cap + SLAB_STAGGER;
+  bg_real *slab = aligned_alloc(64, N_FLOAT_ARRAYS * stride * sizeof *slab);
+  if (!slab) return BG_ERR_NOMEM;
   bg_real *a[N_FLOAT_ARRAYS];
   float_arrays(s, a);
   for (int k = 0; k < N_FLOAT_ARRAYS; ++k) {
-    bg_real *g = realloc(a[k], cap * sizeof *g);
-    if (!g) return BG_ERR_NOMEM;
+    bg_real *g = slab + (size_t)k * stride; /* cap is a multiple of 1024 floats */
+    if (s->n) memcpy(g, a[k], s->n * sizeof *g);
     a[k] = g;
-    set_float_arrays(s, a); /* keep the handle consistent even if a later realloc fails */
   }
+  free(s->slab);
+  s->slab = slab;
+  set_float_arrays(s, a);
   int64_t *id = realloc(s->id, cap * sizeof *id);
   if (id) s->id = id;
   int32_t *pk = realloc(s->park, cap * sizeof *pk);
   if (pk) s->park = pk;
   int64_t *ord = realloc(s->order, cap * sizeof *ord);
   if (ord) s->order = ord;
-  if (!id || !pk || !ord) return BG_ERR_NOMEM;
+  int64_t *bk = realloc(s->bin_key, cap * sizeof *bk);
+  if (bk) s->bin_key = bk;
+  if (!id || !pk || !ord || !bk) return BG_ERR_NOMEM;
   s->cap = cap;
   return BG_OK;
 }
@@ -281,20 +326,85 @@ static bg_status cpu_sort(void *state, uint64_t step) {
   return BG_OK;
 }
 
-/* Bins active particles by block (counting sort into order[]) and lists the
- * occupied blocks by colour. Runs every step: cheap next to the transfers. */
+/* Histograms of the parallel binning, at most this many entries in all
+ * (threads x blocks): a huge grid on many threads bins on fewer threads. */
+#define BIN_HIST_MAX ((int64_t)1 << 26)
+
+/* Bins active particles by block into order[] and lists the occupied blocks
+ * by colour. Runs every step. A counting sort in parallel: each thread
+ * counts the blocks of a contiguous range of particles, the cursors are laid
+ * out block by block and, within a block, thread by thread, and each thread
+ * then places its range in particle order. The result is the serial stable
+ * sort's, whatever the thread count. */
 static void bin_particles(cpu_state *s) {
   int64_t nb = s->n_blocks;
-  memset(s->bstart, 0, ((size_t)nb + 1) * sizeof *s->bstart);
-  for (size_t p = 0; p < s->n; ++p)
-    if (s->park[p] < 0) s->bstart[particle_block(s, p) + 1]++;
-  for (int64_t b = 0; b < nb; ++b) s->bstart[b + 1] += s->bstart[b];
-  /* scatter with a moving cursor per block: reuse blist as the cursor array
-   * would need nb entries of scratch, so walk bstart twice instead */
-  int64_t *cur = s->blist;
-  for (int64_t b = 0; b < nb; ++b) cur[b] = s->bstart[b];
-  for (size_t p = 0; p < s->n; ++p)
-    if (s->park[p] < 0) s->order[cur[particle_block(s, p)]++] = (int64_t)p;
+  int64_t n = (int64_t)s->n;
+  int nt = nthreads(s);
+  if ((int64_t)nt * (nb + 1) > BIN_HIST_MAX) nt = (int)(BIN_HIST_MAX / (nb + 1));
+  if (nt > 1 && nt > s->bin_threads) {
+    int64_t *h = realloc(s->bin_hist, (size_t)nt * (size_t)(nb + 1) * sizeof *h);
+    if (h) {
+      s->bin_hist = h;
+      s->bin_threads = nt;
+    }
+  }
+  if (nt > s->bin_threads) nt = s->bin_threads > 1 ? s->bin_threads : 1;
+  if (n < 4096) nt = 1; /* not worth a parallel region */
+  int64_t *bstart = s->bstart, *key = s->bin_key, *order = s->order;
+  bstart[0] = 0;
+  if (nt <= 1) {
+    memset(bstart, 0, ((size_t)nb + 1) * sizeof *bstart);
+    for (int64_t p = 0; p < n; ++p) {
+      key[p] = s->park[p] < 0 ? particle_block(s, (size_t)p) : -1;
+      if (key[p] >= 0) bstart[key[p] + 1]++;
+    }
+    for (int64_t b = 0; b < nb; ++b) bstart[b + 1] += bstart[b];
+    /* blist as the cursors, before it lists the blocks below */
+    int64_t *cur = s->blist;
+    for (int64_t b = 0; b < nb; ++b) cur[b] = bstart[b];
+    for (int64_t p = 0; p < n; ++p)
+      if (key[p] >= 0) order[cur[key[p]]++] = p;
+  } else {
+    int64_t *hist = s->bin_hist;
+#pragma omp parallel num_threads(nt)
+    {
+#ifdef _OPENMP
+      int t = omp_get_thread_num(), team = omp_get_num_threads();
+#else
+      int t = 0, team = 1;
+#endif
+      /* the team may be smaller than asked: ranges follow the real size */
+      int64_t lo = n * t / team, hi = n * (t + 1) / team;
+      int64_t *h = hist + (size_t)t * (size_t)(nb + 1);
+      memset(h, 0, (size_t)nb * sizeof *h);
+      for (int64_t p = lo; p < hi; ++p) {
+        int64_t k = s->park[p] < 0 ? particle_block(s, (size_t)p) : -1;
+        key[p] = k;
+        if (k >= 0) h[k]++;
+      }
+#pragma omp barrier
+#pragma omp for schedule(static)
+      for (int64_t b = 0; b < nb; ++b) {
+        int64_t tot = 0;
+        for (int u = 0; u < team; ++u) tot += hist[(size_t)u * (size_t)(nb + 1) + (size_t)b];
+        bstart[b + 1] = tot;
+      }
+#pragma omp single
+      for (int64_t b = 0; b < nb; ++b) bstart[b + 1] += bstart[b];
+#pragma omp for schedule(static)
+      for (int64_t b = 0; b < nb; ++b) {
+        int64_t off = bstart[b];
+        for (int u = 0; u < team; ++u) {
+          int64_t *e = &hist[(size_t)u * (size_t)(nb + 1) + (size_t)b];
+          int64_t cnt = *e;
+          *e = off;
+          off += cnt;
+        }
+      }
+      for (int64_t p = lo; p < hi; ++p)
+        if (key[p] >= 0) order[h[key[p]]++] = p;
+    }
+  }
   /* occupied blocks by colour (parity of block coordinates) */
   int64_t k = 0;
   for (int c = 0; c < 8; ++c) {
@@ -347,7 +457,15 @@ static inline void particle_xg(const cpu_state *s, size_t p, bg_real xg[3]) {
   for (int d = 0; d < 3; ++d) xg[d] = (s->x[d][p] - c->origin[d]) * c->inv_dx;
 }
 
-static void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
+/* Inlined into its cloned caller (p2g_block), so that it is compiled for
+ * the clone's ISA rather than called at the baseline's. */
+#if defined(__GNUC__)
+#define CPU_INLINE static inline __attribute__((always_inline))
+#else
+#define CPU_INLINE static inline
+#endif
+
+CPU_INLINE void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
   const bg_config *c = s->cfg;
   bg_real xg[3];
   particle_xg(s, p, xg);
@@ -355,28 +473,24 @@ static void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
   bg_mat3 C = load_mat(s->C, p), tau = load_sym(s->tau, p);
   bg_real m = s->mass[p];
   bg_mat3 A = bg_p2g_affine(m, s->vol0[p], &C, &tau, dt, c->inv_dx);
-  /* per node the particle adds wt * (m, m v + A dpos): written over the
-   * node's four floats at once (lane 0 is mass, its affine part is zero) so
-   * the compiler keeps each node update in one vector */
-  bg_real b4[4] = {m, m * s->v[0][p], m * s->v[1][p], m * s->v[2][p]};
-  bg_real ax[4] = {0, A.m[0][0], A.m[1][0], A.m[2][0]};
-  bg_real ay[4] = {0, A.m[0][1], A.m[1][1], A.m[2][1]};
-  bg_real az[4] = {0, A.m[0][2], A.m[1][2], A.m[2][2]};
+  /* per node the particle adds wt * (m, m v + A dpos), wt = wa wb wz:
+   * lane 0 is the mass, whose affine part is zero */
+  const node4 b4 = {m, m * s->v[0][p], m * s->v[1][p], m * s->v[2][p]};
+  const node4 ax = {0, A.m[0][0], A.m[1][0], A.m[2][0]};
+  const node4 ay = {0, A.m[0][1], A.m[1][1], A.m[2][1]};
+  const node4 az = {0, A.m[0][2], A.m[1][2], A.m[2][2]};
   int64_t ny = c->dims[1], nz = c->dims[2];
-  bg_real dx = c->dx;
+  bg_real dx = c->dx, wz[3], wzd[3];
+  stencil_z(&w, dx, wz, wzd);
   for (int a = 0; a < 3; ++a) {
     bg_real dxa = ((bg_real)a - w.fx[0]) * dx;
     for (int b = 0; b < 3; ++b) {
       bg_real dxb = ((bg_real)b - w.fx[1]) * dx;
       bg_real wab = w.w[0][a] * w.w[1][b];
-      bg_real vab[4];
-      for (int l = 0; l < 4; ++l) vab[l] = b4[l] + ax[l] * dxa + ay[l] * dxb;
-      bg_real(*g)[4] = s->grid + ((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2];
-      for (int k = 0; k < 3; ++k) {
-        bg_real dxc = ((bg_real)k - w.fx[2]) * dx;
-        bg_real wt = wab * w.w[2][k];
-        for (int l = 0; l < 4; ++l) g[k][l] += wt * (vab[l] + az[l] * dxc);
-      }
+      node4 vab = b4 + ax * dxa + ay * dxb;
+      bg_real *g = s->grid[((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2]];
+      for (int k = 0; k < 3; ++k)
+        node_store(g + 4 * k, node_load(g + 4 * k) + (wab * wz[k]) * vab + (wab * wzd[k]) * az);
     }
   }
   if (s->nl >= 0) {
@@ -387,6 +501,12 @@ static void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
         for (int k = 0; k < 3; ++k) g[k] += bg_bspline_weight(&w, a, b, k) * mf;
       }
   }
+}
+
+/* P2G of one block's particles, compiled for AVX2/AVX-512 too (as
+ * g2p_chunk). */
+BG_BATCH_DRIVER void p2g_block(cpu_state *s, int64_t b, bg_real dt) {
+  for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q) p2g_particle(s, (size_t)s->order[q], dt);
 }
 
 static bg_status cpu_p2g(void *state, bg_real dt) {
@@ -402,10 +522,7 @@ static bg_status cpu_p2g(void *state, bg_real dt) {
   for (int col = 0; col < 8; ++col) {
     int64_t lo = s->cstart[col], hi = s->cstart[col + 1];
 #pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
-    for (int64_t k = lo; k < hi; ++k) {
-      int64_t b = s->blist[k];
-      for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q) p2g_particle(s, (size_t)s->order[q], dt);
-    }
+    for (int64_t k = lo; k < hi; ++k) p2g_block(s, s->blist[k], dt);
   }
   return BG_OK;
 }
@@ -474,13 +591,108 @@ static bg_real nodal_laplacian(const cpu_state *s, const bg_bspline *w) {
   return sum * c->inv_dx * c->inv_dx;
 }
 
+/* G2P over particles p0 .. p1-1 (at most one chunk): the gather per
+ * particle, then the constitutive update (SVD, return map, stress)
+ * vectorised across the chunk's lanes (bg_constitutive_batch.h). Compiled
+ * for AVX2/AVX-512 too, like the lane drivers (BG_BATCH_DRIVER): the
+ * clones differ in encoding only, not in results. mine: the thread's
+ * tallies of newly parked particles; returns the largest squared speed. */
+BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real dt, double *mine) {
+  const bg_config *c = s->cfg;
+  int64_t ny = c->dims[1], nz = c->dims[2];
+  bg_real dx = c->dx, k4 = 4.0f * c->inv_dx * c->inv_dx;
+  int ns = c->n_sinks;
+  double vmax2 = 0;
+  bg_mat_chunk ch;
+  size_t slot[BG_BATCH_CHUNK];
+  int len = 0;
+  for (int64_t pi = p0; pi < p1; ++pi) {
+    size_t p = (size_t)pi;
+    if (s->park[p] >= 0) continue;
+    bg_real xg[3];
+    particle_xg(s, p, xg);
+    bg_bspline w = bg_bspline_eval(xg);
+    /* lane 0 of each node is its mass: gathered along with the
+     * velocity so a node is one vector, then ignored. The sums of
+     * w v, w v dxa, w v dxb and w v dxc factor axis by axis: along z
+     * per column, along y per plane, then along x. */
+    bg_real wz[3], wzd[3];
+    stencil_z(&w, dx, wz, wzd);
+    node4 av = {0, 0, 0, 0}, aa = av, ab = av, ac = av;
+    for (int a = 0; a < 3; ++a) {
+      node4 sa = {0, 0, 0, 0}, ya = sa, za = sa;
+      for (int b = 0; b < 3; ++b) {
+        bg_real wb = w.w[1][b], dxb = ((bg_real)b - w.fx[1]) * dx;
+        const bg_real *g = s->grid[((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2]];
+        node4 g0 = node_load(g), g1 = node_load(g + 4), g2 = node_load(g + 8);
+        node4 cs = wz[0] * g0 + wz[1] * g1 + wz[2] * g2;
+        node4 cz = wzd[0] * g0 + wzd[1] * g1 + wzd[2] * g2;
+        sa += wb * cs;
+        ya += (wb * dxb) * cs;
+        za += wb * cz;
+      }
+      bg_real wa = w.w[0][a], dxa = ((bg_real)a - w.fx[0]) * dx;
+      av += wa * sa;
+      aa += (wa * dxa) * sa;
+      ab += wa * ya;
+      ac += wa * za;
+    }
+    bg_real v[3] = {av[1], av[2], av[3]};
+    bg_mat3 B;
+    for (int i = 0; i < 3; ++i) {
+      B.m[i][0] = aa[1 + i];
+      B.m[i][1] = ab[1 + i];
+      B.m[i][2] = ac[1 + i];
+    }
+    bg_mat3 C;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) C.m[i][j] = k4 * B.m[i][j];
+    bg_real xp[3];
+    for (int d = 0; d < 3; ++d) {
+      s->v[d][p] = v[d];
+      xp[d] = s->x[d][p] + dt * v[d];
+      s->x[d][p] = xp[d];
+    }
+    store_mat(s->C, p, &C);
+    bg_mat3 F = load_mat(s->F, p);
+    F = bg_f_update(&C, &F, dt);
+    for (int e = 0; e < 9; ++e) ch.F[e][len] = F.m[e / 3][e % 3];
+    for (int d = 0; d < BG_NSTATE; ++d) ch.st[d][len] = s->st[d][p];
+    if (s->nl >= 0) ch.st[s->nl + 1][len] = nodal_laplacian(s, &w);
+    slot[len++] = p;
+    int32_t code = bg_park_code(c, c->sinks, xp);
+    if (code >= 0) {
+      s->park[p] = code;
+      mine[code] += (double)s->mass[p];
+      mine[ns + 1] += 1.0;
+    } else {
+      double sp = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
+      if (sp > vmax2) vmax2 = sp;
+    }
+  }
+  bg_material_update_chunk(&c->mat, dt, &ch, len, c->cpu_reference);
+  for (int l = 0; l < len; ++l) s->mode[slot[l]] = (bg_real)ch.mode[l];
+  /* array by array: one store stream at a time, pointers loaded once */
+  for (int e = 0; e < 9; ++e) {
+    bg_real *dst = s->F[e];
+    for (int l = 0; l < len; ++l) dst[slot[l]] = ch.F[e][l];
+  }
+  for (int k = 0; k < 6; ++k) {
+    bg_real *dst = s->tau[k];
+    for (int l = 0; l < len; ++l) dst[slot[l]] = ch.tau[k][l];
+  }
+  for (int d = 0; d < BG_NSTATE; ++d) {
+    bg_real *dst = s->st[d];
+    for (int l = 0; l < len; ++l) dst[slot[l]] = ch.st[d][l];
+  }
+  return vmax2;
+}
+
 static bg_status cpu_g2p(void *state, bg_real dt) {
   cpu_state *s = state;
   const bg_config *c = s->cfg;
   int nt = nthreads(s);
   int64_t n = (int64_t)s->n;
-  int64_t ny = c->dims[1], nz = c->dims[2];
-  bg_real dx = c->dx, k4 = 4.0f * c->inv_dx * c->inv_dx;
   int ns = c->n_sinks;
   double vmax2 = 0;
   /* per-thread tallies of newly parked particles, summed in thread order */
@@ -494,92 +706,11 @@ static bg_status cpu_g2p(void *state, bg_real dt) {
     int tid = 0;
 #endif
     double *mine = tally + (size_t)tid * (size_t)(ns + 2);
-    /* particles go through in chunks: the gather is per particle, the
-     * constitutive update (SVD, return map, stress) runs vectorised across
-     * the chunk's lanes (bg_constitutive_batch.h) */
+    /* particles go through in chunks (g2p_chunk) */
 #pragma omp for schedule(static)
     for (int64_t p0 = 0; p0 < n; p0 += BG_BATCH_CHUNK) {
-      bg_mat_chunk ch;
-      size_t slot[BG_BATCH_CHUNK];
-      int len = 0;
-      int64_t p1 = p0 + BG_BATCH_CHUNK < n ? p0 + BG_BATCH_CHUNK : n;
-      for (int64_t pi = p0; pi < p1; ++pi) {
-        size_t p = (size_t)pi;
-        if (s->park[p] >= 0) continue;
-        bg_real xg[3];
-        particle_xg(s, p, xg);
-        bg_bspline w = bg_bspline_eval(xg);
-        /* lane 0 of each node is its mass: gathered along with the
-         * velocity so a node is one 4-float vector, then ignored */
-        bg_real av[4] = {0, 0, 0, 0}, aa[4] = {0, 0, 0, 0}, ab[4] = {0, 0, 0, 0}, ac[4] = {0, 0, 0, 0};
-        for (int a = 0; a < 3; ++a) {
-          bg_real dxa = ((bg_real)a - w.fx[0]) * dx;
-          for (int b = 0; b < 3; ++b) {
-            bg_real dxb = ((bg_real)b - w.fx[1]) * dx;
-            bg_real wab = w.w[0][a] * w.w[1][b];
-            const bg_real(*g)[4] =
-                (const bg_real(*)[4])s->grid + ((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2];
-            for (int k = 0; k < 3; ++k) {
-              bg_real dxc = ((bg_real)k - w.fx[2]) * dx;
-              bg_real wt = wab * w.w[2][k];
-              for (int l = 0; l < 4; ++l) {
-                bg_real wv = wt * g[k][l];
-                av[l] += wv;
-                aa[l] += wv * dxa;
-                ab[l] += wv * dxb;
-                ac[l] += wv * dxc;
-              }
-            }
-          }
-        }
-        bg_real v[3] = {av[1], av[2], av[3]};
-        bg_mat3 B;
-        for (int i = 0; i < 3; ++i) {
-          B.m[i][0] = aa[1 + i];
-          B.m[i][1] = ab[1 + i];
-          B.m[i][2] = ac[1 + i];
-        }
-        bg_mat3 C;
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) C.m[i][j] = k4 * B.m[i][j];
-        bg_real xp[3];
-        for (int d = 0; d < 3; ++d) {
-          s->v[d][p] = v[d];
-          xp[d] = s->x[d][p] + dt * v[d];
-          s->x[d][p] = xp[d];
-        }
-        store_mat(s->C, p, &C);
-        bg_mat3 F = load_mat(s->F, p);
-        F = bg_f_update(&C, &F, dt);
-        for (int e = 0; e < 9; ++e) ch.F[e][len] = F.m[e / 3][e % 3];
-        for (int d = 0; d < BG_NSTATE; ++d) ch.st[d][len] = s->st[d][p];
-        if (s->nl >= 0) ch.st[s->nl + 1][len] = nodal_laplacian(s, &w);
-        slot[len++] = p;
-        int32_t code = bg_park_code(c, c->sinks, xp);
-        if (code >= 0) {
-          s->park[p] = code;
-          mine[code] += (double)s->mass[p];
-          mine[ns + 1] += 1.0;
-        } else {
-          double sp = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
-          if (sp > vmax2) vmax2 = sp;
-        }
-      }
-      bg_material_update_chunk(&c->mat, dt, &ch, len, c->cpu_reference);
-      for (int l = 0; l < len; ++l) s->mode[slot[l]] = (bg_real)ch.mode[l];
-      /* array by array: one store stream at a time, pointers loaded once */
-      for (int e = 0; e < 9; ++e) {
-        bg_real *dst = s->F[e];
-        for (int l = 0; l < len; ++l) dst[slot[l]] = ch.F[e][l];
-      }
-      for (int k = 0; k < 6; ++k) {
-        bg_real *dst = s->tau[k];
-        for (int l = 0; l < len; ++l) dst[slot[l]] = ch.tau[k][l];
-      }
-      for (int d = 0; d < BG_NSTATE; ++d) {
-        bg_real *dst = s->st[d];
-        for (int l = 0; l < len; ++l) dst[slot[l]] = ch.st[d][l];
-      }
+      double v2 = g2p_chunk(s, p0, p0 + BG_BATCH_CHUNK < n ? p0 + BG_BATCH_CHUNK : n, dt, mine);
+      if (v2 > vmax2) vmax2 = v2;
     }
   }
   for (int t = 0; t < nt; ++t) {
