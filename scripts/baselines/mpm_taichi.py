@@ -81,7 +81,15 @@ def build(sc, arch, threads, variant, cache=False):
     else:
         nb = tuple((d + BLOCK - 1) // BLOCK for d in sc.dims)
         blocks = ti.root.pointer(ti.ijk, nb)
-        blocks.dense(ti.ijk, BLOCK).place(grid_m, grid_v)
+        # Each grid component in a dense of its own (structure of arrays), as taichi_elements' mpm_solver.py
+        # places grid_v.get_scalar_field(d). BLS needs it: components sharing one dense cell (place(grid_m,
+        # grid_v), array of structures) make Taichi lower grid_v[I] to one vector-typed global pointer with
+        # per-component shift pointers (transforms/lower_matrix_ptr.cpp), which the BLS analyzer does not
+        # follow (analysis/bls_analyzer.cpp records only plain GlobalPtrStmt accesses), so grid_v's scratch
+        # pads got no access and CUDA compilation aborted in scratch_pad.h (finalize: bounds[i].low != max).
+        blocks.dense(ti.ijk, BLOCK).place(grid_m)
+        for d in range(3):
+            blocks.dense(ti.ijk, BLOCK).place(grid_v.get_scalar_field(d))
         pid = ti.field(ti.i32)
         # One list per 4^3 block, as Taichi's published BLS programs (taichi_elements' mpm_solver.py, the
         # mpm benchmarks) size it: a fixed power-of-two capacity per block, not all n particles (a list of n

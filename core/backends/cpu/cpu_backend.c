@@ -22,6 +22,15 @@
 #include "bg_internal.h"
 #include "bg_transfer.h"
 
+/* Helpers and per-particle kernels are inlined into their cloned callers
+ * (p2g_block, g2p_chunk), so that they are compiled for the clone's ISA
+ * rather than called at the baseline's. */
+#if defined(__GNUC__)
+#define CPU_INLINE static inline __attribute__((always_inline))
+#else
+#define CPU_INLINE static inline
+#endif
+
 /* A grid node's four floats (mass, then momentum or velocity) in one SSE
  * register. gcc left the node loops of the transfers half scalar, with the
  * accumulators spilled to the stack; written on this type, every node
@@ -29,13 +38,13 @@
  * the results do not depend on the vector width the compiler picks. */
 typedef bg_real node4 __attribute__((vector_size(4 * sizeof(bg_real))));
 
-static inline node4 node_load(const bg_real *g) {
+CPU_INLINE node4 node_load(const bg_real *g) {
   node4 v;
   memcpy(&v, g, sizeof v);
   return v;
 }
 
-static inline void node_store(bg_real *g, node4 v) { memcpy(g, &v, sizeof v); }
+CPU_INLINE void node_store(bg_real *g, node4 v) { memcpy(g, &v, sizeof v); }
 
 /* The stencil's per-axis factors along z: the weight w_k and w_k (k - fx) dx. */
 static inline void stencil_z(const bg_bspline *w, bg_real dx, bg_real wz[3], bg_real wzd[3]) {
@@ -308,16 +317,29 @@ static bg_status cpu_sort(void *state, uint64_t step) {
     free(perm);
     return BG_ERR_NOMEM;
   }
-  for (int k = 0; k < N_FLOAT_ARRAYS; ++k) {
-    bg_real *arr = a[k];
-    for (size_t p = 0; p < s->n; ++p) tmp[p] = arr[perm[p]];
-    memcpy(arr, tmp, s->n * sizeof *tmp);
-  }
-  for (size_t p = 0; p < s->n; ++p) itmp[p] = s->id[perm[p]];
-  memcpy(s->id, itmp, s->n * sizeof *itmp);
+  /* the permutation, array by array, split over the threads */
+  int64_t n = (int64_t)s->n;
   int32_t *pk = (int32_t *)tmp; /* same size as a float */
-  for (size_t p = 0; p < s->n; ++p) pk[p] = s->park[perm[p]];
-  memcpy(s->park, pk, s->n * sizeof *pk);
+#pragma omp parallel num_threads(nthreads(s))
+  {
+    for (int k = 0; k < N_FLOAT_ARRAYS; ++k) {
+      bg_real *arr = a[k];
+#pragma omp for schedule(static)
+      for (int64_t p = 0; p < n; ++p) tmp[p] = arr[perm[p]];
+#pragma omp for schedule(static)
+      for (int64_t p = 0; p < n; ++p) arr[p] = tmp[p];
+    }
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < n; ++p) {
+      itmp[p] = s->id[perm[p]];
+      pk[p] = s->park[perm[p]];
+    }
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < n; ++p) {
+      s->id[p] = itmp[p];
+      s->park[p] = pk[p];
+    }
+  }
   free(tmp);
   free(itmp);
   free(cnt);
@@ -457,14 +479,6 @@ static inline void particle_xg(const cpu_state *s, size_t p, bg_real xg[3]) {
   for (int d = 0; d < 3; ++d) xg[d] = (s->x[d][p] - c->origin[d]) * c->inv_dx;
 }
 
-/* Inlined into its cloned caller (p2g_block), so that it is compiled for
- * the clone's ISA rather than called at the baseline's. */
-#if defined(__GNUC__)
-#define CPU_INLINE static inline __attribute__((always_inline))
-#else
-#define CPU_INLINE static inline
-#endif
-
 CPU_INLINE void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
   const bg_config *c = s->cfg;
   bg_real xg[3];
@@ -479,7 +493,8 @@ CPU_INLINE void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
   const node4 ax = {0, A.m[0][0], A.m[1][0], A.m[2][0]};
   const node4 ay = {0, A.m[0][1], A.m[1][1], A.m[2][1]};
   const node4 az = {0, A.m[0][2], A.m[1][2], A.m[2][2]};
-  int64_t ny = c->dims[1], nz = c->dims[2];
+  int64_t sy = c->dims[2], sx = c->dims[1] * sy;
+  bg_real(*g0)[4] = s->grid + (w.base[0] * sx + w.base[1] * sy + w.base[2]);
   bg_real dx = c->dx, wz[3], wzd[3];
   stencil_z(&w, dx, wz, wzd);
   for (int a = 0; a < 3; ++a) {
@@ -488,16 +503,15 @@ CPU_INLINE void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
       bg_real dxb = ((bg_real)b - w.fx[1]) * dx;
       bg_real wab = w.w[0][a] * w.w[1][b];
       node4 vab = b4 + ax * dxa + ay * dxb;
-      bg_real *g = s->grid[((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2]];
-      for (int k = 0; k < 3; ++k)
-        node_store(g + 4 * k, node_load(g + 4 * k) + (wab * wz[k]) * vab + (wab * wzd[k]) * az);
+      bg_real *g = g0[a * sx + b * sy];
+      for (int k = 0; k < 3; ++k) node_store(g + 4 * k, node_load(g + 4 * k) + wab * (wz[k] * vab + wzd[k] * az));
     }
   }
   if (s->nl >= 0) {
     bg_real mf = m * s->st[s->nl][p];
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) {
-        bg_real *g = s->gs + ((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2];
+        bg_real *g = s->gs + (w.base[0] + a) * sx + (w.base[1] + b) * sy + w.base[2];
         for (int k = 0; k < 3; ++k) g[k] += bg_bspline_weight(&w, a, b, k) * mf;
       }
   }
@@ -599,7 +613,7 @@ static bg_real nodal_laplacian(const cpu_state *s, const bg_bspline *w) {
  * tallies of newly parked particles; returns the largest squared speed. */
 BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real dt, double *mine) {
   const bg_config *c = s->cfg;
-  int64_t ny = c->dims[1], nz = c->dims[2];
+  int64_t sy = c->dims[2], sx = c->dims[1] * sy;
   bg_real dx = c->dx, k4 = 4.0f * c->inv_dx * c->inv_dx;
   int ns = c->n_sinks;
   double vmax2 = 0;
@@ -618,12 +632,13 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
      * per column, along y per plane, then along x. */
     bg_real wz[3], wzd[3];
     stencil_z(&w, dx, wz, wzd);
+    const bg_real(*g00)[4] = (const bg_real(*)[4])s->grid + (w.base[0] * sx + w.base[1] * sy + w.base[2]);
     node4 av = {0, 0, 0, 0}, aa = av, ab = av, ac = av;
     for (int a = 0; a < 3; ++a) {
       node4 sa = {0, 0, 0, 0}, ya = sa, za = sa;
       for (int b = 0; b < 3; ++b) {
         bg_real wb = w.w[1][b], dxb = ((bg_real)b - w.fx[1]) * dx;
-        const bg_real *g = s->grid[((int64_t)(w.base[0] + a) * ny + (w.base[1] + b)) * nz + w.base[2]];
+        const bg_real *g = g00[a * sx + b * sy];
         node4 g0 = node_load(g), g1 = node_load(g + 4), g2 = node_load(g + 8);
         node4 cs = wz[0] * g0 + wz[1] * g1 + wz[2] * g2;
         node4 cz = wzd[0] * g0 + wzd[1] * g1 + wzd[2] * g2;
@@ -672,18 +687,17 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
   }
   bg_material_update_chunk(&c->mat, dt, &ch, len, c->cpu_reference);
   for (int l = 0; l < len; ++l) s->mode[slot[l]] = (bg_real)ch.mode[l];
-  /* array by array: one store stream at a time, pointers loaded once */
-  for (int e = 0; e < 9; ++e) {
-    bg_real *dst = s->F[e];
-    for (int l = 0; l < len; ++l) dst[slot[l]] = ch.F[e][l];
-  }
-  for (int k = 0; k < 6; ++k) {
-    bg_real *dst = s->tau[k];
-    for (int l = 0; l < len; ++l) dst[slot[l]] = ch.tau[k][l];
-  }
-  for (int d = 0; d < BG_NSTATE; ++d) {
-    bg_real *dst = s->st[d];
-    for (int l = 0; l < len; ++l) dst[slot[l]] = ch.st[d][l];
+  /* array by array, one store stream at a time; a chunk without parked
+   * particles is one run of slots, copied as such */
+  int run = len > 0 && slot[len - 1] - slot[0] == (size_t)(len - 1);
+  for (int e = 0; e < 9 + 6 + BG_NSTATE; ++e) {
+    bg_real *dst = e < 9 ? s->F[e] : e < 15 ? s->tau[e - 9] : s->st[e - 15];
+    const bg_real *src = e < 9 ? ch.F[e] : e < 15 ? ch.tau[e - 9] : ch.st[e - 15];
+    if (run) {
+      memcpy(dst + slot[0], src, (size_t)len * sizeof *src);
+    } else {
+      for (int l = 0; l < len; ++l) dst[slot[l]] = src[l];
+    }
   }
   return vmax2;
 }
@@ -722,15 +736,16 @@ static bg_status cpu_g2p(void *state, bg_real dt) {
   }
   free(tally);
   /* recount (cheap, exact) rather than trust incremental counters */
-  size_t act = 0, sink = 0, out = 0;
-  for (size_t p = 0; p < s->n; ++p) {
+  int64_t act = 0, sink = 0, out = 0, np = (int64_t)s->n;
+#pragma omp parallel for schedule(static) num_threads(nt) reduction(+ : act, sink, out)
+  for (int64_t p = 0; p < np; ++p) {
     if (s->park[p] < 0) act++;
     else if (s->park[p] < ns) sink++;
     else out++;
   }
-  s->n_active = act;
-  s->n_sink = sink;
-  s->n_out = out;
+  s->n_active = (size_t)act;
+  s->n_sink = (size_t)sink;
+  s->n_out = (size_t)out;
   s->max_speed = sqrt(vmax2);
   return BG_OK;
 }
