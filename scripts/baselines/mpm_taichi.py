@@ -44,9 +44,11 @@ def build(sc, arch, threads, variant, cache=False):
         ti.init(arch=ti.cpu, cpu_max_num_threads=threads, default_fp=ti.f32, log_level=ti.WARN,
                 kernel_profiler=PROFILE, offline_cache=cache)
     else:
-        # sparse SNodes allocate from a pool taken at init; the default (1 GB) is short of 4M particles
+        # sparse SNodes allocate from a pool taken at init; the default (1 GB) is short of 4M particles.
+        # The fraction is of the card's total memory, taken by each process at init: compare.py runs the
+        # dense and bls workers at once beside bagnold and Warp, so two halves would leave the others nothing.
         ti.init(arch=ti.cuda, default_fp=ti.f32, log_level=ti.WARN, offline_cache=cache,
-                device_memory_fraction=0.5)
+                device_memory_fraction=0.25)
     init_s = time.perf_counter() - t0
 
     f32 = ti.f32

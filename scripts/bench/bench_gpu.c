@@ -125,7 +125,8 @@ static void usage(FILE *f) {
           "\n"
           "environment (the backend's knobs, recorded in the TSV):\n"
           "  BAGNOLD_CUDA_BLOCK 2|4|8, BAGNOLD_CUDA_P2G_THREADS 32..1024, BAGNOLD_CUDA_P2G fixed|tiled|global,\n"
-          "  BAGNOLD_CUDA_P2G_ORDER columns|rotated|fixed, BAGNOLD_CUDA_P2G_ROT 1..26 (not a multiple of 3)\n"
+          "  BAGNOLD_CUDA_P2G_ORDER columns|rotated|fixed, BAGNOLD_CUDA_P2G_ROT 1..26 (not a multiple of 3),\n"
+          "  BAGNOLD_CUDA_G2P_MINBLOCKS 1|4|5 (the G2P kernel's register bound; p2g_mode gains -g2pmbK)\n"
           "  BAGNOLD_COMMIT     overrides the commit recorded at build time\n"
           "\n"
           "exit status: 0 done, 2 bad usage, 3 a run failed, 77 no CUDA device.\n");
@@ -312,8 +313,13 @@ int main(int argc, char **argv) {
   char mode_buf[64];
   const char *rot = getenv("BAGNOLD_CUDA_P2G_ROT");
   /* the stride: -xK when set, -default when the backend's own default ran */
-  snprintf(mode_buf, sizeof mode_buf, "%s-%s-%s%s", mode, order && *order ? order : BG_CUDA_DEFAULT_ORDER,
-           rot && *rot ? "x" : "default", rot && *rot ? rot : "");
+  /* and the G2P kernel's register bound, when not the compiler's own: -g2pmbK */
+  const char *mb = getenv("BAGNOLD_CUDA_G2P_MINBLOCKS");
+  int g2p_mb = mb && *mb ? atoi(mb) : BG_CUDA_DEFAULT_G2P_MINBLOCKS;
+  char mb_buf[16] = "";
+  if (g2p_mb != 1) snprintf(mb_buf, sizeof mb_buf, "-g2pmb%d", g2p_mb);
+  snprintf(mode_buf, sizeof mode_buf, "%s-%s-%s%s%s", mode, order && *order ? order : BG_CUDA_DEFAULT_ORDER,
+           rot && *rot ? "x" : "default", rot && *rot ? rot : "", mb_buf);
   mode = mode_buf;
   if (!o.n_counts) {
     uint64_t cap = o.max_particles ? o.max_particles : (1ull << 34);

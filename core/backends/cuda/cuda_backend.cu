@@ -68,7 +68,11 @@
  * (L * this) mod 9 in the column order (BAGNOLD_CUDA_P2G_ROT): 7 was the
  * best stride for the rotated float tile (reports/results/h200/bench-rotated). */
 #define BG_CUDA_P2G_ROT_MUL 7
-/* G2P is register-heavy (27-node gather, SVD, return map). */
+/* G2P is register-heavy (27-node gather, SVD, return map): unbounded,
+ * ptxas gives it 168 registers on sm_90, 3 blocks of 128 threads per SM
+ * (19% occupancy). BAGNOLD_CUDA_G2P_MINBLOCKS (bagnold.h's
+ * BG_CUDA_DEFAULT_G2P_MINBLOCKS) asks for at least 4 or 5 resident blocks
+ * instead: 128 registers with 24 B of spills, or 96 with 180 B. */
 #define BG_CUDA_G2P_THREADS 128
 /* Element-wise kernels (keys, gathers, node update, read-back). */
 #define BG_CUDA_EW_THREADS 256
@@ -124,6 +128,7 @@ typedef struct cuda_state {
   cudaStream_t st;
   dgeom geo;
   int p2g_threads, p2g_mode, order, rot_mul;
+  int g2p_minb; /* BAGNOLD_CUDA_G2P_MINBLOCKS */
   size_t n, cap;
   dparts P;
   /* sort: keys and permutation double buffers (also the gather's spares) */
@@ -584,7 +589,8 @@ __global__ void k_boundary(float4 *grid, const bg_bnode *bn, int64_t nbn, const 
   }
 }
 
-__global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
+template <int MINB>
+__global__ void __launch_bounds__(BG_CUDA_G2P_THREADS, MINB)
     k_g2p(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
           const float *__restrict__ gs, int nl, unsigned long long *tally) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -855,6 +861,10 @@ static bg_status read_knobs(cuda_state *s) {
   if (st != BG_OK) return st;
   if (s->rot_mul % 3 == 0)
     return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G_ROT must not be a multiple of 3 (it must be coprime with 27)");
+  st = env_int(s, "BAGNOLD_CUDA_G2P_MINBLOCKS", BG_CUDA_DEFAULT_G2P_MINBLOCKS, 1, 5, &s->g2p_minb);
+  if (st != BG_OK) return st;
+  if (s->g2p_minb != 1 && s->g2p_minb != 4 && s->g2p_minb != 5)
+    return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_G2P_MINBLOCKS must be 1 (no bound), 4 or 5 resident G2P blocks per SM");
   const char *order = getenv("BAGNOLD_CUDA_P2G_ORDER");
   if (!order || !*order) order = BG_CUDA_DEFAULT_ORDER;
   {
@@ -1255,8 +1265,16 @@ static bg_status cuda_g2p(void *state, bg_real dt) {
     M.mat = s->cfg->mat;
     M.sinks = s->sinks;
     M.n_sinks = s->cfg->n_sinks;
-    k_g2p<<<grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS), BG_CUDA_G2P_THREADS, 0, s->st>>>(
-        s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl, s->d_tally);
+    const dim3 nb = grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS);
+    if (s->g2p_minb == 5)
+      k_g2p<5><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl,
+                                                      s->d_tally);
+    else if (s->g2p_minb == 4)
+      k_g2p<4><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl,
+                                                      s->d_tally);
+    else
+      k_g2p<1><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl,
+                                                      s->d_tally);
     CU(cudaGetLastError());
   }
   bg_status st = mark(s, 4);
