@@ -228,8 +228,9 @@ int bg_backend_available(const char *name, char *why, size_t why_len);
 #define BG_CUDA_DEFAULT_ORDER "columns"
 /* ... and BAGNOLD_CUDA_G2P_MINBLOCKS = 1, 4 or 5: the G2P kernel compiled
  * for at least that many resident blocks of 128 threads per SM (1: no
- * bound, the compiler's choice of registers). */
-#define BG_CUDA_DEFAULT_G2P_MINBLOCKS 1
+ * bound, the compiler's choice of registers). 4 was the fastest measured
+ * (reports/results/h200/g2p-bound). */
+#define BG_CUDA_DEFAULT_G2P_MINBLOCKS 4
 /* Name of the backend in use ("cpu", "cuda"). */
 const char *bg_sim_backend(const bg_sim *sim);
 /* The descriptor the simulation was created from, with the current gravity

@@ -121,8 +121,13 @@ class Worker:
         if line is None:
             time.sleep(0.2)
             rc = self.p.poll()
+            if rc is None:
+                # a worker that hangs keeps its device memory and its cores: stop it now, so the
+                # other solvers' timings and the cross-check go on without it
+                self.p.kill()
+                self.p.wait()
             self.error = (f"the worker exited with status {rc} during '{cmd}' (log: {self.log.name})"
-                          if rc is not None else f"no answer to '{cmd}' within {timeout} s")
+                          if rc is not None else f"no answer to '{cmd}' within {timeout} s: stopped")
             raise RuntimeError(self.error)
         if line.startswith("error"):
             raise RuntimeError(line[6:])
@@ -315,6 +320,10 @@ def main():
     ap.add_argument("--warp-mpm-python", default="",
                     help="Python for warp-mpm, with warp-lang, torch and h5py (warp-mpm pins warp-lang 0.10.1; "
                          "default: this Python)")
+    ap.add_argument("--first-run-timeout", type=float, default=900, metavar="S",
+                    help="seconds a solver may take for its first reset + step (JIT included) before it is "
+                         "stopped and reported as failed, so that one that hangs does not hold up the rest "
+                         "(default 900)")
     ap.add_argument("--warm-cache", action="store_true",
                     help="let Taichi and Warp use their on-disk kernel caches (default: bypassed, so the "
                          "reported compile time is a cold compile)")
@@ -328,6 +337,8 @@ def main():
         ap.error(f"--particles must be >= 1 (got {n})")
     if a.reps < 1 or a.steps < 1 or a.warmup < 1:
         ap.error("--reps, --steps and --warmup must be >= 1")
+    if not a.first_run_timeout > 0:
+        ap.error(f"--first-run-timeout must be > 0 s (got {a.first_run_timeout})")
     sc = S.Scene(n, a.ppc, a.scene)
     if a.check_time is None:
         # freefall: the block has landed and spreads; collapse: about the end of the runout (3 sqrt(h/g))
@@ -459,13 +470,19 @@ def main():
                 for d in v.split(" | "):
                     log(f"    - {d}")
 
+    # the worker's own build: the checkout's commit says nothing about a binary carried from elsewhere
+    bin_commit = workers["bagnold"].info.get("commit", "unknown") if "bagnold" in workers else "unknown"
+    h_bin, h_co = bin_commit.split("-")[0], commit.split("-")[0]
+    if bin_commit != "unknown" and not (h_bin.startswith(h_co) or h_co.startswith(h_bin)):
+        log(f"warning: bench_scene was built from commit {bin_commit}, the checkout is at {commit}")
+
     # 2. compile / JIT round
     compile_s = {}
     for s, w in workers.items():
         if w.error:
             continue
         try:
-            r = w.ask(f"run {a.warmup} 1")
+            r = w.ask(f"run {a.warmup} 1", timeout=a.first_run_timeout)
             compile_s[s] = float(r["first_step_s"])
             if s.startswith("bagnold") and gpu and r.get("backend") != "cuda":
                 w.error = f"backend {r.get('backend')} ran instead of cuda"
@@ -584,12 +601,13 @@ def main():
         ("benchmark", "head-to-head: bagnold vs our Taichi and Warp implementations (mpm_taichi.py, mpm_warp.py) "
                       "vs the public code (geotaichi, genesis-world, taichi_elements, warp-mpm) (scripts/baselines)"),
         ("command", cmdline),
-        ("date_utc", date), ("commit", commit), ("machine", host),
+        ("date_utc", date), ("commit", commit), ("bagnold_binary_commit", bin_commit), ("machine", host),
         ("cpu_model", cpu), ("cpus_online", str(nproc)), ("gpu", gname or "none"),
         ("load_average_at_start", " ".join(f"{v:.2f}" for v in la)),
         ("solver_versions", ver_text), ("python", platform.python_version()),
         ("environment", " ".join(f"{k}={os.environ[k]}" for k in sorted(os.environ)
-                                 if k.startswith(("OMP_", "GOMP_", "TI_", "WARP_"))) or "no OMP_/GOMP_/TI_/WARP_ variables"),
+                                 if k.startswith(("OMP_", "GOMP_", "TI_", "WARP_", "BAGNOLD_CUDA_")))
+                            or "no OMP_/GOMP_/TI_/WARP_/BAGNOLD_CUDA_ variables"),
         ("scene", f"{a.scene}" + (f" (column on the floor, {sc.margin} free cells each side, shuffled order, runs "
                                   f"timed from t = {sc.window_start:.4g} s)" if a.scene == "collapse" else "") +
                   f": {n} particles, ppc {a.ppc}, sand block {sc.side}^3 cells, dx {float(S.DX):.4g} m, grid "

@@ -152,6 +152,12 @@ def build(sc, arch, threads, te_dir, cache=False):
 def te_commit(te_dir):
     import subprocess
     try:
+        # only a repository rooted at te_dir: a plain copy inside another repository (this one, say)
+        # would otherwise report that repository's commit
+        top = subprocess.run(["git", "-C", te_dir, "rev-parse", "--show-toplevel"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+        if os.path.realpath(top) != os.path.realpath(te_dir):
+            return "checkout-without-git"
         return "git-" + (subprocess.run(["git", "-C", te_dir, "rev-parse", "--short", "HEAD"], capture_output=True,
                                         text=True, check=True).stdout.strip() or "unknown")
     except Exception:

@@ -313,11 +313,11 @@ int main(int argc, char **argv) {
   char mode_buf[64];
   const char *rot = getenv("BAGNOLD_CUDA_P2G_ROT");
   /* the stride: -xK when set, -default when the backend's own default ran */
-  /* and the G2P kernel's register bound, when not the compiler's own: -g2pmbK */
+  /* and the G2P kernel's register bound, when not the default: -g2pmbK */
   const char *mb = getenv("BAGNOLD_CUDA_G2P_MINBLOCKS");
   int g2p_mb = mb && *mb ? atoi(mb) : BG_CUDA_DEFAULT_G2P_MINBLOCKS;
   char mb_buf[16] = "";
-  if (g2p_mb != 1) snprintf(mb_buf, sizeof mb_buf, "-g2pmb%d", g2p_mb);
+  if (g2p_mb != BG_CUDA_DEFAULT_G2P_MINBLOCKS) snprintf(mb_buf, sizeof mb_buf, "-g2pmb%d", g2p_mb);
   snprintf(mode_buf, sizeof mode_buf, "%s-%s-%s%s%s", mode, order && *order ? order : BG_CUDA_DEFAULT_ORDER,
            rot && *rot ? "x" : "default", rot && *rot ? rot : "", mb_buf);
   mode = mode_buf;

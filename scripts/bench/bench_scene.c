@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "bagnold.h"
+#include "bg_version.h"
 #include "bench_common.h"
 
 #define MAX_PARTICLES 268435456ull
@@ -274,9 +275,9 @@ int main(int argc, char **argv) {
     free(sc.x);
     return 1;
   }
-  printf("ready solver=bagnold version=%s backend=%s scene=%s threads=%d particles=%llu ppc=%llu "
+  printf("ready solver=bagnold version=%s commit=%s backend=%s scene=%s threads=%d particles=%llu ppc=%llu "
          "grid=%zux%zux%zu side=%llu\n",
-         BG_VERSION_STRING, bg_sim_backend(probe), bench_kind_name(o.scene), o.threads, (unsigned long long)sc.n,
+         BG_VERSION_STRING, BAGNOLD_GIT_COMMIT, bg_sim_backend(probe), bench_kind_name(o.scene), o.threads, (unsigned long long)sc.n,
          (unsigned long long)o.ppc, sc.dims[0], sc.dims[1], sc.dims[2], (unsigned long long)sc.side);
   fflush(stdout);
   bg_sim_destroy(probe);
