@@ -605,6 +605,26 @@ static bg_real nodal_laplacian(const cpu_state *s, const bg_bspline *w) {
   return sum * c->inv_dx * c->inv_dx;
 }
 
+/* G2P after the gather, for lane l of a chunk and particle slot p of the
+ * arrays given (offset to the chunk's first slot, or not): v and x, C,
+ * and the trial F = (I + dt C) F into the chunk. */
+CPU_INLINE void g2p_lane(bg_real *const *x, bg_real *const *v, bg_real *const *cm, bg_real *const *f, int64_t p,
+                         bg_real (*lv)[BG_BATCH_CHUNK], bg_real (*lC)[BG_BATCH_CHUNK], bg_mat_chunk *ch, int l,
+                         bg_real dt) {
+  for (int d = 0; d < 3; ++d) {
+    v[d][p] = lv[d][l];
+    x[d][p] = x[d][p] + dt * lv[d][l];
+  }
+  bg_mat3 C, F;
+  for (int e = 0; e < 9; ++e) {
+    C.m[e / 3][e % 3] = lC[e][l];
+    cm[e][p] = lC[e][l];
+    F.m[e / 3][e % 3] = f[e][p];
+  }
+  F = bg_f_update(&C, &F, dt);
+  for (int e = 0; e < 9; ++e) ch->F[e][l] = F.m[e / 3][e % 3];
+}
+
 /* G2P over particles p0 .. p1-1 (at most one chunk): the gather per
  * particle, then the constitutive update (SVD, return map, stress)
  * vectorised across the chunk's lanes (bg_constitutive_batch.h). Compiled
@@ -619,7 +639,9 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
   double vmax2 = 0;
   bg_mat_chunk ch;
   size_t slot[BG_BATCH_CHUNK];
+  bg_real lv[3][BG_BATCH_CHUNK], lC[9][BG_BATCH_CHUNK]; /* the gathered v and C, by lane */
   int len = 0;
+  /* 1. the gather, particle by particle */
   for (int64_t pi = p0; pi < p1; ++pi) {
     size_t p = (size_t)pi;
     if (s->park[p] >= 0) continue;
@@ -652,44 +674,53 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
       ab += wa * ya;
       ac += wa * za;
     }
-    bg_real v[3] = {av[1], av[2], av[3]};
-    bg_mat3 B;
+    for (int d = 0; d < 3; ++d) lv[d][len] = av[1 + d];
     for (int i = 0; i < 3; ++i) {
-      B.m[i][0] = aa[1 + i];
-      B.m[i][1] = ab[1 + i];
-      B.m[i][2] = ac[1 + i];
+      lC[3 * i + 0][len] = k4 * aa[1 + i];
+      lC[3 * i + 1][len] = k4 * ab[1 + i];
+      lC[3 * i + 2][len] = k4 * ac[1 + i];
     }
-    bg_mat3 C;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) C.m[i][j] = k4 * B.m[i][j];
-    bg_real xp[3];
-    for (int d = 0; d < 3; ++d) {
-      s->v[d][p] = v[d];
-      xp[d] = s->x[d][p] + dt * v[d];
-      s->x[d][p] = xp[d];
-    }
-    store_mat(s->C, p, &C);
-    bg_mat3 F = load_mat(s->F, p);
-    F = bg_f_update(&C, &F, dt);
-    for (int e = 0; e < 9; ++e) ch.F[e][len] = F.m[e / 3][e % 3];
     for (int d = 0; d < BG_NSTATE; ++d) ch.st[d][len] = s->st[d][p];
     if (s->nl >= 0) ch.st[s->nl + 1][len] = nodal_laplacian(s, &w);
     slot[len++] = p;
+  }
+  /* 2. v, x, C and the trial F, lane by lane: a chunk without parked
+   * particles is one run of slots, and then this loop vectorises */
+  int run = len > 0 && slot[len - 1] - slot[0] == (size_t)(len - 1);
+  if (run) {
+    size_t at = slot[0];
+    bg_real *xs[3], *vs[3], *cs[9], *fs[9];
+    for (int d = 0; d < 3; ++d) {
+      xs[d] = s->x[d] + at;
+      vs[d] = s->v[d] + at;
+    }
+    for (int e = 0; e < 9; ++e) {
+      cs[e] = s->C[e] + at;
+      fs[e] = s->F[e] + at;
+    }
+    BG_SIMD_LOOP
+    for (int l = 0; l < len; ++l) g2p_lane(xs, vs, cs, fs, l, lv, lC, &ch, l, dt);
+  } else {
+    for (int l = 0; l < len; ++l) g2p_lane(s->x, s->v, s->C, s->F, (int64_t)slot[l], lv, lC, &ch, l, dt);
+  }
+  /* 3. parking and the largest speed */
+  for (int l = 0; l < len; ++l) {
+    size_t p = slot[l];
+    const bg_real xp[3] = {s->x[0][p], s->x[1][p], s->x[2][p]};
     int32_t code = bg_park_code(c, c->sinks, xp);
     if (code >= 0) {
       s->park[p] = code;
       mine[code] += (double)s->mass[p];
       mine[ns + 1] += 1.0;
     } else {
-      double sp = (double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2];
+      double sp = (double)lv[0][l] * lv[0][l] + (double)lv[1][l] * lv[1][l] + (double)lv[2][l] * lv[2][l];
       if (sp > vmax2) vmax2 = sp;
     }
   }
+  /* 4. the constitutive update across the chunk's lanes */
   bg_material_update_chunk(&c->mat, dt, &ch, len, c->cpu_reference);
   for (int l = 0; l < len; ++l) s->mode[slot[l]] = (bg_real)ch.mode[l];
-  /* array by array, one store stream at a time; a chunk without parked
-   * particles is one run of slots, copied as such */
-  int run = len > 0 && slot[len - 1] - slot[0] == (size_t)(len - 1);
+  /* array by array, one store stream at a time; a run copied as such */
   for (int e = 0; e < 9 + 6 + BG_NSTATE; ++e) {
     bg_real *dst = e < 9 ? s->F[e] : e < 15 ? s->tau[e - 9] : s->st[e - 15];
     const bg_real *src = e < 9 ? ch.F[e] : e < 15 ? ch.tau[e - 9] : ch.st[e - 15];
