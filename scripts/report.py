@@ -1052,10 +1052,15 @@ def recorded_section(doc, registry, table, table_sha, figdir):
             figs = ["compare_counts"]  # a head-to-head across particle counts
         bg_tsv = os.path.join(d, "bench_gpu.tsv")
         if os.path.isfile(bg_tsv) and os.path.getsize(bg_tsv):
-            figs = ["bench_gpu_counts"]
             with open(bg_tsv, encoding="utf-8") as f:
+                head = f.readline().rstrip("\n").split("\t")
+                tags = [r.split("\t")[head.index("tag")] for r in f if "tag" in head and not r.startswith("#")]
+            # both figures draw count sweeps (tag counts*); a folder of variants at one count
+            # (its README has the table) has none to draw
+            if any(t.startswith("counts") for t in tags):
+                figs = ["bench_gpu_counts"]
                 # the per-stage byte columns came with issue 18's bench_gpu
-                if "B_p2g" in f.readline().rstrip("\n").split("\t"):
+                if "B_p2g" in head:
                     figs.append("bench_gpu_bytes")
         for fig in figs:
             key = f"{set_name}-{fig}" if name == name.split("-")[0] else f"{set_name}-{name}-{fig}"
