@@ -226,8 +226,8 @@ int bg_backend_available(const char *name, char *why, size_t why_len);
  * the fastest measured on an H200 (reports/results/h200/p2g-fixed). */
 #define BG_CUDA_DEFAULT_P2G "fixed"
 #define BG_CUDA_DEFAULT_ORDER "columns"
-/* ... and BAGNOLD_CUDA_G2P_MINBLOCKS = 1, 4 or 5: the G2P kernel compiled
- * for at least that many resident blocks of 128 threads per SM (1: no
+/* ... and BAGNOLD_CUDA_G2P_MINBLOCKS = 0, 4 or 5: the G2P kernel compiled
+ * for at least that many resident blocks of 128 threads per SM (0: no
  * bound, the compiler's choice of registers). 4 was the fastest measured
  * (reports/results/h200/g2p-bound). */
 #define BG_CUDA_DEFAULT_G2P_MINBLOCKS 4

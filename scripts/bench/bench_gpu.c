@@ -126,7 +126,7 @@ static void usage(FILE *f) {
           "environment (the backend's knobs, recorded in the TSV):\n"
           "  BAGNOLD_CUDA_BLOCK 2|4|8, BAGNOLD_CUDA_P2G_THREADS 32..1024, BAGNOLD_CUDA_P2G fixed|tiled|global,\n"
           "  BAGNOLD_CUDA_P2G_ORDER columns|rotated|fixed, BAGNOLD_CUDA_P2G_ROT 1..26 (not a multiple of 3),\n"
-          "  BAGNOLD_CUDA_G2P_MINBLOCKS 1|4|5 (the G2P kernel's register bound; p2g_mode gains -g2pmbK)\n"
+          "  BAGNOLD_CUDA_G2P_MINBLOCKS 0|4|5 (the G2P kernel's register bound; p2g_mode gains -g2pmbK)\n"
           "  BAGNOLD_COMMIT     overrides the commit recorded at build time\n"
           "\n"
           "exit status: 0 done, 2 bad usage, 3 a run failed, 77 no CUDA device.\n");

@@ -130,8 +130,8 @@ phase_sweep() {
     run "sweep_threads_$thr" env BAGNOLD_CUDA_P2G_THREADS=$thr "$b" "${common[@]}" --tag "p2g_threads=$thr"
   done
   run sweep_global env BAGNOLD_CUDA_P2G=global "$b" "${common[@]}" --tag "p2g=global"
-  # the G2P kernel's register bound (default 4 resident blocks per SM; 1: none)
-  for mb in 1 5; do
+  # the G2P kernel's register bound (default 4 resident blocks per SM; 0: none)
+  for mb in 0 5; do
     run "sweep_g2p_minblocks_$mb" env BAGNOLD_CUDA_G2P_MINBLOCKS=$mb "$b" "${common[@]}" --tag "g2p_minblocks=$mb"
   done
   # the stencil order of the scatter (default rotated per lane), both scatters

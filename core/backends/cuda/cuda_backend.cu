@@ -72,7 +72,8 @@
  * ptxas gives it 168 registers on sm_90, 3 blocks of 128 threads per SM
  * (19% occupancy). BAGNOLD_CUDA_G2P_MINBLOCKS (bagnold.h's
  * BG_CUDA_DEFAULT_G2P_MINBLOCKS) asks for at least 4 or 5 resident blocks
- * instead: 128 registers with 24 B of spills, or 96 with 180 B. */
+ * instead (128 registers with 24 B of spills, or 96 with 180 B), or 0 for
+ * no bound. */
 #define BG_CUDA_G2P_THREADS 128
 /* Element-wise kernels (keys, gathers, node update, read-back). */
 #define BG_CUDA_EW_THREADS 256
@@ -589,10 +590,11 @@ __global__ void k_boundary(float4 *grid, const bg_bnode *bn, int64_t nbn, const 
   }
 }
 
-template <int MINB>
-__global__ void __launch_bounds__(BG_CUDA_G2P_THREADS, MINB)
-    k_g2p(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
-          const float *__restrict__ gs, int nl, unsigned long long *tally) {
+/* The G2P body, one thread per particle; the kernels below differ only in
+ * their launch bounds. */
+static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, const dmat &M, float dt,
+                                                const float4 *__restrict__ grid, const float *__restrict__ gs,
+                                                int nl, unsigned long long *tally) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double sp2 = 0.0;
   if (p < n && P.park[p] < 0) {
@@ -675,6 +677,23 @@ __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS, MINB)
   /* warp maximum, one atomic per warp; non-negative doubles order as their bits */
   for (int off = 16; off > 0; off >>= 1) sp2 = fmax(sp2, __shfl_xor_sync(0xffffffffu, sp2, off));
   if ((threadIdx.x & 31) == 0 && sp2 > 0.0) atomicMax(&tally[0], (unsigned long long)__double_as_longlong(sp2));
+}
+
+/* No bound on the resident blocks: the compiler's own choice (168
+ * registers on sm_90). Note that __launch_bounds__(128, 1) is not the
+ * same: it lets ptxas take 247. */
+__global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
+    k_g2p_free(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
+               const float *__restrict__ gs, int nl, unsigned long long *tally) {
+  g2p_body(P, n, G, M, dt, grid, gs, nl, tally);
+}
+
+/* At least MINB resident blocks per SM: at most 65536 / (128 MINB) registers. */
+template <int MINB>
+__global__ void __launch_bounds__(BG_CUDA_G2P_THREADS, MINB)
+    k_g2p(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
+          const float *__restrict__ gs, int nl, unsigned long long *tally) {
+  g2p_body(P, n, G, M, dt, grid, gs, nl, tally);
 }
 
 /* Read-back in insertion order: slot p writes row id[p] (64-bit offsets). */
@@ -861,10 +880,10 @@ static bg_status read_knobs(cuda_state *s) {
   if (st != BG_OK) return st;
   if (s->rot_mul % 3 == 0)
     return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G_ROT must not be a multiple of 3 (it must be coprime with 27)");
-  st = env_int(s, "BAGNOLD_CUDA_G2P_MINBLOCKS", BG_CUDA_DEFAULT_G2P_MINBLOCKS, 1, 5, &s->g2p_minb);
+  st = env_int(s, "BAGNOLD_CUDA_G2P_MINBLOCKS", BG_CUDA_DEFAULT_G2P_MINBLOCKS, 0, 5, &s->g2p_minb);
   if (st != BG_OK) return st;
-  if (s->g2p_minb != 1 && s->g2p_minb != 4 && s->g2p_minb != 5)
-    return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_G2P_MINBLOCKS must be 1 (no bound), 4 or 5 resident G2P blocks per SM");
+  if (s->g2p_minb != 0 && s->g2p_minb != 4 && s->g2p_minb != 5)
+    return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_G2P_MINBLOCKS must be 0 (no bound), 4 or 5 resident G2P blocks per SM");
   const char *order = getenv("BAGNOLD_CUDA_P2G_ORDER");
   if (!order || !*order) order = BG_CUDA_DEFAULT_ORDER;
   {
@@ -1273,8 +1292,8 @@ static bg_status cuda_g2p(void *state, bg_real dt) {
       k_g2p<4><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl,
                                                       s->d_tally);
     else
-      k_g2p<1><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl,
-                                                      s->d_tally);
+      k_g2p_free<<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl,
+                                                        s->d_tally);
     CU(cudaGetLastError());
   }
   bg_status st = mark(s, 4);
