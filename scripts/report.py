@@ -1054,7 +1054,8 @@ def recorded_section(doc, registry, table, table_sha, figdir):
         if os.path.isfile(bg_tsv) and os.path.getsize(bg_tsv):
             with open(bg_tsv, encoding="utf-8") as f:
                 head = f.readline().rstrip("\n").split("\t")
-                tags = [r.split("\t")[head.index("tag")] for r in f if "tag" in head and not r.startswith("#")]
+                col = head.index("tag") if "tag" in head else None
+                tags = [r.split("\t")[col] for r in f if col is not None and not r.startswith("#")]
             # both figures draw count sweeps (tag counts*); a folder of variants at one count
             # (its README has the table) has none to draw
             if any(t.startswith("counts") for t in tags):

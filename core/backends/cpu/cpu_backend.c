@@ -168,13 +168,16 @@ static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t 
   s->grid = malloc((size_t)cfg->n_nodes * sizeof *s->grid);
   s->bstart = malloc(((size_t)s->n_blocks + 1) * sizeof *s->bstart);
   s->blist = malloc((size_t)s->n_blocks * sizeof *s->blist);
+  /* one thread's histogram; bin_particles grows it for more */
+  s->bin_hist = malloc(((size_t)s->n_blocks + 1) * sizeof *s->bin_hist);
+  s->bin_threads = 1;
   s->sink_mass = calloc((size_t)cfg->n_sinks + 1, sizeof *s->sink_mass);
   s->nl = bg_material_nonlocal_slot(cfg->mat.model);
   if (s->nl >= 0) s->gs = calloc((size_t)cfg->n_nodes, sizeof *s->gs);
   s->wf_threads = nthreads(s);
   s->wf_thread = calloc((size_t)s->wf_threads * 3 * (size_t)cfg->n_walls, sizeof *s->wf_thread);
   s->wf = calloc(3 * (size_t)cfg->n_walls, sizeof *s->wf);
-  if (!s->grid || !s->bstart || !s->blist || !s->sink_mass || (s->nl >= 0 && !s->gs) || !s->wf_thread ||
+  if (!s->grid || !s->bstart || !s->blist || !s->bin_hist || !s->sink_mass || (s->nl >= 0 && !s->gs) || !s->wf_thread ||
       !s->wf) {
     cpu_destroy(s);
     if (err && len) snprintf(err, len, "cpu backend: out of memory for a %lld-node grid",
@@ -353,79 +356,64 @@ static bg_status cpu_sort(void *state, uint64_t step) {
 #define BIN_HIST_MAX ((int64_t)1 << 26)
 
 /* Bins active particles by block into order[] and lists the occupied blocks
- * by colour. Runs every step. A counting sort in parallel: each thread
- * counts the blocks of a contiguous range of particles, the cursors are laid
- * out block by block and, within a block, thread by thread, and each thread
- * then places its range in particle order. The result is the serial stable
- * sort's, whatever the thread count. */
+ * by colour. Runs every step. A counting sort, in parallel from 4096
+ * particles on: each thread counts the blocks of a contiguous range of
+ * particles, the cursors are laid out block by block and, within a block,
+ * thread by thread, and each thread then places its range in particle
+ * order. The result is the serial stable sort's, whatever the thread count. */
 static void bin_particles(cpu_state *s) {
   int64_t nb = s->n_blocks;
   int64_t n = (int64_t)s->n;
   int nt = nthreads(s);
   if ((int64_t)nt * (nb + 1) > BIN_HIST_MAX) nt = (int)(BIN_HIST_MAX / (nb + 1));
-  if (nt > 1 && nt > s->bin_threads) {
+  if (nt < 1) nt = 1;
+  if (nt > s->bin_threads) {
     int64_t *h = realloc(s->bin_hist, (size_t)nt * (size_t)(nb + 1) * sizeof *h);
     if (h) {
       s->bin_hist = h;
       s->bin_threads = nt;
     }
   }
-  if (nt > s->bin_threads) nt = s->bin_threads > 1 ? s->bin_threads : 1;
-  if (n < 4096) nt = 1; /* not worth a parallel region */
-  int64_t *bstart = s->bstart, *key = s->bin_key, *order = s->order;
+  if (nt > s->bin_threads) nt = s->bin_threads; /* a failed growth bins on fewer threads */
+  int64_t *bstart = s->bstart, *key = s->bin_key, *order = s->order, *hist = s->bin_hist;
   bstart[0] = 0;
-  if (nt <= 1) {
-    memset(bstart, 0, ((size_t)nb + 1) * sizeof *bstart);
-    for (int64_t p = 0; p < n; ++p) {
-      key[p] = s->park[p] < 0 ? particle_block(s, (size_t)p) : -1;
-      if (key[p] >= 0) bstart[key[p] + 1]++;
-    }
-    for (int64_t b = 0; b < nb; ++b) bstart[b + 1] += bstart[b];
-    /* blist as the cursors, before it lists the blocks below */
-    int64_t *cur = s->blist;
-    for (int64_t b = 0; b < nb; ++b) cur[b] = bstart[b];
-    for (int64_t p = 0; p < n; ++p)
-      if (key[p] >= 0) order[cur[key[p]]++] = p;
-  } else {
-    int64_t *hist = s->bin_hist;
-#pragma omp parallel num_threads(nt)
-    {
+#pragma omp parallel num_threads(nt) if (nt > 1 && n >= 4096)
+  {
 #ifdef _OPENMP
-      int t = omp_get_thread_num(), team = omp_get_num_threads();
+    int t = omp_get_thread_num(), team = omp_get_num_threads();
 #else
-      int t = 0, team = 1;
+    int t = 0, team = 1;
 #endif
-      /* the team may be smaller than asked: ranges follow the real size */
-      int64_t lo = n * t / team, hi = n * (t + 1) / team;
-      int64_t *h = hist + (size_t)t * (size_t)(nb + 1);
-      memset(h, 0, (size_t)nb * sizeof *h);
-      for (int64_t p = lo; p < hi; ++p) {
-        int64_t k = s->park[p] < 0 ? particle_block(s, (size_t)p) : -1;
-        key[p] = k;
-        if (k >= 0) h[k]++;
-      }
+    /* the team may be smaller than asked: ranges follow the real size */
+    int64_t lo = n * t / team, hi = n * (t + 1) / team;
+    int64_t *h = hist + (size_t)t * (size_t)(nb + 1);
+    memset(h, 0, (size_t)nb * sizeof *h);
+    for (int64_t p = lo; p < hi; ++p) {
+      int64_t k = s->park[p] < 0 ? particle_block(s, (size_t)p) : -1;
+      key[p] = k;
+      if (k >= 0) h[k]++;
+    }
 #pragma omp barrier
 #pragma omp for schedule(static)
-      for (int64_t b = 0; b < nb; ++b) {
-        int64_t tot = 0;
-        for (int u = 0; u < team; ++u) tot += hist[(size_t)u * (size_t)(nb + 1) + (size_t)b];
-        bstart[b + 1] = tot;
-      }
-#pragma omp single
-      for (int64_t b = 0; b < nb; ++b) bstart[b + 1] += bstart[b];
-#pragma omp for schedule(static)
-      for (int64_t b = 0; b < nb; ++b) {
-        int64_t off = bstart[b];
-        for (int u = 0; u < team; ++u) {
-          int64_t *e = &hist[(size_t)u * (size_t)(nb + 1) + (size_t)b];
-          int64_t cnt = *e;
-          *e = off;
-          off += cnt;
-        }
-      }
-      for (int64_t p = lo; p < hi; ++p)
-        if (key[p] >= 0) order[h[key[p]]++] = p;
+    for (int64_t b = 0; b < nb; ++b) {
+      int64_t tot = 0;
+      for (int u = 0; u < team; ++u) tot += hist[(size_t)u * (size_t)(nb + 1) + (size_t)b];
+      bstart[b + 1] = tot;
     }
+#pragma omp single
+    for (int64_t b = 0; b < nb; ++b) bstart[b + 1] += bstart[b];
+#pragma omp for schedule(static)
+    for (int64_t b = 0; b < nb; ++b) {
+      int64_t off = bstart[b];
+      for (int u = 0; u < team; ++u) {
+        int64_t *e = &hist[(size_t)u * (size_t)(nb + 1) + (size_t)b];
+        int64_t cnt = *e;
+        *e = off;
+        off += cnt;
+      }
+    }
+    for (int64_t p = lo; p < hi; ++p)
+      if (key[p] >= 0) order[h[key[p]]++] = p;
   }
   /* occupied blocks by colour (parity of block coordinates) */
   int64_t k = 0;
