@@ -285,6 +285,70 @@ void bg_column_result_free(bg_column_result *r) {
   r->hf = r->rbin = r->hbin = NULL;
 }
 
+/* Every field, one by one in a fixed order (never the struct with its
+ * pointers and padding), so that a sweep's point can hand its result to
+ * the gather through a file. */
+void bg_column_result_pack(const bg_column_result *r, bg_lab_blob *b) {
+  const uint64_t np = r->n_particles, steps = r->steps;
+  const int32_t iv[5] = {r->settled, r->runout_wall, r->nx, r->ny, r->nbins};
+  const double dv[11] = {r->dx,     r->H0,     r->t_end,  r->ke_end, r->ke_thresh, r->ke_peak,
+                         r->h_max,  r->h_center, r->runout, r->r99,  r->front};
+  bg_lab_blob_put(b, &np, sizeof np);
+  bg_lab_blob_put(b, &steps, sizeof steps);
+  bg_lab_blob_put(b, iv, sizeof iv);
+  bg_lab_blob_put(b, dv, sizeof dv);
+  if (r->nx > 0 && r->ny > 0) bg_lab_blob_put(b, r->hf, (size_t)r->nx * (size_t)r->ny * sizeof *r->hf);
+  if (r->nbins > 0) {
+    bg_lab_blob_put(b, r->rbin, (size_t)r->nbins * sizeof *r->rbin);
+    bg_lab_blob_put(b, r->hbin, (size_t)r->nbins * sizeof *r->hbin);
+  }
+}
+
+static double *unpack_array(bg_lab_blob *b, size_t n) {
+  if (n == 0) return NULL;
+  if (n > (b->len - b->pos) / sizeof(double)) bg_lab_fail("a column result ends early: %zu values expected", n);
+  double *a = malloc(n * sizeof *a);
+  if (!a) bg_lab_fail("out of memory for a column result (%zu values)", n);
+  bg_lab_blob_get(b, a, n * sizeof *a);
+  return a;
+}
+
+bg_column_result bg_column_result_unpack(bg_lab_blob *b) {
+  bg_column_result r;
+  memset(&r, 0, sizeof r);
+  uint64_t np, steps;
+  int32_t iv[5];
+  double dv[11];
+  bg_lab_blob_get(b, &np, sizeof np);
+  bg_lab_blob_get(b, &steps, sizeof steps);
+  bg_lab_blob_get(b, iv, sizeof iv);
+  bg_lab_blob_get(b, dv, sizeof dv);
+  r.n_particles = (size_t)np;
+  r.steps = steps;
+  r.settled = iv[0];
+  r.runout_wall = iv[1];
+  r.nx = iv[2];
+  r.ny = iv[3];
+  r.nbins = iv[4];
+  if (r.nx < 0 || r.ny < 0 || r.nbins < 0) bg_lab_fail("a column result has negative sizes: damaged");
+  r.dx = dv[0];
+  r.H0 = dv[1];
+  r.t_end = dv[2];
+  r.ke_end = dv[3];
+  r.ke_thresh = dv[4];
+  r.ke_peak = dv[5];
+  r.h_max = dv[6];
+  r.h_center = dv[7];
+  r.runout = dv[8];
+  r.r99 = dv[9];
+  r.front = dv[10];
+  r.hf = unpack_array(b, (size_t)r.nx * (size_t)r.ny);
+  r.rbin = unpack_array(b, (size_t)r.nbins);
+  r.hbin = unpack_array(b, (size_t)r.nbins);
+  if (b->pos != b->len) bg_lab_fail("a column result has %zu bytes more than its fields", b->len - b->pos);
+  return r;
+}
+
 void bg_column_write_profile(bg_lab *lab, const bg_column_result *r, const bg_column_scene *sc,
                              const char *file, const char *comment) {
   FILE *fp = bg_lab_tsv(lab, file, comment, "r_m\th_m\tr_over_R0\th_over_H0");

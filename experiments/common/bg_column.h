@@ -84,6 +84,11 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
 
 void bg_column_result_free(bg_column_result *r);
 
+/* A result into a sweep point's blob and back (bg_lab_sweep): every field,
+ * so the gathered analysis reads exactly what the point measured. */
+void bg_column_result_pack(const bg_column_result *r, bg_lab_blob *b);
+bg_column_result bg_column_result_unpack(bg_lab_blob *b);
+
 /* Writes a result's radial profile as TSV (r, h, r/R0, h/H0). */
 void bg_column_write_profile(bg_lab *lab, const bg_column_result *r, const bg_column_scene *sc,
                              const char *file, const char *comment);

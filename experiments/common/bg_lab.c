@@ -113,7 +113,23 @@ struct bg_lab {
   char identity[8192]; /* what a resumed run must share: checkpoints/run.txt */
   char *sim_tags[2 * MAX_SIM_TAGS]; /* file name, tag as given: pairs */
   int n_sim_tags;
+  /* sweeps (bg_lab_sweep): the phase asked for, the point of --point, the
+   * sweep's folder (--out; out itself is points/K for --point), the plan's
+   * point count (read by --point and --gather), and whether the experiment
+   * declared a sweep at all */
+  int phase;
+  int point;
+  char root[1024];
+  int plan_n;
+  int in_sweep;
 };
+
+enum { SW_ALL = 0, SW_PLAN, SW_POINT, SW_GATHER };
+static const char *const sweep_opt[] = {"", "--plan", "--point", "--gather"};
+
+/* Work done by the calling thread since the last reset: one point's share
+ * of the run's particle-steps (bg_lab_sweep). */
+static _Thread_local double tl_work;
 
 /* The one lab of this process, for the error and signal paths. */
 static bg_lab *g_lab;
@@ -586,6 +602,13 @@ static void usage(const bg_lab *lab, const char *name, const char *summary, cons
           "  --resume DIR          continue the run in DIR from its checkpoints (same experiment, scale, material,\n"
           "                        seed, mutant and parameters, else refused); --out defaults to DIR, which then\n"
           "                        keeps its checkpoints/ and vtk/ and has its other files rewritten\n"
+          "  --plan                a sweep's first phase: OUT/plan.tsv, one row per independent simulation\n"
+          "                        (point), and nothing simulated (experiments with a sweep only)\n"
+          "  --point K             run point K of the plan in OUT alone, into OUT/points/K/; it resumes from its\n"
+          "                        own checkpoints there (give --checkpoint-every), a complete one is not rerun\n"
+          "  --gather              check that every point in OUT is complete and from the same commit, claims\n"
+          "                        table and parameters, then analyse, judge and write as a one-process run\n"
+          "                        (which is the three phases in a row); scripts/lab sweep runs them\n"
           "  --version             the version and commit\n"
           "  -h, --help            this text\n"
           "exit code: 0 every verdict as references/claims.tsv expects (documented misses included),\n"
@@ -651,7 +674,7 @@ static void apply_default(bg_lab_param *p, const char *text) {
 
 /* What a run writes into its folder; --force clears exactly these. */
 static int is_run_file(const char *f) {
-  static const char *exact[] = {"RUNNING", "FAILED", "INTERRUPTED"};
+  static const char *exact[] = {"RUNNING", "FAILED", "INTERRUPTED", "sweep.txt", "point.txt", "result.bin"};
   static const char *ext[] = {".tsv", ".json", ".vtk", ".vtu", ".pvd", ".ply", ".tmp"};
   for (size_t i = 0; i < sizeof exact / sizeof exact[0]; ++i)
     if (!strcmp(f, exact[i])) return 1;
@@ -665,7 +688,52 @@ static int is_run_file(const char *f) {
 
 /* The run's own subfolders (checkpoints/, vtk/): 1 when name is one and
  * f a file that belongs in it. */
-static int is_run_subdir(const char *name) { return !strcmp(name, "checkpoints") || !strcmp(name, "vtk"); }
+static int is_run_subdir(const char *name) {
+  return !strcmp(name, "checkpoints") || !strcmp(name, "vtk") || !strcmp(name, "logs");
+}
+
+static void scan_subdir(const char *path, const char *name, int clear, int keep, char *foreign, size_t nf);
+
+/* points/ of a sweep: one folder per point, named by its number, holding a
+ * run's files and subfolders. *foreign gets the first entry that is not a
+ * run's; with clear, everything of it is removed, and the folder itself. */
+static void scan_points(const char *path, int clear, char *foreign, size_t nf) {
+  DIR *d = opendir(path);
+  if (!d) die("--out: cannot list %s: %s", path, strerror(errno));
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    char kp[1700];
+    snprintf(kp, sizeof kp, "%s/%s", path, e->d_name);
+    struct stat ks;
+    int numeric = e->d_name[strspn(e->d_name, "0123456789")] == 0;
+    if (!numeric || lstat(kp, &ks) != 0 || !S_ISDIR(ks.st_mode)) {
+      if (!foreign[0]) snprintf(foreign, nf, "points/%s", e->d_name);
+      continue;
+    }
+    DIR *kd = opendir(kp);
+    if (!kd) die("--out: cannot list %s: %s", kp, strerror(errno));
+    struct dirent *f;
+    while ((f = readdir(kd))) {
+      if (!strcmp(f->d_name, ".") || !strcmp(f->d_name, "..")) continue;
+      char fp[2200];
+      snprintf(fp, sizeof fp, "%s/%s", kp, f->d_name);
+      struct stat fs;
+      int is_stat = lstat(fp, &fs) == 0;
+      if (is_stat && S_ISDIR(fs.st_mode) && is_run_subdir(f->d_name)) {
+        scan_subdir(fp, f->d_name, clear, 0, foreign, nf);
+      } else if (!(is_stat && S_ISREG(fs.st_mode) && is_run_file(f->d_name))) {
+        if (!foreign[0]) snprintf(foreign, nf, "points/%s/%s", e->d_name, f->d_name);
+      } else if (clear && unlink(fp) != 0) {
+        die("--force: cannot remove %s: %s", fp, strerror(errno));
+      }
+    }
+    closedir(kd);
+    if (clear && rmdir(kp) != 0) die("--force: cannot remove %s: %s", kp, strerror(errno));
+  }
+  closedir(d);
+  if (clear && rmdir(path) != 0) die("--force: cannot remove %s: %s", path, strerror(errno));
+}
 
 static int is_subdir_file(const char *dir, const char *f) {
   size_t n = strlen(f);
@@ -673,6 +741,8 @@ static int is_subdir_file(const char *dir, const char *f) {
   if (!ext || ext == f) return 0;
   if (!strcmp(ext, ".tmp")) return 1;
   if (!strcmp(dir, "checkpoints")) return !strcmp(ext, ".bgck") || !strcmp(f, "run.txt");
+  /* a sweep driver's (scripts/sweep): point and Slurm logs, job scripts, job ids */
+  if (!strcmp(dir, "logs")) return !strcmp(ext, ".log") || !strcmp(ext, ".sh") || !strcmp(ext, ".txt");
   return n > 4 && (!strcmp(ext, ".vtu") || !strcmp(ext, ".pvd"));
 }
 
@@ -715,7 +785,7 @@ static void prepare_outdir(bg_lab *lab) {
     die("--out: %s exists and is not a directory", lab->out);
   }
   if (access(lab->out, W_OK | X_OK) != 0) die("--out: %s is not writable: %s", lab->out, strerror(errno));
-  int inplace = lab->resume_inplace;
+  int inplace = lab->resume_inplace || lab->phase == SW_GATHER;
   /* two passes: nothing is removed from a folder that will be refused */
   for (int pass = 0; pass < 2; ++pass) {
     DIR *d = opendir(lab->out);
@@ -734,10 +804,16 @@ static void prepare_outdir(bg_lab *lab) {
         scan_subdir(path, e->d_name, pass == 1, inplace, foreign, sizeof foreign);
         continue;
       }
+      /* a sweep's points (and its plan) stay where the run goes on with them */
+      if (is_stat && S_ISDIR(fs.st_mode) && !strcmp(e->d_name, "points")) {
+        scan_points(path, pass == 1 && !inplace, foreign, sizeof foreign);
+        continue;
+      }
+      int keep = inplace && (!strcmp(e->d_name, "plan.tsv") || !strcmp(e->d_name, "sweep.txt"));
       int regular = is_stat && S_ISREG(fs.st_mode);
       if (!regular || !is_run_file(e->d_name)) {
         if (!foreign[0]) snprintf(foreign, sizeof foreign, "%s", e->d_name);
-      } else if (pass == 1 && unlink(path) != 0) {
+      } else if (pass == 1 && !keep && unlink(path) != 0) {
         die("--force: cannot remove %s: %s", path, strerror(errno));
       }
     }
@@ -779,36 +855,51 @@ static void build_identity(bg_lab *lab, const bg_lab_param *p, int n) {
   if (o >= cap) die("the run's parameters are longer than %zu characters", cap - 1);
 }
 
-/* --resume DIR: DIR must be a run of this experiment with the same identity
- * (checkpoints/run.txt, written when the run started). */
-static void check_resume(bg_lab *lab) {
-  struct stat st;
-  if (stat(lab->resume, &st) != 0 || !S_ISDIR(st.st_mode))
-    die("--resume: %s is not a directory: %s", lab->resume, stat(lab->resume, &st) ? strerror(errno) : "a file");
-  char path[1200];
-  snprintf(path, sizeof path, "%s/checkpoints/run.txt", lab->resume);
+/* The text of a small file (at most cap - 1 bytes), or NULL when it cannot
+ * be opened (errno says why); a longer file is an error. */
+static char *read_small(const char *path, char *buf, size_t cap) {
   FILE *fp = fopen(path, "r");
-  if (!fp)
-    die("--resume: %s has no checkpoints/run.txt (%s): it is not a run folder written with --checkpoint-every",
-        lab->resume, strerror(errno));
-  char there[8192];
-  size_t n = fread(there, 1, sizeof there - 1, fp);
+  if (!fp) return NULL;
+  size_t n = fread(buf, 1, cap - 1, fp);
+  int bad = ferror(fp) || (n == cap - 1 && fgetc(fp) != EOF);
   fclose(fp);
-  there[n] = 0;
-  const char *a = there, *b = lab->identity;
+  if (bad) die("%s: unreadable or longer than %zu bytes", path, cap - 1);
+  buf[n] = 0;
+  return buf;
+}
+
+/* Compares two identities line by line; ends the run, naming the first
+ * setting that differs, when they are not the same. */
+static void same_identity(const char *there, const char *here, const char *opt, const char *what, const char *hint) {
+  const char *a = there, *b = here;
   while (*a || *b) {
     size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
     if (la != lb || strncmp(a, b, la)) {
       char key[96];
       size_t k = strcspn(b, "\t\n");
       snprintf(key, sizeof key, "%.*s", (int)(k < sizeof key ? k : sizeof key - 1), b);
-      die("--resume: %s is a run with other settings: its %.*s, this run's %.*s (%s); resume with the same "
-          "experiment, scale and parameters",
-          lab->resume, (int)la, a, (int)lb, b, key[0] ? key : "end of list");
+      die("%s: %s has other settings: its %.*s, this run's %.*s (%s); %s", opt, what, (int)la, a, (int)lb, b,
+          key[0] ? key : "end of list", hint);
     }
     a += la + (a[la] == '\n');
     b += lb + (b[lb] == '\n');
   }
+}
+
+/* --resume DIR: DIR must be a run of this experiment with the same identity
+ * (checkpoints/run.txt, written when the run started). */
+static void check_resume(bg_lab *lab) {
+  struct stat st;
+  if (stat(lab->resume, &st) != 0 || !S_ISDIR(st.st_mode))
+    die("--resume: %s is not a directory: %s", lab->resume, stat(lab->resume, &st) ? strerror(errno) : "a file");
+  char path[1200], there[8192];
+  snprintf(path, sizeof path, "%s/checkpoints/run.txt", lab->resume);
+  if (!read_small(path, there, sizeof there))
+    die("--resume: %s has no checkpoints/run.txt (%s): it is not a run folder written with --checkpoint-every",
+        lab->resume, strerror(errno));
+  char what[1100];
+  snprintf(what, sizeof what, "the run in %s", lab->resume);
+  same_identity(there, lab->identity, "--resume", what, "resume with the same experiment, scale and parameters");
   char ro[PATH_MAX], rr[PATH_MAX];
   lab->resume_inplace = realpath(lab->out, ro) && realpath(lab->resume, rr) && !strcmp(ro, rr);
 }
@@ -843,6 +934,305 @@ static void start_marker(bg_lab *lab) {
   signal(SIGXFSZ, SIG_IGN);
 }
 
+/* ------------------------------------------------------------- sweeps */
+
+static void write_manifest(bg_lab *lab, double wall);
+
+/* What every point of a sweep and its gather must share: the run's
+ * identity (the experiment, scale, material, seed, mutant, parameters), the
+ * commit and the claims table. */
+static void sweep_identity(const bg_lab *lab, char *buf, size_t n) {
+  const char *commit = getenv("BAGNOLD_COMMIT") ? getenv("BAGNOLD_COMMIT") : BAGNOLD_GIT_COMMIT;
+  if ((size_t)snprintf(buf, n, "%scommit\t%s\nclaims_table_sha256\t%s\n", lab->identity, commit, lab->table_sha) >= n)
+    die("the run's identity is longer than %zu characters", n - 1);
+}
+
+static void sha_hex(const char *text, char hex[65]) {
+  bg_sha256 c;
+  unsigned char d[32];
+  bg_sha256_init(&c);
+  bg_sha256_update(&c, text, strlen(text));
+  bg_sha256_final(&c, d);
+  for (int i = 0; i < 32; ++i) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+/* The value of key in a file of "key<TAB>value" lines, into val; 0 when
+ * the key is not there. */
+static int kv_get(const char *text, const char *key, char *val, size_t n) {
+  size_t k = strlen(key);
+  for (const char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+    if (!strncmp(l, key, k) && l[k] == '\t') {
+      size_t m = strcspn(l + k + 1, "\n");
+      snprintf(val, n, "%.*s", (int)(m < n ? m : n - 1), l + k + 1);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The number of points in ROOT/plan.tsv (its data rows). */
+static int plan_points(const bg_lab *lab, const char *opt) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/plan.tsv", lab->root);
+  FILE *fp = fopen(path, "r");
+  if (!fp)
+    die("%s: %s: %s: write the plan first (%s --plan --out %s, with the same parameters)", opt, path, strerror(errno),
+        lab->name, lab->root);
+  char line[512];
+  int n = 0, header = 0;
+  while (fgets(line, sizeof line, fp)) {
+    if (line[0] == '#') continue;
+    if (!header++) continue;
+    if (atoi(line) != n) die("%s: %s: row %d is point %d: the plan is damaged; write it again with --plan --force", opt, path, n, atoi(line));
+    n++;
+  }
+  fclose(fp);
+  if (n < 1) die("%s: %s holds no points", opt, path);
+  return n;
+}
+
+/* Whether point k's folder holds a complete result of this sweep; when not,
+ * why (into why, for the gather's message). */
+static int point_complete(const bg_lab *lab, int k, const char *sweep_id, char *why, size_t n) {
+  char dir[1200], path[1300], text[4096], v[128], want[65];
+  snprintf(dir, sizeof dir, "%s/points/%d", lab->root, k);
+  static const char *const marks[] = {"RUNNING", "FAILED", "INTERRUPTED"};
+  for (int i = 0; i < 3; ++i) {
+    snprintf(path, sizeof path, "%s/%s", dir, marks[i]);
+    if (access(path, F_OK) == 0) {
+      snprintf(why, n, "%s (points/%d/%s)", i == 0 ? "running or killed" : i == 1 ? "failed" : "interrupted", k,
+               marks[i]);
+      return 0;
+    }
+  }
+  snprintf(path, sizeof path, "%s/point.txt", dir);
+  if (!read_small(path, text, sizeof text)) {
+    snprintf(why, n, "not run (no points/%d/point.txt)", k);
+    return 0;
+  }
+  const char *commit = getenv("BAGNOLD_COMMIT") ? getenv("BAGNOLD_COMMIT") : BAGNOLD_GIT_COMMIT;
+  sha_hex(sweep_id, want);
+  if (!kv_get(text, "status", v, sizeof v) || strcmp(v, "done")) {
+    snprintf(why, n, "not complete (points/%d/point.txt)", k);
+    return 0;
+  }
+  if (!kv_get(text, "commit", v, sizeof v) || strcmp(v, commit)) {
+    snprintf(why, n, "from commit %s, this is %s", v, commit);
+    return 0;
+  }
+  if (!kv_get(text, "identity_sha256", v, sizeof v) || strcmp(v, want)) {
+    snprintf(why, n, "from another claims table or other parameters (points/%d/point.txt)", k);
+    return 0;
+  }
+  struct stat st;
+  snprintf(path, sizeof path, "%s/result.bin", dir);
+  if (!kv_get(text, "result_bytes", v, sizeof v) || stat(path, &st) != 0 || (long long)st.st_size != atoll(v)) {
+    snprintf(why, n, "its result.bin is missing or not the size its point.txt records");
+    return 0;
+  }
+  return 1;
+}
+
+/* --plan, --point K, --gather: where the run writes, and the checks that
+ * can be made before any work. */
+static void sweep_setup(bg_lab *lab) {
+  snprintf(lab->root, sizeof lab->root, "%s", lab->out);
+  if (lab->phase == SW_ALL || lab->phase == SW_PLAN) return;
+  const char *opt = sweep_opt[lab->phase];
+  if (lab->resume[0])
+    die("--resume with %s: a sweep's point resumes from its own checkpoints by itself; leave --resume out", opt);
+  /* the plan must be this run's */
+  char path[1200], there[8192], here[8192], what[1300];
+  snprintf(path, sizeof path, "%s/sweep.txt", lab->root);
+  if (!read_small(path, there, sizeof there))
+    die("%s: %s: %s: write the plan first (%s --plan --out %s, with the same parameters)", opt, path, strerror(errno),
+        lab->name, lab->root);
+  sweep_identity(lab, here, sizeof here);
+  snprintf(what, sizeof what, "the plan in %s", lab->root);
+  same_identity(there, here, opt, what, "run every phase of a sweep with the same build, claims table and parameters");
+  lab->plan_n = plan_points(lab, opt);
+  if (lab->phase == SW_GATHER) return;
+  if (lab->point >= lab->plan_n)
+    die("--point %d: the plan in %s has %d points, 0 to %d", lab->point, lab->root, lab->plan_n, lab->plan_n - 1);
+  char why[300];
+  if (point_complete(lab, lab->point, here, why, sizeof why)) {
+    fprintf(stderr, "%s: point %d of %s is complete already: nothing to do\n", lab->name, lab->point, lab->root);
+    exit(0);
+  }
+  if (snprintf(lab->out, sizeof lab->out, "%s/points/%d", lab->root, lab->point) >= (int)sizeof lab->out - 64)
+    die("--out: %s/points/%d is too long", lab->root, lab->point);
+  if (make_dirs(lab->out) != 0) die("cannot create %s: %s", lab->out, strerror(errno));
+  /* a point that checkpointed resumes in place; one stopped before its
+   * first checkpoint left only run files, which go */
+  snprintf(path, sizeof path, "%s/checkpoints/run.txt", lab->out);
+  if (access(path, F_OK) == 0) snprintf(lab->resume, sizeof lab->resume, "%s", lab->out);
+  else lab->force = 1;
+}
+
+/* data into path, through a temporary file renamed into place: a file that
+ * is there is whole. Every call checked (exit 2 naming the path). */
+static void write_whole(const char *path, const void *data, size_t len) {
+  char tmp[1500];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (fd < 0) die("cannot write %s: %s", tmp, strerror(errno));
+  size_t done = 0;
+  while (done < len) {
+    ssize_t k = write(fd, (const char *)data + done, len - done);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) die("writing %s: %s", tmp, strerror(errno));
+    done += (size_t)k;
+  }
+  if (close(fd) != 0) die("closing %s: %s", tmp, strerror(errno));
+  if (rename(tmp, path) != 0) die("renaming %s to %s: %s", tmp, path, strerror(errno));
+}
+
+/* Point k's result and record into dir: result.bin, then point.txt, which
+ * says it is complete. */
+static void write_point(const bg_lab *lab, const char *dir, int k, const char *tag, const bg_lab_blob *b,
+                        double work, const char *sweep_id) {
+  char path[1300], text[2048], idsha[65];
+  snprintf(path, sizeof path, "%s/result.bin", dir);
+  write_whole(path, b->data ? (const void *)b->data : "", b->len);
+  sha_hex(sweep_id, idsha);
+  const char *commit = getenv("BAGNOLD_COMMIT") ? getenv("BAGNOLD_COMMIT") : BAGNOLD_GIT_COMMIT;
+  int m = snprintf(text, sizeof text,
+                   "point\t%d\ntag\t%s\nstatus\tdone\ncommit\t%s\nclaims_table_sha256\t%s\nidentity_sha256\t%s\n"
+                   "result_bytes\t%zu\nparticle_steps\t%.17g\n",
+                   k, tag, commit, lab->table_sha, idsha, b->len, work);
+  if (m < 0 || (size_t)m >= sizeof text) die("point %d: its record is too long", k);
+  snprintf(path, sizeof path, "%s/point.txt", dir);
+  write_whole(path, text, (size_t)m);
+}
+
+static void write_plan(bg_lab *lab, int n, const char *const *tags, const double *cost, const char *sweep_id) {
+  FILE *fp = bg_lab_tsv(lab, "plan.tsv",
+                        "the sweep's points, each an independent simulation: run each with --point K --out this "
+                        "folder (same parameters), then --gather",
+                        "point\ttag\tcost");
+  for (int k = 0; k < n; ++k) {
+    if (strchr(tags[k], '\t') || strchr(tags[k], '\n')) die("point %d: its tag holds a tab or a newline", k);
+    fprintf(fp, "%d\t%s\t%.6g\n", k, tags[k], cost ? cost[k] : 1.0);
+  }
+  close_output(fp, "plan.tsv");
+  FILE *id = open_output(lab, "sweep.txt");
+  fputs(sweep_id, id);
+  close_output(id, "sweep.txt");
+}
+
+bg_lab_blob *bg_lab_sweep(bg_lab *lab, int n, const char *const *tags, const double *cost, int jobs,
+                          bg_lab_point_fn run, void *ctx) {
+  if (n < 1) die("a sweep needs at least one point");
+  if (jobs < 1) jobs = 1;
+  lab->in_sweep = 1;
+  char sweep_id[8192];
+  sweep_identity(lab, sweep_id, sizeof sweep_id);
+  if (lab->phase == SW_PLAN || lab->phase == SW_ALL) write_plan(lab, n, tags, cost, sweep_id);
+  if (lab->phase == SW_PLAN) {
+    fprintf(stderr, "%s: plan of %d points in %s/plan.tsv; next: --point K (K = 0..%d), then --gather, each with "
+                    "--out %s and the same parameters\n",
+            lab->name, n, lab->root, n - 1, lab->root);
+    if (g_marker[0] && unlink(g_marker) != 0) die("removing %s: %s", g_marker, strerror(errno));
+    g_marker[0] = 0;
+    exit(0);
+  }
+  if (lab->phase != SW_ALL && n != lab->plan_n)
+    die("%s: the plan in %s has %d points, this run's parameters make %d", sweep_opt[lab->phase], lab->root,
+        lab->plan_n, n);
+  if (lab->phase == SW_POINT) {
+    int k = lab->point;
+    bg_lab_progress(lab, "point %d of %d: %s", k, n, tags[k]);
+    bg_lab_blob b = {0};
+    tl_work = 0;
+    run(ctx, k, &b);
+    write_point(lab, lab->out, k, tags[k], &b, tl_work, sweep_id);
+    bg_lab_blob_free(&b);
+    bg_lab_manifest_num(lab, "sweep_point", k);
+    bg_lab_manifest_str(lab, "sweep_tag", tags[k]);
+    bg_lab_manifest_num(lab, "damping_per_s", lab->damping);
+    write_manifest(lab, now_s() - lab->t0);
+    if (g_marker[0] && unlink(g_marker) != 0) die("removing %s: %s", g_marker, strerror(errno));
+    g_marker[0] = 0;
+    exit(0);
+  }
+  if (lab->phase == SW_ALL) {
+    /* every point in this process, the costliest first so that --jobs
+     * drains evenly; with jobs > 1 each gets one CPU thread */
+    int *order = malloc((size_t)n * sizeof *order);
+    if (!order) die("out of memory");
+    for (int k = 0; k < n; ++k) order[k] = k;
+    for (int k = 1; k < n && cost; ++k)
+      for (int m = k; m > 0 && cost[order[m]] > cost[order[m - 1]]; --m) {
+        int t = order[m];
+        order[m] = order[m - 1];
+        order[m - 1] = t;
+      }
+    char dir0[1200];
+    snprintf(dir0, sizeof dir0, "%s/points", lab->root);
+    if (make_dirs(dir0) != 0) die("cannot create %s: %s", dir0, strerror(errno));
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(jobs) if (jobs > 1)
+#endif
+    for (int i = 0; i < n; ++i) {
+      int k = order[i];
+      char dir[1300], why[300];
+      snprintf(dir, sizeof dir, "%s/points/%d", lab->root, k);
+      /* a run resumed in place keeps the points it completed */
+      if (lab->resume_inplace && point_complete(lab, k, sweep_id, why, sizeof why)) {
+        bg_lab_progress(lab, "%s: complete in points/%d: not run again", tags[k], k);
+        continue;
+      }
+      if (make_dirs(dir) != 0) die("cannot create %s: %s", dir, strerror(errno));
+      bg_lab_blob b = {0};
+      tl_work = 0;
+      run(ctx, k, &b);
+      write_point(lab, dir, k, tags[k], &b, tl_work, sweep_id);
+      bg_lab_blob_free(&b);
+    }
+    free(order);
+  }
+  /* the gather: every point complete and this sweep's, then read back */
+  int bad = 0;
+  char list[2048] = "";
+  size_t o = 0;
+  for (int k = 0; k < n; ++k) {
+    char why[300];
+    if (point_complete(lab, k, sweep_id, why, sizeof why)) continue;
+    if (bad++ < 8 && o < sizeof list) o += (size_t)snprintf(list + o, sizeof list - o, "\n  point %d (%s): %s", k, tags[k], why);
+  }
+  if (bad)
+    die("%s: %d of %d points of %s are not complete:%s%s", lab->phase == SW_GATHER ? "--gather" : "sweep", bad, n,
+        lab->root, list, bad > 8 ? "\n  ..." : "");
+  bg_lab_blob *res = calloc((size_t)n, sizeof *res);
+  if (!res) die("out of memory");
+  for (int k = 0; k < n; ++k) {
+    char path[1300], text[4096], v[64];
+    snprintf(path, sizeof path, "%s/points/%d/result.bin", lab->root, k);
+    struct stat st;
+    FILE *fp = fopen(path, "rb");
+    if (!fp || fstat(fileno(fp), &st) != 0) die("--gather: %s: %s", path, strerror(errno));
+    res[k].len = res[k].cap = (size_t)st.st_size;
+    res[k].data = malloc(res[k].cap ? res[k].cap : 1);
+    if (!res[k].data) die("out of memory reading %s", path);
+    if (fread(res[k].data, 1, res[k].len, fp) != res[k].len) die("--gather: reading %s failed", path);
+    fclose(fp);
+    if (lab->phase == SW_GATHER) {
+      /* the points' work, for the manifest's throughput */
+      snprintf(path, sizeof path, "%s/points/%d/point.txt", lab->root, k);
+      if (read_small(path, text, sizeof text) && kv_get(text, "particle_steps", v, sizeof v)) lab->work += atof(v);
+    }
+  }
+  bg_lab_manifest_num(lab, "sweep_points", n);
+  bg_lab_manifest_str(lab, "sweep_phase", lab->phase == SW_GATHER ? "gather" : "all");
+  return res;
+}
+
+void bg_lab_sweep_free(bg_lab_blob *results, int n) {
+  if (!results) return;
+  for (int k = 0; k < n; ++k) bg_lab_blob_free(&results[k]);
+  free(results);
+}
+
 bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv,
                     bg_lab_param *params, int n_params, const char *const *mutants) {
   bg_lab *lab = calloc(1, sizeof *lab);
@@ -875,10 +1265,12 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   if (off >= sizeof lab->argv_line) die("the command line is longer than %zu characters", sizeof lab->argv_line - 1);
 
   enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_MUTANT, O_FORCE, O_VERSION,
-         O_MATERIAL, O_MU_S, O_GRAIN_D, O_NGF_A, O_VTK_EVERY, O_CKPT_EVERY, O_RESUME, O_PARAM };
+         O_MATERIAL, O_MU_S, O_GRAIN_D, O_NGF_A, O_VTK_EVERY, O_CKPT_EVERY, O_RESUME, O_PLAN, O_POINT, O_GATHER,
+         O_PARAM };
   static const char *common[] = {"scale", "backend", "out", "threads", "seed", "quiet",
                                  "references", "help", "mutant", "force", "version", "material", "mu-s",
-                                 "grain-d", "ngf-a", "vtk-every", "checkpoint-every", "resume"};
+                                 "grain-d", "ngf-a", "vtk-every", "checkpoint-every", "resume", "plan", "point",
+                                 "gather"};
   const int n_common = (int)(sizeof common / sizeof common[0]);
   struct option *opts = calloc((size_t)(n_common + n_params + 1), sizeof *opts);
   if (!opts) die("out of memory");
@@ -886,7 +1278,8 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   int want_help = 0, out_given = 0;
   for (int i = 0; i < n_common; ++i) {
     opts[i].name = common[i];
-    int flag = O_SCALE + i == O_QUIET || O_SCALE + i == O_HELP || O_SCALE + i == O_FORCE || O_SCALE + i == O_VERSION;
+    int flag = O_SCALE + i == O_QUIET || O_SCALE + i == O_HELP || O_SCALE + i == O_FORCE || O_SCALE + i == O_VERSION ||
+               O_SCALE + i == O_PLAN || O_SCALE + i == O_GATHER;
     opts[i].has_arg = flag ? no_argument : required_argument;
     opts[i].val = O_SCALE + i;
   }
@@ -962,6 +1355,18 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
           die("--resume: the path is empty or too long (%zu characters)", strlen(optarg));
         snprintf(lab->resume, sizeof lab->resume, "%s", optarg);
         break;
+      case O_PLAN:
+      case O_POINT:
+      case O_GATHER: {
+        int ph = c == O_PLAN ? SW_PLAN : c == O_POINT ? SW_POINT : SW_GATHER;
+        if (lab->phase && lab->phase != ph)
+          die("%s and %s: a run is one phase of a sweep (--plan, --point K or --gather), or all of them (none "
+              "given)",
+              sweep_opt[lab->phase], sweep_opt[ph]);
+        lab->phase = ph;
+        if (c == O_POINT) lab->point = (int)parse_number("point", optarg, 0, 1e6, 1);
+        break;
+      }
       case O_VERSION:
         printf("%s (bagnold %s, commit %s)\n", name, BG_VERSION_STRING, BAGNOLD_GIT_COMMIT);
         exit(0);
@@ -1014,6 +1419,7 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   if (lab->ckpt_every < 0) lab->ckpt_every = lab->scale == BG_SCALE_PAPER ? 120.0 : 0.0;
   if (lab->resume[0] && !out_given) snprintf(lab->out, sizeof lab->out, "%s", lab->resume);
   build_identity(lab, params, n_params);
+  sweep_setup(lab);
   if (lab->resume[0]) check_resume(lab);
   prepare_outdir(lab);
   start_marker(lab);
@@ -1200,6 +1606,7 @@ void bg_lab_add_work(bg_lab *lab, double particle_steps) {
 #pragma omp atomic
 #endif
   lab->work += particle_steps;
+  tl_work += particle_steps;
 }
 
 void bg_lab_progress(bg_lab *lab, const char *fmt, ...) {
@@ -1390,7 +1797,10 @@ static void apply_measurement_mutant(bg_lab *lab) {
   }
 }
 
+static void need_sweep(const bg_lab *lab);
+
 int bg_lab_finish(bg_lab *lab) {
+  need_sweep(lab);
   double wall = now_s() - lab->t0;
   bg_lab_manifest_num(lab, "damping_per_s", lab->damping);
   /* a run of a model the table has no claims for measures, and says so */
@@ -1579,7 +1989,14 @@ static int lab_sim_restore(bg_lab_sim *ls, bg_lab_blob *state) {
   return 1;
 }
 
+static void need_sweep(const bg_lab *lab) {
+  if (lab->phase != SW_ALL && !lab->in_sweep)
+    die("%s: %s has no sweep of independent simulations; run it without --plan, --point or --gather",
+        sweep_opt[lab->phase], lab->name);
+}
+
 bg_lab_sim *bg_lab_sim_begin(bg_lab *lab, bg_sim *sim, const char *tag, bg_lab_blob *state, int *finished) {
+  need_sweep(lab);
   bg_lab_sim *ls = calloc(1, sizeof *ls);
   if (!ls) die("out of memory");
   ls->lab = lab;

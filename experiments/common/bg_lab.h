@@ -195,4 +195,34 @@ void bg_lab_sim_tick(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx);
  * frees ls. */
 void bg_lab_sim_end(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx);
 
+/* ------------------------------------------------------------- sweeps
+ *
+ * An experiment whose simulations are independent (an aspect-ratio sweep, a
+ * set of apertures, a refinement) declares them as the points of a sweep;
+ * the lab then runs them in one of four ways, chosen on the command line:
+ *
+ *   (none)      plan, every point, gather: one process, --jobs at a time;
+ *   --plan      OUT/plan.tsv (one row per point) and OUT/sweep.txt (what
+ *               every point and the gather must share); then exit 0;
+ *   --point K   point K alone, into OUT/points/K/ (its result, its manifest,
+ *               its checkpoints); a point that has a checkpoint there resumes
+ *               from it, a complete one is not run again; then exit 0;
+ *   --gather    checks that every point is complete, from the same commit,
+ *               claims table and parameters, and goes on with the analysis.
+ *
+ * The one-process run writes and reads its points through the same files,
+ * so a sweep run point by point (scripts/lab sweep, a Slurm job array) and
+ * gathered gives the same outputs, byte for byte.
+ *
+ * run(ctx, k, result) simulates point k and packs into result (with
+ * bg_lab_blob_put) everything the analysis needs of it. Called from several
+ * threads at once when jobs > 1. tags name the points (the plan, progress);
+ * cost[k] orders the one-process run (the largest first), NULL for none.
+ * Returns the n results, to be read with bg_lab_blob_get and released with
+ * bg_lab_sweep_free. */
+typedef void (*bg_lab_point_fn)(void *ctx, int k, bg_lab_blob *result);
+bg_lab_blob *bg_lab_sweep(bg_lab *lab, int n, const char *const *tags, const double *cost, int jobs,
+                          bg_lab_point_fn run, void *ctx);
+void bg_lab_sweep_free(bg_lab_blob *results, int n);
+
 #endif /* BG_LAB_H */

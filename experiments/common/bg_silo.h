@@ -67,6 +67,12 @@ typedef struct bg_silo_result {
  * the solver refuses. */
 bg_silo_result bg_silo_run(bg_lab *lab, const bg_silo_scene *sc, const char *tag, FILE *series_out);
 
+/* A result and its series rows (the text bg_silo_run wrote to series_out)
+ * into a sweep point's blob and back (bg_lab_sweep); unpack returns the
+ * series in a malloc'd, NUL-terminated *series. */
+void bg_silo_result_pack(const bg_silo_result *r, const char *series, size_t series_len, bg_lab_blob *b);
+bg_silo_result bg_silo_result_unpack(bg_lab_blob *b, char **series, size_t *series_len);
+
 /* Frees the profile arrays of a result. */
 void bg_silo_result_free(bg_silo_result *r);
 

@@ -382,6 +382,22 @@ static bg_column_result skipped_result(void) {
   return r;
 }
 
+/* One point of the sweep: a column run to rest (or a placeholder for a
+ * stage this mutant run does not need), packed for the gather. */
+typedef struct run_ctx {
+  bg_lab *lab;
+  const bg_column_scene *scenes;
+  const char (*tags)[64];
+  const int *skip;
+} run_ctx;
+
+static void run_point(void *vctx, int k, bg_lab_blob *out) {
+  const run_ctx *c = vctx;
+  bg_column_result r = c->skip[k] ? skipped_result() : bg_column_run(c->lab, &c->scenes[k], c->tags[k]);
+  bg_column_result_pack(&r, out);
+  bg_column_result_free(&r);
+}
+
 /* the refinement grids, in multiples of --conv-cells / 2 */
 static const int conv_factor2[N_CONV] = {2, 3, 4, 6};
 
@@ -492,10 +508,11 @@ int main(int argc, char **argv) {
   lit_law lube = read_law(lab, LAWS, "lube2004");
 
   /* Every run is independent: the aspect sweep, the refinement and the floor
-   * sweep are built first and simulated together (--jobs at a time, the
-   * largest first so that the pool drains evenly), then read in order. With
-   * jobs > 1 each simulation gets one CPU thread (nested parallelism is
-   * off), which is why the results do not depend on jobs. */
+   * sweep are built first as the points of one sweep (bg_lab_sweep: in this
+   * process --jobs at a time, or one point per process with --point K and
+   * then --gather), then read in order. With jobs > 1 each simulation gets
+   * one CPU thread (nested parallelism is off), which is why the results do
+   * not depend on jobs. */
   enum { N_RUNS = MAX_ASPECTS + N_CONV + N_MU };
   bg_column_scene scenes[N_RUNS];
   char tags[N_RUNS][64];
@@ -524,24 +541,17 @@ int main(int argc, char **argv) {
     skip[nr] = !need_floor;
   }
   /* work per run ~ particles x steps ~ a cells^4: the order to start them */
-  int order[N_RUNS];
   double cost[N_RUNS];
+  const char *tagp[N_RUNS];
   for (int k = 0; k < nr; ++k) {
-    order[k] = k;
     cost[k] = scenes[k].aspect * pow(scenes[k].cells, 4);
+    tagp[k] = tags[k];
   }
-  for (int k = 1; k < nr; ++k)
-    for (int m = k; m > 0 && cost[order[m]] > cost[order[m - 1]]; --m) {
-      int t = order[m];
-      order[m] = order[m - 1];
-      order[m - 1] = t;
-    }
+  run_ctx rc = {lab, scenes, (const char(*)[64])tags, skip};
+  bg_lab_blob *packed = bg_lab_sweep(lab, nr, tagp, cost, jobs, run_point, &rc);
   bg_column_result results[N_RUNS];
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(jobs) if (jobs > 1)
-#endif
-  for (int k = 0; k < nr; ++k)
-    results[order[k]] = skip[order[k]] ? skipped_result() : bg_column_run(lab, &scenes[order[k]], tags[order[k]]);
+  for (int k = 0; k < nr; ++k) results[k] = bg_column_result_unpack(&packed[k]);
+  bg_lab_sweep_free(packed, nr);
   int next = 0; /* the runs are read back in the order they were built */
 
   /* 1. the aspect sweep */

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 /* silo.c: discharge of a flat-bottomed silo through an orifice (Beverloo).
  *
  * Scene: a silo of width (slot) or diameter (round) L, filled with Klar's
@@ -67,6 +68,7 @@
 #include <gsl/gsl_multifit_nlinear.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_vector.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +259,28 @@ static int parse_apertures(const char *s, double *out, int max, double lo, doubl
   return n;
 }
 
+/* One point of the sweep: an aperture (or a refinement grid) run until its
+ * stop rule, with its series rows, packed for the gather. */
+typedef struct silo_ctx {
+  bg_lab *lab;
+  const bg_silo_scene *scenes;
+  const char (*tags)[96];
+} silo_ctx;
+
+static void silo_point(void *vctx, int k, bg_lab_blob *out) {
+  const silo_ctx *c = vctx;
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (!mem) bg_lab_fail("%s: cannot open a memory stream for the series: %s", c->tags[k], strerror(errno));
+  bg_silo_result r = bg_silo_run(c->lab, &c->scenes[k], c->tags[k], mem);
+  bg_lab_add_work(c->lab, (double)r.n_particles * (double)r.steps);
+  if (fclose(mem) != 0) bg_lab_fail("%s: the series stream failed: %s", c->tags[k], strerror(errno));
+  bg_silo_result_pack(&r, text, len, out);
+  free(text);
+  bg_silo_result_free(&r);
+}
+
 int main(int argc, char **argv) {
   const char *geometry = NULL, *apertures = NULL;
   double dx = 0, hr = 5.5, mu_wall = 0.5, mu_floor = 0.5, drop_sweep = 0, t_max = 20, sample_dt = 0,
@@ -374,7 +398,6 @@ int main(int argc, char **argv) {
   snprintf(cols, sizeof cols,
            "t_s\tparked_%s\tbelow_plane_%s\tW_sink_%s\tW_plane_%s\tfill_m\tfill_over_L\tfill_over_H\trho_b_kg_m3\tin_window",
            round ? "kg" : "kg_per_m", round ? "kg" : "kg_per_m", unit_w, unit_w);
-  FILE *fs[MAX_AP + 3];
   for (int i = 0; i < nap; ++i) {
     scs[i] = base;
     scs[i].D_cells = D[i];
@@ -399,32 +422,39 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
+  /* Each aperture is an independent simulation: the points of one sweep
+   * (bg_lab_sweep: in this process --jobs at a time, the smallest aperture
+   * and the finest refinement grid first as they run the longest, or one
+   * point per process with --point K and then --gather). Inside a --jobs
+   * region the CPU backend's own parallel loops get one thread each (nested
+   * parallelism is off), which is why the CPU keeps 1. */
+  if (jobs > ntot) jobs = ntot; /* the manifest keeps the value asked for */
+  char tags[MAX_AP + 3][96];
+  const char *tagp[MAX_AP + 3];
+  double cost[MAX_AP + 3];
   for (int i = 0; i < ntot; ++i) {
-    char fn[64], cm[256];
+    if (i < nap) snprintf(tags[i], sizeof tags[i], "D %g cells (%d/%d)", D[i], i + 1, nap);
+    else snprintf(tags[i], sizeof tags[i], "refine D %g m, dx %g m (%d/%d)", refine, scs[i].dx, i - nap + 1, nref);
+    tagp[i] = tags[i];
+    /* the order they ran in before: refinement finest first, then the apertures smallest first */
+    cost[i] = i >= nap ? 2.0 * ntot + i : (double)(ntot - i);
+  }
+  silo_ctx ctx = {lab, scs, (const char(*)[96])tags};
+  bg_lab_blob *packed = bg_lab_sweep(lab, ntot, tagp, cost, jobs, silo_point, &ctx);
+  for (int i = 0; i < ntot; ++i) {
+    char fn[64], cm[256], *series;
+    size_t series_len;
+    rr[i] = bg_silo_result_unpack(&packed[i], &series, &series_len);
     if (i < nap) snprintf(fn, sizeof fn, "series_D%d.tsv", i);
     else snprintf(fn, sizeof fn, "series_R%d.tsv", i - nap);
     snprintf(cm, sizeof cm, "%s silo, aperture %g cells nominal, dx %g m, L %d cells; W per %s; local rates over +-5 samples; fill = mass above z=0 / (rho_b A)",
              geometry, scs[i].D_cells, scs[i].dx, scs[i].silo_cells, round ? "silo" : "unit slot width");
-    fs[i] = bg_lab_tsv(lab, fn, cm, cols);
+    FILE *f = bg_lab_tsv(lab, fn, cm, cols);
+    fwrite(series, 1, series_len, f);
+    fclose(f);
+    free(series);
   }
-  if (jobs > ntot) jobs = ntot; /* the manifest keeps the value asked for */
-  /* Each aperture is an independent simulation; with --jobs > 1 they run
-   * side by side (dynamic schedule, smallest aperture first: it runs the
-   * longest). Inside the region the CPU backend's own parallel loops get one
-   * thread each (nested parallelism is off), which is why the CPU keeps 1. */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(jobs) if (jobs > 1)
-#endif
-  for (int q = 0; q < ntot; ++q) {
-    /* the finest refinement grid first: it runs the longest */
-    int i = q < nref ? ntot - 1 - q : q - nref;
-    char tag[96];
-    if (i < nap) snprintf(tag, sizeof tag, "D %g cells (%d/%d)", D[i], i + 1, nap);
-    else snprintf(tag, sizeof tag, "refine D %g m, dx %g m (%d/%d)", refine, scs[i].dx, i - nap + 1, nref);
-    rr[i] = bg_silo_run(lab, &scs[i], tag, fs[i]);
-    fclose(fs[i]);
-  }
-  for (int i = 0; i < ntot; ++i) bg_lab_add_work(lab, (double)rr[i].n_particles * (double)rr[i].steps);
+  bg_lab_sweep_free(packed, ntot);
 
   /* rates, exit speeds and the resolution criterion */
   double slope_u[MAX_AP];
