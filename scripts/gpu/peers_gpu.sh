@@ -23,14 +23,18 @@
 # in the call); it builds nothing.
 #
 # usage: scripts/gpu/peers_gpu.sh OUTDIR [RUN...]
-#   runs (default all, in this order): ff4M ff1M col4M
+#   runs (default ff4M ff1M col4M, in the order given): ff4M ff1M col4M col1M
 # environment:
 #   BAGNOLD_BENCH_SCENE  bagnold's worker (default <repo>/build/bin/bench_scene)
-#   WHEEL_DIR            wheels to install (default <repo>/.whl; none: use what imports)
+#   WHEEL_DIR            wheels to install, folders separated by ':' (default <repo>/.whl;
+#                        none: use what imports); installed with --ignore-requires-python, as
+#                        geotaichi 0.2.6 declares Python <= 3.11 but runs on 3.12 (taichi 1.7.4)
 #   SITE                 install target, put on PYTHONPATH (default /tmp/site)
 #   PYTHON               interpreter (default python3)
 #   SOLVERS              default bagnold,taichi-dense,taichi-bls,warp (a peer that
 #                        does not import is reported unavailable in the tables)
+#   GEOTAICHI            1: add the public geotaichi (its wheel and trimesh, shapely carried in
+#                        WHEEL_DIR), run by this Python (--geotaichi-python)
 #   TAICHI_ELEMENTS      a checkout of the public taichi_elements (carried in an
 #                        ignored folder, never committed): adds the solver
 #                        taichi_elements, run unmodified through --taichi-elements
@@ -67,6 +71,10 @@ if [[ -n "${TAICHI_ELEMENTS:-}" ]]; then
   solvers="$solvers,taichi_elements"
   extra=(--taichi-elements "$TAICHI_ELEMENTS")
 fi
+if [[ "${GEOTAICHI:-0}" == 1 ]]; then
+  solvers="$solvers,geotaichi"
+  extra+=(--geotaichi-python "$(command -v "$py")")
+fi
 ff_reps="${FF_REPS:-3}"
 col_reps="${COL_REPS:-2}"
 col_n="${COL_PARTICLES:-4194304}"
@@ -90,12 +98,17 @@ note "gpu: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=cs
 [[ -x "$bench" ]] || { note "FAIL  no bench_scene at $bench (build the CUDA tree and carry build/bin/bench_scene)"; exit 1; }
 
 # the carried wheels; a package missing from them may still be installed on the machine
-if compgen -G "$wheels/*.whl" >/dev/null; then
-  if "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" \
-    "$wheels"/*.whl >"$out/install.log" 2>&1; then
-    note "installed into $site: $(cd "$wheels" && ls -- *.whl | paste -sd ' ')"
+whl=()
+IFS=: read -r -a wdirs <<<"$wheels"
+for w in "${wdirs[@]}"; do
+  compgen -G "$w/*.whl" >/dev/null && whl+=("$w"/*.whl)
+done
+if ((${#whl[@]})); then
+  if "$py" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --ignore-requires-python \
+    --target "$site" "${whl[@]}" >"$out/install.log" 2>&1; then
+    note "installed into $site: $(for f in "${whl[@]}"; do basename "$f"; done | paste -sd ' ')"
   else
-    note "FAIL  pip install of $wheels/*.whl: see install.log"
+    note "FAIL  pip install of ${whl[*]}: see install.log"
     status=1
   fi
   export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
@@ -104,6 +117,9 @@ for mod in numpy taichi warp; do
   v="$("$py" -c "import $mod; print($mod.__version__)" 2>/dev/null | tail -1)"
   note "python: $mod ${v:-(does not import)}"
 done
+# geotaichi's own package does not import (its __init__ reaches above itself): its metadata says the version
+v="$("$py" -c 'import importlib.metadata as m; print(m.version("geotaichi"))' 2>/dev/null | tail -1)"
+note "python: geotaichi ${v:-(not installed)}"
 
 # compare NAME LIMIT_S ARGS...: one compare.py run into OUTDIR/NAME
 compare() {
@@ -143,7 +159,8 @@ for r in "${runs[@]}"; do
     ff4M) compare ff4M "$ff_limit" --scene freefall --particles "$ff_big" --reps "$ff_reps" ;;
     ff1M) compare ff1M "$ff_limit" --scene freefall --particles "$ff_small" --reps "$ff_reps" ;;
     col4M) compare col4M "$budget" --scene collapse --particles "$col_n" --reps "$col_reps" ;;
-    *) note "unknown run '$r' (ff4M ff1M col4M)"; exit 2 ;;
+    col1M) compare col1M "$budget" --scene collapse --particles "$ff_small" --reps "$col_reps" ;;
+    *) note "unknown run '$r' (ff4M ff1M col4M col1M)"; exit 2 ;;
   esac
 done
 note "done: $( ((status == 0)) && echo "every run finished with a verdict" || echo "some run FAILED or was skipped") ($SECONDS s)"
