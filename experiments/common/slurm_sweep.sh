@@ -189,10 +189,10 @@ if command -v gnuplot >/dev/null && [[ "$figs" != "-" ]]; then
   for which in ref sweep; do
     src="$ref"
     [[ "$which" == sweep ]] && src="$sweep"
-    ln -sfn "$src" "$work/run"
+    ln -sfn "$src" "$work/figsrc"
     mkdir -p "$out/fig-$which"
     for fg in $figs; do
-      gnuplot -e "in='$work/run'; out='$out/fig-$which/$fg'" "$root/reports/$fg.gp" >/dev/null 2>&1 ||
+      gnuplot -e "in='$work/figsrc'; out='$out/fig-$which/$fg'" "$root/reports/$fg.gp" >/dev/null 2>&1 ||
         fail "gnuplot could not draw $fg from $src"
     done
   done
