@@ -8,6 +8,7 @@ one command per line (scripts/bench/bench_scene.c describes the protocol):
 bagnold through its C driver bench_scene; our Taichi and Warp implementations
 through mpm_taichi.py and mpm_warp.py; the public code, run unmodified, through
 the adapters peer_geotaichi.py (PyPI geotaichi 0.2.6, in its own venv),
+peer_genesis.py (PyPI genesis-world 1.4.5 with torch, in its own venv),
 peer_taichi_elements.py (--taichi-elements DIR) and peer_warp_mpm.py
 (--warp-mpm DIR). An adapter states in its ready line the physics that
 differs from the scene (physics_differences) and the run-time fixes it
@@ -242,20 +243,17 @@ NOT_COMPARABLE = {
     "warp_mpm": "no volume correction (log Jp) in its sand return map, so the 0.02 dx rounding tolerance does "
                 "not apply",
 }
-# genesis-world 1.4.5, measured on this benchmark's CPU machine (Python 3.11,
-# 2026-12): `pip install genesis-world==1.4.5` installs (3.3 GB in a fresh
-# venv, 10 min) but `import genesis` then fails ("'torch' module not
-# available. Please install pytorch manually"): torch is not among its
-# requirements, and PyPI's torch (2.15.0, a CUDA 13 build with its nvidia-*
-# wheels) took the venv to 8.5 GB, past the 8 GB this benchmark allows an
-# optional peer. Its MPM solver has a sand material (materials.MPM.Sand: the
-# Klar Drucker-Prager return map in Hencky strain, as bagnold's), but its
-# domain boundary is a frictionless box (CubeBoundary, restitution 0) 3 cells
-# inside its grid, so the Coulomb floor would need a rigid plane coupled
-# through its rigid solver. compare.sh does not install it.
-GENESIS_NOTE = ("genesis-world 1.4.5 needs torch, which it does not declare: with PyPI's torch 2.15.0 (CUDA build) "
-                "its venv is 8.5 GB, past this benchmark's 8 GB budget for an optional peer; compare.sh does not "
-                "install it (see GENESIS_NOTE in compare.py)")
+# genesis-world 1.4.5 (peer_genesis.py), in its own venv BUILD/venv-genesis,
+# which compare.sh makes when it is missing and the disk has 20 GB free:
+# genesis imports torch without declaring it, and PyPI's Linux torch (2.15.0)
+# is the CUDA build with its nvidia-* wheels, so the venv is 8.5 GB (3-6 min to
+# install on the 2-core CPU machine). Its MPM solver with the Sand material
+# (the Klar return map of taichi_elements, as our scene's) runs on the
+# scene's lattice with a fixed substep dt and a rigid plane as the Coulomb
+# floor; it is cross-checked like our own ports (see peer_genesis.py).
+GENESIS_NOTE = ("genesis-world needs BUILD/venv-genesis (genesis-world 1.4.5 with PyPI's torch 2.15.0, 8.5 GB): "
+                "compare.sh makes it when the disk has 20 GB free and BAGNOLD_NO_GENESIS is not 1; or pass "
+                "--genesis-python PATH")
 
 
 def md_to_html(lines):
@@ -308,8 +306,8 @@ def main():
                     help="Python with geotaichi 0.2.6 (default BUILD/venv-geotaichi/bin/python, made by compare.sh; "
                          "geotaichi pins taichi 1.6.0, so it cannot share BUILD/venv's taichi 1.7.4)")
     ap.add_argument("--genesis-python", default="",
-                    help="Python with genesis-world and torch (default BUILD/venv-genesis/bin/python; compare.sh "
-                         "does not make it: see GENESIS_NOTE in compare.py)")
+                    help="Python with genesis-world 1.4.5 and torch (default BUILD/venv-genesis/bin/python, made "
+                         "by compare.sh when the disk has 20 GB free: see GENESIS_NOTE in compare.py)")
     ap.add_argument("--taichi-elements", default="", metavar="DIR",
                     help="your checkout of github taichi-dev/taichi_elements: run its engine/mpm_solver.py, "
                          "unmodified, as solver taichi_elements (on BUILD/venv's taichi)")
@@ -388,6 +386,7 @@ def main():
                                                        "--variant", "bls"],
         "warp": [py, "mpm_warp.py"] + peer + ["--device", a.device],
         "geotaichi": [gt_py, "peer_geotaichi.py"] + peer + ["--device", a.device, "--threads", str(threads)],
+        "genesis": [gen_py, "peer_genesis.py"] + peer + ["--device", a.device, "--threads", str(threads)],
         "taichi_elements": [py, "peer_taichi_elements.py"] + peer + ["--device", a.device, "--threads",
                                                                       str(threads)],
         "warp_mpm": [wm_py, "peer_warp_mpm.py"] + peer + ["--device", a.device],
@@ -404,7 +403,7 @@ def main():
         "taichi-bls": f"our Taichi implementation, pid+BLS (mpm_taichi.py; {ttw})",
         "warp": f"our Warp implementation (mpm_warp.py; {'cuda' if gpu else 'cpu, 1 thread: serial CPU launches'})",
         "geotaichi": f"{PUBLIC_LABEL['geotaichi']} ({ttw})",
-        "genesis": f"{PUBLIC_LABEL['genesis']} ({'cuda' if gpu else 'cpu'})",
+        "genesis": f"{PUBLIC_LABEL['genesis']} ({ttw})",
         "taichi_elements": f"{PUBLIC_LABEL['taichi_elements']} ({ttw})",
         "warp_mpm": f"{PUBLIC_LABEL['warp_mpm']} ({'cuda' if gpu else 'cpu, serial CPU launches'})",
     }
@@ -448,9 +447,8 @@ def main():
         elif s == "geotaichi" and not os.path.isfile(gt_py):
             reason = (f"no {gt_py} (compare.sh makes BUILD/venv-geotaichi; or pass --geotaichi-python): geotaichi "
                       "0.2.6 pins taichi 1.6.0, apart from BUILD/venv's taichi 1.7.4")
-        elif s == "genesis":
-            reason = GENESIS_NOTE if not os.path.isfile(gen_py) else \
-                f"{gen_py} exists, but this benchmark has no adapter for it yet (peer_genesis.py): {GENESIS_NOTE}"
+        elif s == "genesis" and not os.path.isfile(gen_py):
+            reason = f"no {gen_py}: {GENESIS_NOTE}"
         elif s == "warp_mpm" and not os.path.isfile(wm_py):
             reason = f"--warp-mpm-python {wm_py} does not exist"
         if reason:

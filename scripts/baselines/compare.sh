@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # compare.sh: bagnold against our Taichi and Warp implementations and the
-# public code (geotaichi; taichi_elements / warp-mpm checkouts) on one scene.
+# public code (geotaichi, genesis-world; taichi_elements / warp-mpm checkouts)
+# on one scene.
 # `scripts/lab bench compare [args]` builds bagnold and calls this with
 # BAGNOLD_BUILD_DIR set. It finds a Python with taichi and warp, creating and
 # filling a virtual environment of its own (BUILD/venv) when none is given,
-# makes BUILD/venv-geotaichi for geotaichi, then runs compare.py (see
+# makes BUILD/venv-geotaichi for geotaichi and BUILD/venv-genesis for
+# genesis-world, then runs compare.py (see
 # `--help`; --taichi-elements DIR and --warp-mpm DIR pass through to it).
 #
 # Python: --python PATH or BAGNOLD_PYTHON=PATH uses that interpreter as it is
@@ -22,6 +24,15 @@
 # API, wheels). Where that fails (no network, Python >= 3.12, where taichi
 # 1.6.0 has no wheel) compare.py reports geotaichi unavailable and goes on.
 # BAGNOLD_NO_GEOTAICHI=1 skips it; --geotaichi-python PATH uses your own.
+#
+# genesis-world 1.4.5 imports torch without declaring it; PyPI's Linux torch
+# (pinned 2.15.0) is the CUDA build with its nvidia-* wheels (PyPI has no
+# CPU-only Linux torch), so BUILD/venv-genesis is about 8.5 GB (3 to 6 min to
+# install here). It is made only when missing and the disk holding BUILD has
+# 20 GB free (a log line says why otherwise, and compare.py reports genesis
+# unavailable); BAGNOLD_NO_GENESIS=1 skips it; --genesis-python PATH uses your
+# own. `scripts/lab test` and ctest's bench_compare_smoke (smoke.sh) never
+# come here, so they never install genesis or torch.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -33,6 +44,9 @@ TAICHI_VERSION=1.7.4
 WARP_VERSION=1.19.0
 GEOTAICHI_VERSION=0.2.6
 GEOTAICHI_DEPS=(taichi==1.6.0 numpy==1.23.5 scipy==1.10.1 trimesh==3.20.1 shapely==1.8.5.post1 rtree psutil pynvml)
+GENESIS_VERSION=1.4.5
+GENESIS_TORCH=torch==2.15.0
+GENESIS_MIN_FREE_GB=20
 
 log() { printf 'compare: %s\n' "$*" >&2; }
 die() {
@@ -44,6 +58,7 @@ die() {
 
 python="${BAGNOLD_PYTHON:-}"
 gt_python=""
+gen_python=""
 args=()
 while (($#)); do
   case "$1" in
@@ -51,8 +66,10 @@ while (($#)); do
     --python=*) python="${1#*=}"; shift ;;
     --geotaichi-python) (($# >= 2)) || die 2 "--geotaichi-python needs a path"; gt_python="$2"; args+=("$1" "$2"); shift 2 ;;
     --geotaichi-python=*) gt_python="${1#*=}"; args+=("$1"); shift ;;
+    --genesis-python) (($# >= 2)) || die 2 "--genesis-python needs a path"; gen_python="$2"; args+=("$1" "$2"); shift 2 ;;
+    --genesis-python=*) gen_python="${1#*=}"; args+=("$1"); shift ;;
     -h | --help)
-      sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       printf '\n'
       # compare.py's own options, from whichever Python can already run it
       for py in "$python" "$build/venv/bin/python" python3; do
@@ -117,6 +134,32 @@ if [[ -z "$gt_python" && "${BAGNOLD_NO_GEOTAICHI:-0}" != 1 ]]; then
       log "geotaichi $GEOTAICHI_VERSION ready in $gvenv"
     else
       log "warning: could not install geotaichi into $gvenv; it will be reported unavailable"
+    fi
+  fi
+fi
+
+# genesis-world (the public code) in its own venv, when the disk has room; a failure costs only its line
+gen_imports() { (cd / && "$1" -c 'import importlib.metadata as m; assert m.version("genesis-world") == "'"$GENESIS_VERSION"'"; import torch, genesis') >/dev/null 2>&1; }
+if [[ -z "$gen_python" && "${BAGNOLD_NO_GENESIS:-0}" != 1 ]]; then
+  genv="$build/venv-genesis"
+  if [[ ! -x "$genv/bin/python" ]] || ! gen_imports "$genv/bin/python"; then
+    free_kb="$(df -Pk "$build" 2>/dev/null | awk 'NR == 2 { print $4 }')"
+    if [[ -z "$free_kb" ]] || ((free_kb < GENESIS_MIN_FREE_GB * 1024 * 1024)); then
+      log "skipping genesis-world: ${free_kb:+$((free_kb / 1024 / 1024)) GB }free on the disk of $build, under the" \
+        "$GENESIS_MIN_FREE_GB GB its venv needs (about 8.5 GB with torch); it will be reported unavailable"
+    else
+      log "installing genesis-world==$GENESIS_VERSION with $GENESIS_TORCH into $genv (about 8.5 GB, a few minutes;" \
+        "BAGNOLD_NO_GENESIS=1 skips it)"
+      npip=("$genv/bin/python" -m pip install --disable-pip-version-check -q)
+      if [[ -n "${BAGNOLD_WHEELS:-}" ]]; then npip+=(--no-index --find-links "$BAGNOLD_WHEELS"); fi
+      t_gen=$SECONDS
+      if { [[ -x "$genv/bin/python" ]] || python3 -m venv "$genv"; } &&
+        "${npip[@]}" "genesis-world==$GENESIS_VERSION" "$GENESIS_TORCH" &&
+        gen_imports "$genv/bin/python"; then
+        log "genesis-world $GENESIS_VERSION ready in $genv ($((SECONDS - t_gen)) s, $(du -sh "$genv" | cut -f1))"
+      else
+        log "warning: could not install genesis-world into $genv; it will be reported unavailable"
+      fi
     fi
   fi
 fi

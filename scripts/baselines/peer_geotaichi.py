@@ -21,11 +21,21 @@ Nothing of geotaichi is copied or edited. What this adapter does around it:
     it with --no-deps --ignore-requires-python into its own venv
     BUILD/venv-geotaichi next to its other pins (taichi 1.6.0, numpy 1.23.5,
     scipy 1.10.1, trimesh 3.20.1) and shapely 1.8.5.post1 (same API, has a
-    wheel);
+    wheel). Python 3.12 (taichi 1.6.0 has no cp312 wheel; the GPU machine
+    has only 3.12): the same geotaichi 0.2.6 runs on taichi 1.7.4 and numpy
+    2.x with the same run-time fixes, given --no-deps
+    --ignore-requires-python (pip install --target refuses it otherwise) and
+    the two packages its import path needs: trimesh (3.20.1, pure Python;
+    src.mpm.generator.LoadFromFile imports it) and shapely (2.x, which has
+    cp312 wheels built for numpy 2; src.utils.PolygonDiscretization imports
+    it via src/__init__'s DEM half). Neither is called for an NPZ body;
+    scipy, rtree, psutil and pynvml are not imported at all;
   * the lattice: scene.py's positions go in through add_body_from_file (NPZ).
     Run-time fix (monkeypatch, RUNTIME_FIXES): its loader's rotation kernel
     (InsertionKernel.kernel_position_rotate_ndarray_) assigns a vector to one
-    array element and taichi refuses to compile it, so every file body fails;
+    array element and taichi refuses to compile it (1.6.0: RuntimeError
+    "only one of them is a tensor type"; 1.7.4 is worse: an LLVM assertion
+    "Invalid cast!" aborts the whole process), so every file body fails;
     the adapter replaces BodyReader.rotate_body by one that skips the identity
     rotation (orientation (0, 0, 1), the only one used) and calls the original
     otherwise. After the set-up the adapter writes scene.py's float32
@@ -64,7 +74,8 @@ RUNTIME_FIXES = [
     "import src.mpm.mainMPM instead of geotaichi (its __init__'s 'from ..src import *' fails), ti.init as "
     "geotaichi.init would",
     "BodyReader.rotate_body skips the identity rotation: its kernel does not compile with taichi 1.6.0 "
-    "('only one of them is a tensor type')",
+    "('only one of them is a tensor type') and aborts the process with taichi 1.7.4 (LLVM assertion "
+    "'Invalid cast!' in CastInst::Create)",
     "BodyReader.set_element_calLength(scene, 0, psize) called after add_body_from_file: geotaichi defines it but "
     "never calls it, so a file body keeps calLength 0 and QuadBSpline's stencil starts half a cell too high "
     "(weights no longer sum to 1; a free-falling block builds stress and falls at about g/4)",
@@ -110,8 +121,9 @@ def build(sc, arch, threads, cache=False):
     import src.mpm.generator.LoadFromFile as gt_load
 
     # run-time fix (geotaichi's files untouched): BodyReader.rotate_body's kernel assigns a vector to one
-    # ndarray element ('body_coords[nb, 0] = coords'), which taichi rejects ("only one of them is a tensor
-    # type"), so add_body_from_file fails for every body; for the identity orientation used here the
+    # ndarray element ('body_coords[nb, 0] = coords'), which taichi rejects (1.6.0: "only one of them is a
+    # tensor type"; 1.7.4, on Python 3.12: LLVM's assertion "Invalid cast!" aborts the process, no exception
+    # to catch), so add_body_from_file fails for every body; for the identity orientation used here the
     # rotation is skipped, which is what it would compute.
     orig_rotate = gt_load.BodyReader.rotate_body
 

@@ -35,6 +35,8 @@
 #                        does not import is reported unavailable in the tables)
 #   GEOTAICHI            1: add the public geotaichi (its wheel and trimesh, shapely carried in
 #                        WHEEL_DIR), run by this Python (--geotaichi-python)
+#   GENESIS_PYTHON       a Python that imports genesis-world 1.4.5 (with the machine's torch): adds
+#                        the public genesis-world through --genesis-python
 #   TAICHI_ELEMENTS      a checkout of the public taichi_elements (carried in an
 #                        ignored folder, never committed): adds the solver
 #                        taichi_elements, run unmodified through --taichi-elements
@@ -70,6 +72,10 @@ extra=()
 if [[ -n "${TAICHI_ELEMENTS:-}" ]]; then
   solvers="$solvers,taichi_elements"
   extra=(--taichi-elements "$TAICHI_ELEMENTS")
+fi
+if [[ -n "${GENESIS_PYTHON:-}" ]]; then
+  solvers="$solvers,genesis"
+  extra+=(--genesis-python "$GENESIS_PYTHON")
 fi
 if [[ "${GEOTAICHI:-0}" == 1 ]]; then
   solvers="$solvers,geotaichi"
