@@ -21,9 +21,13 @@ Two layouts, as Taichi programs MPM:
          step, a fixed capacity of a power of two >= 8 ppc 4^3 per block)
          and P2G/G2P looping over those lists with ti.block_local caching
          the grid tile of each block, base hinted with
-         ti.assume_in_range(base, block origin, 0, 1) as in Taichi's
-         published BLS programs (the particle-in-block pattern; block-local
-         storage only takes effect on CUDA).
+         ti.assume_in_range(base, block origin, 0, 1) and the block sizes
+         (64 threads binning, 256 per P2G/G2P block) of Taichi's published
+         BLS programs (the particle-in-block pattern; block-local storage
+         only takes effect on CUDA). Every grid block a step touches is
+         activated by a kernel of its own before binning, and P2G/G2P/grid
+         run with ti.no_activate: no pointer block is allocated while other
+         threads of the same kernel look blocks up (see activate_k).
 """
 import sys
 import time
@@ -33,7 +37,7 @@ import numpy as np
 import scene as S
 
 BLOCK = 4
-PROFILE = False  # True: Taichi's kernel profiler (ti.profiler.print_kernel_profiler_info) for by-hand study
+PROFILE = False  # True: Taichi's kernel profiler (ti.profiler.print_kernel_profiler_info), cpu and cuda, by hand
 
 
 def build(sc, arch, threads, variant, cache=False):
@@ -48,7 +52,7 @@ def build(sc, arch, threads, variant, cache=False):
         # The fraction is of the card's total memory, taken by each process at init: compare.py runs the
         # dense and bls workers at once beside bagnold and Warp, so two halves would leave the others nothing.
         ti.init(arch=ti.cuda, default_fp=ti.f32, log_level=ti.WARN, offline_cache=cache,
-                device_memory_fraction=0.25)
+                device_memory_fraction=0.25, kernel_profiler=PROFILE)
     init_s = time.perf_counter() - t0
 
     f32 = ti.f32
@@ -81,7 +85,12 @@ def build(sc, arch, threads, variant, cache=False):
         ti.root.dense(ti.ijk, sc.dims).place(grid_m, grid_v)
         blocks = None
     else:
-        nb = tuple((d + BLOCK - 1) // BLOCK for d in sc.dims)
+        # One block more than the nodes need on each axis: P2G's block-local tile of a block starting at node
+        # c spans nodes c .. c + BLOCK + 1 (the base nodes of its particles plus the 3-node stencil), and
+        # BLS writes the whole tile back, so an occupied block's tile reaches into the next block; for the
+        # last block that is past the pointer's end (no bounds check in a release build). No stencil of a
+        # particle inside the grid reaches the extra nodes: they get no mass, and grid_k skips them.
+        nb = tuple((d + BLOCK - 1) // BLOCK + 1 for d in sc.dims)
         blocks = ti.root.pointer(ti.ijk, nb)
         # Each grid component in a dense of its own (structure of arrays), as taichi_elements' mpm_solver.py
         # places grid_v.get_scalar_field(d). BLS needs it: components sharing one dense cell (place(grid_m,
@@ -244,7 +253,25 @@ def build(sc, arch, threads, variant, cache=False):
             g2p_k()
     else:
         @ti.kernel
+        def activate_k():
+            # Allocate, before any kernel looks them up, every block this step writes: the block of each
+            # particle's base node (its list) and the 2x2x2 blocks from it that hold its block's P2G tile
+            # (ti.block_local writes every node of the tile back, the zeros too). On CUDA, Taichi allocates a
+            # pointer cell under a lock but looks cells up with plain loads (runtime_module/node_pointer.h:
+            # Pointer_activate, Pointer_lookup_element), and P2G's block-local write-back goes through
+            # activating pointers (transforms/make_block_local.cpp, the epilogue), so with activation left to
+            # p2g_k and ti.append, blocks would be allocated while other threads of the same kernel read
+            # them: a race (a thread that misses a block fresh from another multiprocessor reads or writes
+            # Taichi's shared ambient cell instead). Here one kernel only activates and the later ones only
+            # look up: the kernel boundary orders the two. ti.append in bin_k finds its block active.
+            for p in x:
+                b = ti.rescale_index(grid_m, blocks, ti.floor(x[p] * inv_dx - 0.5, ti.i32))
+                for i, j, k in ti.static(ti.ndrange(2, 2, 2)):
+                    ti.activate(blocks, [b[0] + i, b[1] + j, b[2] + k])  # (a Vector index warns of a cast)
+
+        @ti.kernel
         def bin_k():
+            ti.loop_config(block_dim=64)
             for p in x:
                 base = ti.floor(x[p] * inv_dx - 0.5, ti.i32)
                 # the block of the base node, as the published programs: rescale_index to pid's grandparent
@@ -258,6 +285,8 @@ def build(sc, arch, threads, variant, cache=False):
 
         @ti.kernel
         def p2g_k():
+            ti.no_activate(blocks)  # activate_k allocated every block the tile writes
+            ti.loop_config(block_dim=256)
             ti.block_local(grid_m, grid_v)
             for I in ti.grouped(pid):
                 p = pid[I]
@@ -273,11 +302,14 @@ def build(sc, arch, threads, variant, cache=False):
 
         @ti.kernel
         def grid_k():
+            ti.no_activate(blocks)
             for I in ti.grouped(grid_m):
                 node_update(I)
 
         @ti.kernel
         def g2p_k():
+            ti.no_activate(blocks)
+            ti.loop_config(block_dim=256)
             ti.block_local(grid_v)
             for I in ti.grouped(pid):
                 p = pid[I]
@@ -287,9 +319,13 @@ def build(sc, arch, threads, variant, cache=False):
                     base[d] = ti.assume_in_range(base[d], Im[d], 0, 1)  # as in p2g_k
                 gather_update(p, base, fx, w)
 
+        def clear():
+            blocks.deactivate_all()  # grid blocks and their particle lists (Taichi's kernels, with their gc)
+            activate_k()
+
         def step():
             dt_k()
-            blocks.deactivate_all()  # grid blocks and their particle lists
+            clear()
             bin_k()
             p2g_k()
             grid_k()
@@ -323,7 +359,7 @@ def build(sc, arch, threads, variant, cache=False):
                 if variant == "dense":
                     clear_k()
                 else:
-                    blocks.deactivate_all()
+                    clear()
                     bin_k()
                     binned_k()
                     if binned[None] != n:
