@@ -70,6 +70,7 @@ typedef struct cpu_state {
   int64_t *order;  /* active particles grouped by block */
   int64_t *blist;  /* occupied blocks, grouped by colour */
   int64_t *bin_key;  /* per particle: its block this step, -1 parked (cap entries) */
+  int keys_fresh;    /* bin_key holds the blocks of the positions G2P wrote (nothing moved since) */
   int64_t *bin_hist; /* per binning thread: a count, then a cursor, per block */
   int bin_threads;   /* how many histograms bin_hist holds */
   int64_t cstart[9];
@@ -232,6 +233,7 @@ static bg_status grow(cpu_state *s, size_t need) {
 
 static bg_status cpu_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol) {
   cpu_state *s = state;
+  s->keys_fresh = 0;
   if (grow(s, s->n + n) != BG_OK) return BG_ERR_NOMEM;
   bg_real rho0 = s->cfg->mat.el.rho0;
   for (size_t k = 0; k < n; ++k) {
@@ -292,6 +294,7 @@ static inline int64_t particle_block(const cpu_state *s, size_t p) {
 static bg_status cpu_sort(void *state, uint64_t step) {
   cpu_state *s = state;
   if (s->n == 0 || step % (uint64_t)s->cfg->sort_interval != 0) return BG_OK;
+  s->keys_fresh = 0;
   int64_t nbk = s->n_blocks + 1; /* last bucket: parked */
   int64_t *cnt = calloc((size_t)nbk + 1, sizeof *cnt);
   int64_t *key = malloc(s->n * sizeof *key);
@@ -388,10 +391,17 @@ static void bin_particles(cpu_state *s) {
     int64_t lo = n * t / team, hi = n * (t + 1) / team;
     int64_t *h = hist + (size_t)t * (size_t)(nb + 1);
     memset(h, 0, (size_t)nb * sizeof *h);
-    for (int64_t p = lo; p < hi; ++p) {
-      int64_t k = s->park[p] < 0 ? particle_block(s, (size_t)p) : -1;
-      key[p] = k;
-      if (k >= 0) h[k]++;
+    /* G2P leaves each particle's block in key (keys_fresh): a pass over
+     * the positions less */
+    if (s->keys_fresh) {
+      for (int64_t p = lo; p < hi; ++p)
+        if (key[p] >= 0) h[key[p]]++;
+    } else {
+      for (int64_t p = lo; p < hi; ++p) {
+        int64_t k = s->park[p] < 0 ? particle_block(s, (size_t)p) : -1;
+        key[p] = k;
+        if (k >= 0) h[k]++;
+      }
     }
 #pragma omp barrier
 #pragma omp for schedule(static)
@@ -596,13 +606,19 @@ static bg_real nodal_laplacian(const cpu_state *s, const bg_bspline *w) {
 /* G2P after the gather, for lane l of a chunk and particle slot p of the
  * arrays given (offset to the chunk's first slot, or not): v and x, C,
  * and the trial F = (I + dt C) F into the chunk. */
-CPU_INLINE void g2p_lane(bg_real *const *x, bg_real *const *v, bg_real *const *cm, bg_real *const *f, int64_t p,
-                         bg_real (*lv)[BG_BATCH_CHUNK], bg_real (*lC)[BG_BATCH_CHUNK], bg_mat_chunk *ch, int l,
-                         bg_real dt) {
+CPU_INLINE void g2p_lane(const cpu_state *s, bg_real *const *x, bg_real *const *v, bg_real *const *cm,
+                         bg_real *const *f, int64_t p, bg_real (*lv)[BG_BATCH_CHUNK], bg_real (*lC)[BG_BATCH_CHUNK],
+                         bg_mat_chunk *ch, int64_t *lkey, int l, bg_real dt) {
+  const bg_config *c = s->cfg;
+  int64_t b[3];
   for (int d = 0; d < 3; ++d) {
     v[d][p] = lv[d][l];
-    x[d][p] = x[d][p] + dt * lv[d][l];
+    const bg_real xn = x[d][p] + dt * lv[d][l];
+    x[d][p] = xn;
+    /* the next binning's block (particle_block's arithmetic), while x is at hand */
+    b[d] = bg_floor_int((xn - c->origin[d]) * c->inv_dx - 0.5f) >> BG_BLOCK_LOG2;
   }
+  lkey[l] = (b[0] * s->nb[1] + b[1]) * s->nb[2] + b[2];
   bg_mat3 C, F;
   for (int e = 0; e < 9; ++e) {
     C.m[e / 3][e % 3] = lC[e][l];
@@ -628,11 +644,15 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
   bg_mat_chunk ch;
   size_t slot[BG_BATCH_CHUNK];
   bg_real lv[3][BG_BATCH_CHUNK], lC[9][BG_BATCH_CHUNK]; /* the gathered v and C, by lane */
+  int64_t lkey[BG_BATCH_CHUNK];                          /* each lane's block after the move */
   int len = 0;
   /* 1. the gather, particle by particle */
   for (int64_t pi = p0; pi < p1; ++pi) {
     size_t p = (size_t)pi;
-    if (s->park[p] >= 0) continue;
+    if (s->park[p] >= 0) {
+      s->bin_key[p] = -1;
+      continue;
+    }
     bg_real xg[3];
     particle_xg(s, p, xg);
     bg_bspline w = bg_bspline_eval(xg);
@@ -687,15 +707,17 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
       fs[e] = s->F[e] + at;
     }
     BG_SIMD_LOOP
-    for (int l = 0; l < len; ++l) g2p_lane(xs, vs, cs, fs, l, lv, lC, &ch, l, dt);
+    for (int l = 0; l < len; ++l) g2p_lane(s, xs, vs, cs, fs, l, lv, lC, &ch, lkey, l, dt);
   } else {
-    for (int l = 0; l < len; ++l) g2p_lane(s->x, s->v, s->C, s->F, (int64_t)slot[l], lv, lC, &ch, l, dt);
+    for (int l = 0; l < len; ++l) g2p_lane(s, s->x, s->v, s->C, s->F, (int64_t)slot[l], lv, lC, &ch, lkey, l, dt);
   }
   /* 3. parking and the largest speed */
   for (int l = 0; l < len; ++l) {
     size_t p = slot[l];
     const bg_real xp[3] = {s->x[0][p], s->x[1][p], s->x[2][p]};
     int32_t code = bg_park_code(c, c->sinks, xp);
+    /* the next binning's key, while x is at hand */
+    s->bin_key[p] = code >= 0 ? -1 : lkey[l];
     if (code >= 0) {
       s->park[p] = code;
       mine[code] += (double)s->mass[p];
@@ -766,6 +788,7 @@ static bg_status cpu_g2p(void *state, bg_real dt) {
   s->n_sink = (size_t)sink;
   s->n_out = (size_t)out;
   s->max_speed = sqrt(vmax2);
+  s->keys_fresh = 1;
   return BG_OK;
 }
 
@@ -857,6 +880,7 @@ static bg_status cpu_export(void *state, bg_raw *r) {
 
 static bg_status cpu_import(void *state, const bg_raw *r) {
   cpu_state *s = state;
+  s->keys_fresh = 0;
   if (grow(s, r->n) != BG_OK) return BG_ERR_NOMEM;
   bg_real *a[N_FLOAT_ARRAYS];
   float_arrays(s, a);
