@@ -235,11 +235,11 @@ static double flow_angle(double phi_deg) {
 
 /* -------------------------------------------------------------- a scene */
 
-/* Runs one scene to rest (bg_column.c) and reads the flank angle. */
-static result run_scene(bg_lab *lab, const bg_column_scene *sc, const char *tag) {
+/* A scene run to rest (bg_column.c, a point of the run's sweep): the flank
+ * angle from its deposit. Takes col's arrays. */
+static result measure(bg_lab *lab, const bg_column_scene *sc, const char *tag, bg_column_result col) {
   result res;
   memset(&res, 0, sizeof res);
-  bg_column_result col = bg_column_run(lab, sc, tag);
   res.dx = col.dx;
   res.n_particles = col.n_particles;
   res.steps = col.steps;
@@ -360,6 +360,40 @@ static result run_scene(bg_lab *lab, const bg_column_scene *sc, const char *tag)
   free(by);
   free(col.hf);
   return res;
+}
+
+/* The run's simulations, the points of its sweep (bg_lab_sweep): each is a
+ * column run to rest, packed for the gather, which measures it. */
+#define MAX_POINTS (MAX_GRIDS + 8)
+typedef struct sweep_pts {
+  bg_lab *lab;
+  bg_column_scene scenes[MAX_POINTS];
+  char tags[MAX_POINTS][64];
+  const char *tagp[MAX_POINTS];
+  double cost[MAX_POINTS];
+  int n;
+  bg_lab_blob *packed;
+} sweep_pts;
+
+static int add_point(sweep_pts *pts, const bg_column_scene *sc, const char *tag) {
+  int k = pts->n++;
+  pts->scenes[k] = *sc;
+  snprintf(pts->tags[k], sizeof pts->tags[k], "%s", tag);
+  pts->tagp[k] = pts->tags[k];
+  /* work ~ particles x steps ~ cells^4: the costliest first */
+  pts->cost[k] = pow(sc->cells, 4);
+  return k;
+}
+
+static void run_point(void *ctx, int k, bg_lab_blob *out) {
+  sweep_pts *pts = ctx;
+  bg_column_result r = bg_column_run(pts->lab, &pts->scenes[k], pts->tags[k]);
+  bg_column_result_pack(&r, out);
+  bg_column_result_free(&r);
+}
+
+static result measure_point(sweep_pts *pts, int k) {
+  return measure(pts->lab, &pts->scenes[k], pts->tags[k], bg_column_result_unpack(&pts->packed[k]));
 }
 
 /* ----------------------------------------------------------------- main */
@@ -483,6 +517,59 @@ int main(int argc, char **argv) {
   int need_low = need_stick || bg_lab_needed(lab, "repose.floor_mu_low_grows");
   int plain = bg_lab_mutant(lab) == NULL;
 
+  /* Every simulation of the run is built first, as the points of one sweep
+   * (bg_lab_sweep: in this process one after another, or one point per
+   * process with --point K, then --gather); the stages below measure them
+   * in order. The floor sweep's plan: which mu each run has, and which runs
+   * this run needs (the slick-floor control makes its low floor nearly
+   * frictionless and reuses that run for mu = tan phi). */
+  const double mu_fac[] = {0.4, 0.7, 1.0, 1.4, 2.0};
+  enum { N_MU = 5, I_LOW = 0, I_MID = 1, I_TAN = 2 };
+  int need_ref = need_hi || need_low; /* the mu = 2 tan phi reference */
+  double mus[N_MU + 1];
+  int ran[N_MU + 1], slick_reuse[N_MU + 1];
+  for (int i = 0; i <= N_MU; ++i) {
+    ran[i] = i == N_MU ? need_stick : i == I_LOW ? need_low : i == I_MID ? plain : i == N_MU - 1 ? need_ref : need_hi;
+    mus[i] = i < N_MU ? mu_fac[i] * tanphi : NAN;
+    int slick = bg_lab_mutant_is(lab, "slick-floor") && (i == I_LOW || i == I_TAN);
+    if (slick) mus[i] = SLICK_MU;
+    slick_reuse[i] = slick && i == I_TAN;
+  }
+  static sweep_pts pts; /* large: not on the stack */
+  pts.lab = lab;
+  pts.n = 0;
+  int conv_pt[MAX_GRIDS], mu_pt[N_MU + 1], ridge_pt = -1;
+  for (int gi = 0; gi < (need_conv ? grids : 0); ++gi) {
+    bg_column_scene sc = base;
+    sc.cells = gcells[gi];
+    char tag[64];
+    snprintf(tag, sizeof tag, "grid %d/%d", gi + 1, grids);
+    conv_pt[gi] = add_point(&pts, &sc, tag);
+  }
+  for (int i = 0; i <= N_MU; ++i) {
+    mu_pt[i] = -1;
+    if (!need_ref || slick_reuse[i] || !ran[i]) continue;
+    bg_column_scene sc = base;
+    sc.cells = mu_cells;
+    char tag[64];
+    if (i < N_MU) {
+      sc.mu = mus[i];
+      snprintf(tag, sizeof tag, "floor mu %.3g", mus[i]);
+    } else {
+      sc.floor = BG_FRICTION_STICK;
+      sc.mu = 0;
+      snprintf(tag, sizeof tag, "floor stick");
+    }
+    mu_pt[i] = add_point(&pts, &sc, tag);
+  }
+  if (need_ridge) {
+    bg_column_scene sr = base;
+    sr.ridge = 1;
+    sr.cells = gcells[grids - 1];
+    ridge_pt = add_point(&pts, &sr, "ridge");
+  }
+  pts.packed = bg_lab_sweep(lab, pts.n, pts.tagp, pts.cost, 1, run_point, &pts);
+
   /* 1. refinement */
   result conv[MAX_GRIDS];
   memset(conv, 0, sizeof conv);
@@ -493,11 +580,8 @@ int main(int argc, char **argv) {
                         "dx_m\tdx_over_R0\tcells_per_R0\ttheta_profile_deg\ttheta_cone_deg\ttheta_sectors_deg\ttheta_slope_deg\ttheta_mean_deg\tsigma_deg\tspread_deg\th_max_m\trunout_m\tparticles\tsteps\tt_end_s\tsettled\ttheta_strip_deg")
                        : NULL;
   for (int gi = 0; gi < ng; ++gi) {
-    bg_column_scene sc = base;
-    sc.cells = gcells[gi];
-    char tag[64];
-    snprintf(tag, sizeof tag, "grid %d/%d", gi + 1, grids);
-    conv[gi] = run_scene(lab, &sc, tag);
+    const bg_column_scene sc = pts.scenes[conv_pt[gi]];
+    conv[gi] = measure_point(&pts, conv_pt[gi]);
     result *r = &conv[gi];
     hdx[gi] = r->dx / R0;
     th[gi] = r->theta_mean;
@@ -589,23 +673,14 @@ int main(int argc, char **argv) {
   }
 
   /* 2. floor friction sweep; the slick-floor control makes its low floor nearly frictionless */
-  const double mu_fac[] = {0.4, 0.7, 1.0, 1.4, 2.0};
-  enum { N_MU = 5, I_LOW = 0, I_MID = 1, I_TAN = 2 };
   result rmu[N_MU + 1];
   memset(rmu, 0, sizeof rmu);
-  double mus[N_MU + 1];
-  int ran[N_MU + 1];
-  int need_ref = need_hi || need_low; /* the mu = 2 tan phi reference */
   if (need_ref) {
     FILE *fm = bg_lab_tsv(lab, "floor_mu.tsv",
                           "runout (annular mean thickness crosses 1 dx, interpolated) vs floor Coulomb mu, same dx; last row: stick floor (mu column NaN, stick 1)",
                           "mu_floor\tmu_over_tanphi\trunout_m\trunout_over_R0\ttheta_mean_deg\th_max_m\tsettled\treaches_wall\tstick");
     for (int i = 0; i <= N_MU; ++i) {
-      ran[i] = i == N_MU ? need_stick : i == I_LOW ? need_low : i == I_MID ? plain : i == N_MU - 1 ? need_ref : need_hi;
-      mus[i] = i < N_MU ? mu_fac[i] * tanphi : NAN;
-      int slick = bg_lab_mutant_is(lab, "slick-floor") && (i == I_LOW || i == I_TAN);
-      if (slick) mus[i] = SLICK_MU;
-      if (slick && i == I_TAN) { /* the same slick floor as the low run: reuse that run */
+      if (slick_reuse[i]) { /* the same slick floor as the low run: reuse that run */
         rmu[i] = rmu[I_LOW];
         rmu[i].rbin = rmu[i].hbin = NULL;
         continue;
@@ -614,18 +689,7 @@ int main(int argc, char **argv) {
         rmu[i].runout = NAN;
         continue;
       }
-      bg_column_scene sc = base;
-      sc.cells = mu_cells;
-      char tag[64];
-      if (i < N_MU) {
-        sc.mu = mus[i];
-        snprintf(tag, sizeof tag, "floor mu %.3g", mus[i]);
-      } else {
-        sc.floor = BG_FRICTION_STICK;
-        sc.mu = 0;
-        snprintf(tag, sizeof tag, "floor stick");
-      }
-      rmu[i] = run_scene(lab, &sc, tag);
+      rmu[i] = measure_point(&pts, mu_pt[i]);
       fprintf(fm, "%.5g\t%.5g\t%.6g\t%.5g\t%.4f\t%.6g\t%d\t%d\t%d\n", mus[i], mus[i] / tanphi, rmu[i].runout,
               rmu[i].runout / R0, rmu[i].theta_mean, rmu[i].h_max, rmu[i].settled, (int)rmu[i].runout_wall,
               i == N_MU);
@@ -661,10 +725,7 @@ int main(int argc, char **argv) {
   memset(&rr, 0, sizeof rr);
   if (need_ridge) {
     result *fine = &conv[grids - 1];
-    bg_column_scene sr = base;
-    sr.ridge = 1;
-    sr.cells = gcells[grids - 1];
-    rr = run_scene(lab, &sr, "ridge");
+    rr = measure_point(&pts, ridge_pt);
     FILE *fr = bg_lab_tsv(lab, "ridge.tsv",
                           "plane-strain half ridge (slab between slip walls) vs the axisymmetric pile, same dx; profile estimator for both; theta_pile_strip: the ridge's ruler on the pile",
                           "dx_m\ttheta_ridge_deg\ttheta_pile_profile_deg\ttheta_pile_mean_deg\trunout_ridge_m\trunout_pile_m\th_max_ridge_m\th_max_pile_m\tsettled\tparticles\ttheta_pile_strip_deg");
@@ -690,6 +751,7 @@ int main(int argc, char **argv) {
   }
   free(rr.rbin);
   free(rr.hbin);
+  bg_lab_sweep_free(pts.packed, pts.n);
   (void)est_names;
   return bg_lab_finish(lab);
 }
