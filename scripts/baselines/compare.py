@@ -371,9 +371,14 @@ def main():
     py = sys.executable
     common = ["--particles", str(n), "--ppc", str(a.ppc)]
     peer = common + ["--scene", a.scene] + (["--warm-cache"] if a.warm_cache else [])
-    gt_py = a.geotaichi_python or os.path.join(build, "venv-geotaichi", "bin", "python")
-    gen_py = a.genesis_python or os.path.join(build, "venv-genesis", "bin", "python")
-    wm_py = a.warp_mpm_python or py
+    # a bare interpreter name (python3) is looked up on PATH, as a shell would
+    def interpreter(given, default):
+        if given and os.sep not in given:
+            return shutil.which(given) or given
+        return given or default
+    gt_py = interpreter(a.geotaichi_python, os.path.join(build, "venv-geotaichi", "bin", "python"))
+    gen_py = interpreter(a.genesis_python, os.path.join(build, "venv-genesis", "bin", "python"))
+    wm_py = interpreter(a.warp_mpm_python, py)
     te_dir = os.path.abspath(a.taichi_elements) if a.taichi_elements else ""
     wm_dir = os.path.abspath(a.warp_mpm) if a.warp_mpm else ""
     argv_of = {
