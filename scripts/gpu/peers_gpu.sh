@@ -20,7 +20,10 @@
 # budget. It runs last and gets whatever the budget has left.
 #
 # It uses the binaries already built (bench_scene of a CUDA build, carried
-# in the call); it builds nothing.
+# in the call); it builds nothing. The peers' wheels are larger than one call
+# carries: scripts/gpu/carry_wheels.py cuts them into chunks here and stages
+# and installs them on the device (taichi, warp, geotaichi into /tmp/site,
+# genesis-world into /tmp/gsite with a /tmp/gpy interpreter for GENESIS_PYTHON).
 #
 # usage: scripts/gpu/peers_gpu.sh OUTDIR [RUN...]
 #   runs (default ff4M ff1M col4M, in the order given): ff4M ff1M col4M col1M
