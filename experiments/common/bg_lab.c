@@ -142,6 +142,13 @@ static double now_s(void) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+/* The commit a run records and a sweep's phases must share: the build's,
+ * unless BAGNOLD_COMMIT names another (a binary carried to another machine). */
+static const char *run_commit(void) {
+  const char *c = getenv("BAGNOLD_COMMIT");
+  return c ? c : BAGNOLD_GIT_COMMIT;
+}
+
 /* Appends msg to a marker file with async-signal-safe calls only. */
 static void marker_append(const char *path, const char *msg) {
   int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0666);
@@ -942,7 +949,7 @@ static void write_manifest(bg_lab *lab, double wall);
  * identity (the experiment, scale, material, seed, mutant, parameters), the
  * commit and the claims table. */
 static void sweep_identity(const bg_lab *lab, char *buf, size_t n) {
-  const char *commit = getenv("BAGNOLD_COMMIT") ? getenv("BAGNOLD_COMMIT") : BAGNOLD_GIT_COMMIT;
+  const char *commit = run_commit();
   if ((size_t)snprintf(buf, n, "%scommit\t%s\nclaims_table_sha256\t%s\n", lab->identity, commit, lab->table_sha) >= n)
     die("the run's identity is longer than %zu characters", n - 1);
 }
@@ -1010,7 +1017,7 @@ static int point_complete(const bg_lab *lab, int k, const char *sweep_id, char *
     snprintf(why, n, "not run (no points/%d/point.txt)", k);
     return 0;
   }
-  const char *commit = getenv("BAGNOLD_COMMIT") ? getenv("BAGNOLD_COMMIT") : BAGNOLD_GIT_COMMIT;
+  const char *commit = run_commit();
   sha_hex(sweep_id, want);
   if (!kv_get(text, "status", v, sizeof v) || strcmp(v, "done")) {
     snprintf(why, n, "not complete (points/%d/point.txt)", k);
@@ -1095,7 +1102,7 @@ static void write_point(const bg_lab *lab, const char *dir, int k, const char *t
   snprintf(path, sizeof path, "%s/result.bin", dir);
   write_whole(path, b->data ? (const void *)b->data : "", b->len);
   sha_hex(sweep_id, idsha);
-  const char *commit = getenv("BAGNOLD_COMMIT") ? getenv("BAGNOLD_COMMIT") : BAGNOLD_GIT_COMMIT;
+  const char *commit = run_commit();
   int m = snprintf(text, sizeof text,
                    "point\t%d\ntag\t%s\nstatus\tdone\ncommit\t%s\nclaims_table_sha256\t%s\nidentity_sha256\t%s\n"
                    "result_bytes\t%zu\nparticle_steps\t%.17g\n",
@@ -1175,13 +1182,10 @@ bg_lab_blob *bg_lab_sweep(bg_lab *lab, int n, const char *const *tags, const dou
 #endif
     for (int i = 0; i < n; ++i) {
       int k = order[i];
-      char dir[1300], why[300];
+      /* a resumed run goes through every point: its simulations restore
+       * from their checkpoints (a finished one is not run again) */
+      char dir[1300];
       snprintf(dir, sizeof dir, "%s/points/%d", lab->root, k);
-      /* a run resumed in place keeps the points it completed */
-      if (lab->resume_inplace && point_complete(lab, k, sweep_id, why, sizeof why)) {
-        bg_lab_progress(lab, "%s: complete in points/%d: not run again", tags[k], k);
-        continue;
-      }
       if (make_dirs(dir) != 0) die("cannot create %s: %s", dir, strerror(errno));
       bg_lab_blob b = {0};
       tl_work = 0;
@@ -1698,7 +1702,7 @@ static void write_manifest(bg_lab *lab, double wall) {
   gethostname(host, sizeof host - 1);
   time_t t = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-  const char *commit = getenv("BAGNOLD_COMMIT") ? getenv("BAGNOLD_COMMIT") : BAGNOLD_GIT_COMMIT;
+  const char *commit = run_commit();
   fprintf(fp, "{\n  \"experiment\": \"%s\",\n", lab->name);
   json_escape(esc, sizeof esc, lab->argv_line);
   fprintf(fp, "  \"command\": \"%s\",\n", esc);
