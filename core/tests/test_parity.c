@@ -6,7 +6,8 @@
  * tolerance derived from float round-off (see tolerance()). The drifted-
  * particle fallback is run with a sort interval longer than the run, and the
  * tile variants (block 2, 4, 8; global atomics; the fixed-point tile;
- * fixed and rotated stencil order) each against the CPU.
+ * fixed and rotated stencil order; the warp-summed redux tile; the cell
+ * sort) each against the CPU.
  * The CPU side runs in reference mode (cpu_reference: the scalar update the
  * GPU runs). argv[1] is the device backend ("cuda"; exit 77 when it is
  * unavailable), or "cpu-lanes": the CPU's vector path against the reference.
@@ -407,6 +408,7 @@ typedef struct variant {
   int sort_interval;
   const char *order; /* BAGNOLD_CUDA_P2G_ORDER, NULL: default */
   const char *g2p_minb; /* BAGNOLD_CUDA_G2P_MINBLOCKS, NULL: default */
+  const char *sort;     /* BAGNOLD_CUDA_SORT, NULL: the scatter's default */
 } variant;
 
 static void check_variant(const scene *sc, const result *cpu, double tol, size_t flip_allow, const variant *va,
@@ -419,11 +421,14 @@ static void check_variant(const scene *sc, const result *cpu, double tol, size_t
   else unsetenv("BAGNOLD_CUDA_P2G_ORDER");
   if (va->g2p_minb) setenv("BAGNOLD_CUDA_G2P_MINBLOCKS", va->g2p_minb, 1);
   else unsetenv("BAGNOLD_CUDA_G2P_MINBLOCKS");
+  if (va->sort) setenv("BAGNOLD_CUDA_SORT", va->sort, 1);
+  else unsetenv("BAGNOLD_CUDA_SORT");
   result g = run(sc, g_backend, va->sort_interval, NULL);
   unsetenv("BAGNOLD_CUDA_BLOCK");
   unsetenv("BAGNOLD_CUDA_P2G");
   unsetenv("BAGNOLD_CUDA_P2G_ORDER");
   unsetenv("BAGNOLD_CUDA_G2P_MINBLOCKS");
+  unsetenv("BAGNOLD_CUDA_SORT");
   if (!bg_check_true(g.ok, "%s, %s: %d steps on %s", sc->name, va->label, sc->steps, g_backend)) {
     result_free(&g);
     return;
@@ -524,39 +529,48 @@ int main(int argc, char **argv) {
   }
   const int never = 1 << 30; /* longer than any run: sorted once, at step 0 */
   const variant fall_vars[] = {
-      {"default (block 4, fixed-point tile, column order, sort every 32, G2P at 4 blocks per SM)", NULL, NULL, 32, NULL, NULL},
-      {"no re-sort (drifted fallback)", NULL, NULL, never, NULL, NULL},
-      {"sort every step", NULL, NULL, 1, NULL, NULL},
-      {"block 2 (tile 4^3)", "2", NULL, 32, NULL, NULL},
-      {"block 8 (tile 10^3)", "8", NULL, 32, NULL, NULL},
-      {"global atomics only", NULL, "global", 32, NULL, NULL},
-      {"float tile, fixed stencil order", NULL, "tiled", 32, "fixed", NULL},
-      {"global, fixed stencil order", NULL, "global", 32, "fixed", NULL},
-      {"float tile, rotated order", NULL, "tiled", 32, "rotated", NULL},
-      {"float tile, column order", NULL, "tiled", 32, "columns", NULL},
-      {"fixed-point tile, rotated order", NULL, "fixed", 32, "rotated", NULL},
-      {"fixed-point tile, fixed order", NULL, "fixed", 32, "fixed", NULL},
-      {"G2P unbounded (168 registers)", NULL, NULL, 32, NULL, "0"},
-      {"G2P bounded to 5 blocks per SM", NULL, NULL, 32, NULL, "5"},
+      {"default (block 4, fixed-point tile, column order, sort every 32, G2P at 4 blocks per SM)", NULL, NULL, 32, NULL, NULL, NULL},
+      {"no re-sort (drifted fallback)", NULL, NULL, never, NULL, NULL, NULL},
+      {"sort every step", NULL, NULL, 1, NULL, NULL, NULL},
+      {"block 2 (tile 4^3)", "2", NULL, 32, NULL, NULL, NULL},
+      {"block 8 (tile 10^3)", "8", NULL, 32, NULL, NULL, NULL},
+      {"global atomics only", NULL, "global", 32, NULL, NULL, NULL},
+      {"float tile, fixed stencil order", NULL, "tiled", 32, "fixed", NULL, NULL},
+      {"global, fixed stencil order", NULL, "global", 32, "fixed", NULL, NULL},
+      {"float tile, rotated order", NULL, "tiled", 32, "rotated", NULL, NULL},
+      {"float tile, column order", NULL, "tiled", 32, "columns", NULL, NULL},
+      {"fixed-point tile, rotated order", NULL, "fixed", 32, "rotated", NULL, NULL},
+      {"fixed-point tile, fixed order", NULL, "fixed", 32, "fixed", NULL, NULL},
+      {"G2P unbounded (168 registers)", NULL, NULL, 32, NULL, "0", NULL},
+      {"G2P bounded to 5 blocks per SM", NULL, NULL, 32, NULL, "5", NULL},
+      {"redux: warp sums of same-cell lanes (cell sort)", NULL, "redux", 32, NULL, NULL, NULL},
+      {"redux, sort every step", NULL, "redux", 1, NULL, NULL, NULL},
+      {"redux, block 2 (tile 4^3)", "2", "redux", 32, NULL, NULL, NULL},
+      {"redux, block 8 (tile 10^3)", "8", "redux", 32, NULL, NULL, NULL},
+      {"redux on the block sort", NULL, "redux", 32, NULL, NULL, "block"},
+      {"fixed-point tile on the cell sort", NULL, NULL, 32, NULL, NULL, "cell"},
   };
   /* the experiments' paper runs use the global scatter: it is held to the
    * same tolerance on the column and the silo as the default */
   const variant col_vars[] = {
-      {"default (block 4, fixed-point tile, column order, sort every 32, G2P at 4 blocks per SM)", NULL, NULL, 32, NULL, NULL},
-      {"no re-sort (drifted fallback)", NULL, NULL, never, NULL, NULL},
-      {"block 8 (tile 10^3)", "8", NULL, 32, NULL, NULL},
-      {"global atomics only", NULL, "global", 32, NULL, NULL},
-      {"float tile, fixed stencil order", NULL, "tiled", 32, "fixed", NULL},
-      {"float tile, rotated order", NULL, "tiled", 32, "rotated", NULL},
-      {"G2P unbounded (168 registers)", NULL, NULL, 32, NULL, "0"},
-      {"G2P bounded to 5 blocks per SM", NULL, NULL, 32, NULL, "5"},
+      {"default (block 4, fixed-point tile, column order, sort every 32, G2P at 4 blocks per SM)", NULL, NULL, 32, NULL, NULL, NULL},
+      {"no re-sort (drifted fallback)", NULL, NULL, never, NULL, NULL, NULL},
+      {"block 8 (tile 10^3)", "8", NULL, 32, NULL, NULL, NULL},
+      {"global atomics only", NULL, "global", 32, NULL, NULL, NULL},
+      {"float tile, fixed stencil order", NULL, "tiled", 32, "fixed", NULL, NULL},
+      {"float tile, rotated order", NULL, "tiled", 32, "rotated", NULL, NULL},
+      {"G2P unbounded (168 registers)", NULL, NULL, 32, NULL, "0", NULL},
+      {"G2P bounded to 5 blocks per SM", NULL, NULL, 32, NULL, "5", NULL},
+      {"redux: warp sums of same-cell lanes (cell sort)", NULL, "redux", 32, NULL, NULL, NULL},
+      {"redux, no re-sort (drifted fallback)", NULL, "redux", never, NULL, NULL, NULL},
   };
   const variant silo_vars[] = {
-      {"default (block 4, fixed-point tile, column order, sort every 32, G2P at 4 blocks per SM)", NULL, NULL, 32, NULL, NULL},
-      {"sort every 8", NULL, NULL, 8, NULL, NULL},
-      {"global atomics only", NULL, "global", 32, NULL, NULL},
-      {"float tile, rotated order", NULL, "tiled", 32, "rotated", NULL},
-      {"G2P bounded to 5 blocks per SM", NULL, NULL, 32, NULL, "5"},
+      {"default (block 4, fixed-point tile, column order, sort every 32, G2P at 4 blocks per SM)", NULL, NULL, 32, NULL, NULL, NULL},
+      {"sort every 8", NULL, NULL, 8, NULL, NULL, NULL},
+      {"global atomics only", NULL, "global", 32, NULL, NULL, NULL},
+      {"float tile, rotated order", NULL, "tiled", 32, "rotated", NULL, NULL},
+      {"G2P bounded to 5 blocks per SM", NULL, NULL, 32, NULL, "5", NULL},
+      {"redux: warp sums of same-cell lanes (cell sort)", NULL, "redux", 32, NULL, NULL, NULL},
   };
   /* argv[2], optional: only that scene (fall, column, column-MODEL, silo) */
   const char *only = argc > 2 ? argv[2] : NULL;

@@ -1727,7 +1727,7 @@ static void write_manifest(bg_lab *lab, double wall) {
   fprintf(fp, "  \"particle_steps_per_s\": %.6g", wall > 0 ? lab->work / wall : 0.0);
   /* the backend's tuning knobs change speed (BAGNOLD_CPU_REFERENCE the rounding), never the physics; recorded so a
    * timing can be traced to the kernel variant that made it */
-  static const char *knobs[] = {"BAGNOLD_CUDA_P2G", "BAGNOLD_CUDA_BLOCK", "BAGNOLD_CUDA_P2G_THREADS",
+  static const char *knobs[] = {"BAGNOLD_CUDA_P2G", "BAGNOLD_CUDA_BLOCK", "BAGNOLD_CUDA_P2G_THREADS", "BAGNOLD_CUDA_SORT",
                                 "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "BAGNOLD_CPU_REFERENCE"};
   fprintf(fp, ",\n  \"environment\": {");
   int first = 1;

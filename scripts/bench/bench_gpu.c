@@ -124,7 +124,8 @@ static void usage(FILE *f) {
           "  --help             this text\n"
           "\n"
           "environment (the backend's knobs, recorded in the TSV):\n"
-          "  BAGNOLD_CUDA_BLOCK 2|4|8, BAGNOLD_CUDA_P2G_THREADS 32..1024, BAGNOLD_CUDA_P2G fixed|tiled|global,\n"
+          "  BAGNOLD_CUDA_BLOCK 2|4|8, BAGNOLD_CUDA_P2G_THREADS 32..1024,\n"
+          "  BAGNOLD_CUDA_P2G fixed|tiled|global|redux, BAGNOLD_CUDA_SORT block|cell (p2g_mode gains -sortK),\n"
           "  BAGNOLD_CUDA_P2G_ORDER columns|rotated|fixed, BAGNOLD_CUDA_P2G_ROT 1..26 (not a multiple of 3),\n"
           "  BAGNOLD_CUDA_G2P_MINBLOCKS 0|4|5 (the G2P kernel's register bound; p2g_mode gains -g2pmbK)\n"
           "  BAGNOLD_COMMIT     overrides the commit recorded at build time\n"
@@ -318,8 +319,14 @@ int main(int argc, char **argv) {
   int g2p_mb = mb && *mb ? atoi(mb) : BG_CUDA_DEFAULT_G2P_MINBLOCKS;
   char mb_buf[16] = "";
   if (g2p_mb != BG_CUDA_DEFAULT_G2P_MINBLOCKS) snprintf(mb_buf, sizeof mb_buf, "-g2pmb%d", g2p_mb);
-  snprintf(mode_buf, sizeof mode_buf, "%s-%s-%s%s%s", mode, order && *order ? order : BG_CUDA_DEFAULT_ORDER,
-           rot && *rot ? "x" : "default", rot && *rot ? rot : "", mb_buf);
+  /* the sort key's resolution, when set: -sortcell / -sortblock */
+  const char *sortk = getenv("BAGNOLD_CUDA_SORT");
+  char sort_buf[24] = "";
+  if (sortk && *sortk) snprintf(sort_buf, sizeof sort_buf, "-sort%.12s", sortk);
+  /* redux visits the nodes in one order whatever the order knob says */
+  const char *ord = strcmp(mode, "redux") == 0 ? "fixed" : order && *order ? order : BG_CUDA_DEFAULT_ORDER;
+  snprintf(mode_buf, sizeof mode_buf, "%s-%s-%s%s%s%s", mode, ord, rot && *rot ? "x" : "default",
+           rot && *rot ? rot : "", mb_buf, sort_buf);
   mode = mode_buf;
   if (!o.n_counts) {
     uint64_t cap = o.max_particles ? o.max_particles : (1ull << 34);

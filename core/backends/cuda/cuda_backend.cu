@@ -11,7 +11,8 @@
  *
  * P2G (Gao et al. 2018, the seed's design). Every sort_interval steps the
  * particles are physically re-sorted by grid block (B^3 nodes, B = 4 by
- * default) with a CUB radix sort, and the runs of equal block form the work
+ * default; by cell inside the block too with BAGNOLD_CUDA_SORT=cell, the
+ * default of the redux scatter) with a CUB radix sort, and the runs of equal block form the work
  * list. One CUDA block per run accumulates its particles into a (B+2)^3
  * shared-memory tile (a particle whose lowest stencil node lies in the block
  * touches nodes origin .. origin+B+1 per axis) and flushes it once to the
@@ -35,10 +36,13 @@
  * measured fastest, see bagnold.h's BG_CUDA_DEFAULT_P2G and
  * reports/results/h200/p2g-fixed): BAGNOLD_CUDA_BLOCK = 2|4|8 nodes per
  * block edge (tile 4^3, 6^3, 10^3), BAGNOLD_CUDA_P2G_THREADS = threads per
- * P2G block (multiple of 32, <= 1024), BAGNOLD_CUDA_P2G = fixed|tiled|global
- * (global: every particle scatters with global atomics, the baseline the
- * tiles are measured against), BAGNOLD_CUDA_P2G_ORDER = columns|rotated|fixed
- * (the order in which a lane visits its particle's 27 nodes),
+ * P2G block (multiple of 32, <= 1024), BAGNOLD_CUDA_P2G =
+ * fixed|tiled|global|redux (global: every particle scatters with global
+ * atomics, the baseline the tiles are measured against; redux: the
+ * fixed-point tile after a warp-level sum over lanes sharing a cell),
+ * BAGNOLD_CUDA_SORT = block|cell (the sort key's resolution),
+ * BAGNOLD_CUDA_P2G_ORDER = columns|rotated|fixed (the order in which a lane
+ * visits its particle's 27 nodes),
  * BAGNOLD_CUDA_P2G_ROT = the offset's stride across lanes (1-26, not a
  * multiple of 3). */
 #include <cuda_runtime.h>
@@ -109,7 +113,8 @@ typedef struct dgeom {
   int64_t n_blocks;
   float origin[3];
   float dx, inv_dx;
-  int lb; /* log2 of the block edge */
+  int lb;        /* log2 of the block edge */
+  int cell_bits; /* 0: sort keys are blocks; 3 lb: blocks, then the cell in the block */
 } dgeom;
 
 /* What G2P needs besides particles and grid: the material, and the
@@ -129,6 +134,7 @@ typedef struct cuda_state {
   cudaStream_t st;
   dgeom geo;
   int p2g_threads, p2g_mode, order, rot_mul;
+  int sort_cells; /* BAGNOLD_CUDA_SORT=cell */
   int g2p_minb; /* BAGNOLD_CUDA_G2P_MINBLOCKS */
   size_t n, cap;
   dparts P;
@@ -216,15 +222,21 @@ __device__ __forceinline__ int64_t node_index(const dgeom &G, int i, int j, int 
   return ((int64_t)i * G.dims[1] + j) * G.dims[2] + k;
 }
 
-/* Block key of a particle: the block holding its lowest stencil node, as on
- * the CPU (there with B = 4 for the coloured scatter). */
+/* Sort key of a particle: the block holding its lowest stencil node, as on
+ * the CPU (there with B = 4 for the coloured scatter); with cell_bits = 3 lb
+ * (BAGNOLD_CUDA_SORT=cell) followed by that node's cell inside the block,
+ * so that particles sharing a cell are neighbours in memory and in a warp. */
 __device__ __forceinline__ uint32_t block_key(const dgeom &G, const dparts &P, int64_t p) {
   int64_t b[3];
+  uint32_t cell = 0;
+  const int mask = (1 << G.lb) - 1;
   for (int d = 0; d < 3; ++d) {
     int base = bg_floor_int((P.f[PX + d][p] - G.origin[d]) * G.inv_dx - 0.5f);
     b[d] = base >> G.lb;
+    cell = (cell << G.lb) | (uint32_t)(base & mask);
   }
-  return (uint32_t)((b[0] * G.nb[1] + b[1]) * G.nb[2] + b[2]);
+  const uint32_t blk = (uint32_t)((b[0] * G.nb[1] + b[1]) * G.nb[2] + b[2]);
+  return G.cell_bits ? (blk << G.cell_bits) | cell : blk;
 }
 
 __global__ void k_init(dparts P, int64_t off, int64_t cnt, const float *x, const float *v,
@@ -249,22 +261,25 @@ __global__ void k_init(dparts P, int64_t off, int64_t cnt, const float *x, const
   P.park[p] = -1;
 }
 
-/* Sort keys: block of active particles, n_blocks (last) for parked ones. */
+/* Sort keys: block (and cell) of active particles, n_blocks (last) for
+ * parked ones. */
 __global__ void k_keys(dparts P, int64_t n, dgeom G, uint32_t *keys, int64_t *vals) {
   int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (p >= n) return;
-  keys[p] = P.park[p] < 0 ? block_key(G, P, p) : (uint32_t)G.n_blocks;
+  keys[p] = P.park[p] < 0 ? block_key(G, P, p) : (uint32_t)G.n_blocks << G.cell_bits;
   vals[p] = p;
 }
 
+/* A run is a block: keys compared without their cell bits. */
 struct run_start_op {
   const uint32_t *k;
-  __device__ bool operator()(int64_t i) const { return i == 0 || k[i] != k[i - 1]; }
+  int shift;
+  __device__ bool operator()(int64_t i) const { return i == 0 || (k[i] >> shift) != (k[i - 1] >> shift); }
 };
 
-__global__ void k_runkeys(const int64_t *start, const uint32_t *keys, uint32_t *rk, int64_t nr) {
+__global__ void k_runkeys(const int64_t *start, const uint32_t *keys, int shift, uint32_t *rk, int64_t nr) {
   int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (r < nr) rk[r] = keys[start[r]];
+  if (r < nr) rk[r] = keys[start[r]] >> shift;
 }
 
 template <typename T>
@@ -309,9 +324,10 @@ __device__ __forceinline__ void particle_contrib(const dparts &P, int64_t p, con
 __device__ __forceinline__ float sel3(const float *v, int i) { return i == 0 ? v[0] : i == 1 ? v[1] : v[2]; }
 
 /* Scatter modes (BAGNOLD_CUDA_P2G): every particle to the global grid with
- * float atomics; in-block particles to a shared float tile; or to a shared
- * fixed-point tile (see k_p2g). */
-enum { P2G_GLOBAL = 0, P2G_TILED = 1, P2G_FIXED = 2 };
+ * float atomics; in-block particles to a shared float tile; to a shared
+ * fixed-point tile; or to the fixed-point tile after a warp-level sum of
+ * the contributions of lanes whose particles share a cell (see k_p2g). */
+enum { P2G_GLOBAL = 0, P2G_TILED = 1, P2G_FIXED = 2, P2G_REDUX = 3, P2G_NMODES = 4 };
 /* Stencil orders of the scatter (BAGNOLD_CUDA_P2G_ORDER; see k_p2g). */
 enum { ORD_FIXED = 0, ORD_ROTATED = 1, ORD_COLUMNS = 2 };
 
@@ -324,22 +340,26 @@ typedef struct fixscale {
 /* One node of a particle's 27: the same arithmetic, in the same order, as
  * the CPU reference, whether (a, b, k) are compile-time constants (fixed
  * order, unrolled) or run-time ones (rotated order). */
-template <int LB, int MODE>
-__device__ __forceinline__ void scatter_node(const dgeom &G, const contrib &c, bool in, int o0, int o1, int o2,
-                                             int a, int b, int k, float dx, float *tile, const fixscale &fs,
-                                             float4 *grid) {
-  constexpr int T = (1 << LB) + 2, TN = T * T * T;
+__device__ __forceinline__ void node_value(const contrib &c, int a, int b, int k, float dx, float val[4]) {
   const float dxa = ((float)a - c.w.fx[0]) * dx;
   const float dxb = ((float)b - c.w.fx[1]) * dx;
   const float dxc = ((float)k - c.w.fx[2]) * dx;
   const float wab = sel3(c.w.w[0], a) * sel3(c.w.w[1], b);
   const float wt = wab * sel3(c.w.w[2], k);
-  float val[4];
 #pragma unroll
   for (int l = 0; l < 4; ++l) {
     const float vab = c.b4[l] + c.ax[l] * dxa + c.ay[l] * dxb;
     val[l] = wt * (vab + c.az[l] * dxc);
   }
+}
+
+template <int LB, int MODE>
+__device__ __forceinline__ void scatter_node(const dgeom &G, const contrib &c, bool in, int o0, int o1, int o2,
+                                             int a, int b, int k, float dx, float *tile, const fixscale &fs,
+                                             float4 *grid) {
+  constexpr int T = (1 << LB) + 2, TN = T * T * T;
+  float val[4];
+  node_value(c, a, b, k, dx, val);
   if (MODE != P2G_GLOBAL && in) {
     const int t = (((c.w.base[0] - o0 + a) * T + (c.w.base[1] - o1 + b)) * T + (c.w.base[2] - o2 + k));
     if (MODE == P2G_FIXED) {
@@ -434,6 +454,71 @@ __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, int64_t
   return sok != 0;
 }
 
+__device__ __forceinline__ int pick8(const int v[8], int w) {
+  /* a select chain: an indexed read would put v in local memory */
+  int r = v[0];
+#pragma unroll
+  for (int i = 1; i < 8; ++i) r = w == i ? v[i] : r;
+  return r;
+}
+
+/* P2G_REDUX's particle loop. The warp takes 32 consecutive particles at a
+ * time with every lane present (the warp intrinsics need them together).
+ * Lanes whose particles share a cell (their lowest stencil node) add to the
+ * same 27 nodes: __match_any_sync finds the groups, and for each node the
+ * group sums its 8 fixed-point words with __reduce_add_sync. Integer sums
+ * are exact, so the tile holds bit for bit what one atomic per lane gives
+ * (P2G_FIXED). The group's lanes then share the 8 shared atomics of the
+ * node, lane r of the group taking words r, r + size, ...: with the cell
+ * sort and ~8 particles per cell, one atomic instruction per node where
+ * P2G_FIXED issues eight, each with every lane active. Drifted particles
+ * add to the global grid on their own. */
+template <int LB>
+__device__ __forceinline__ void redux_particles(const dparts &P, const dgeom &G, int64_t beg, int64_t end, int o0,
+                                                int o1, int o2, bool use_tile, float dt, int *ti,
+                                                const fixscale &fs, float4 *grid) {
+  constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
+  const unsigned lane = threadIdx.x & 31u;
+  const float dx = G.dx;
+  for (int64_t p0 = beg + (int64_t)(threadIdx.x & ~31u); p0 < end; p0 += blockDim.x) {
+    const int64_t p = p0 + lane;
+    const bool act = p < end && P.park[p] < 0;
+    contrib c;
+    if (act) particle_contrib(P, p, G, dt, c);
+    const int c0 = act ? c.w.base[0] - o0 : -1, c1 = act ? c.w.base[1] - o1 : -1, c2 = act ? c.w.base[2] - o2 : -1;
+    const bool in = act && use_tile && (unsigned)c0 < (unsigned)B && (unsigned)c1 < (unsigned)B &&
+                    (unsigned)c2 < (unsigned)B;
+    const unsigned grp = __match_any_sync(0xffffffffu, in ? (c0 * B + c1) * B + c2 : -1);
+    const int rank = __popc(grp & ((1u << lane) - 1u)), size = __popc(grp);
+    if (!act) continue;
+#pragma unroll
+    for (int a = 0; a < 3; ++a)
+#pragma unroll
+      for (int b = 0; b < 3; ++b)
+#pragma unroll
+        for (int k = 0; k < 3; ++k) {
+          float val[4];
+          node_value(c, a, b, k, dx, val);
+          if (in) {
+            int sum[8];
+#pragma unroll
+            for (int l = 0; l < 4; ++l) {
+              /* the same split as scatter_node's P2G_FIXED */
+              const float h = rintf(val[l] * fs.sh[l]);
+              const float r = val[l] - h * fs.ish[l];
+              sum[l] = __reduce_add_sync(grp, (int)h);
+              sum[4 + l] = __reduce_add_sync(grp, __float2int_rn(r * fs.sl[l]));
+            }
+            const int t = ((c0 + a) * T + (c1 + b)) * T + (c2 + k);
+            for (int w = rank; w < 8; w += size) atomicAdd(&ti[w * TN + t], pick8(sum, w));
+          } else {
+            atomic_add4(grid + node_index(G, c.w.base[0] + a, c.w.base[1] + b, c.w.base[2] + k), val[0], val[1],
+                        val[2], val[3]);
+          }
+        }
+  }
+}
+
 /* One CUDA block per run of particles sharing a grid block (the run list of
  * the last sort). P2G_TILED / P2G_FIXED: in-block particles accumulate into
  * the shared tile, drifted ones go to global atomics; P2G_GLOBAL: every
@@ -441,7 +526,9 @@ __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, int64_t
  * compare-and-swap loop (ATOMS.CAST.SPIN in the SASS, retried on every
  * collision), and so is a 64-bit integer one, while a 32-bit integer add is
  * one native ATOMS.ADD: P2G_FIXED accumulates each float as two int32
- * fixed-point words (fix_scales) and converts once per node at the flush.
+ * fixed-point words (fix_scales) and converts once per node at the flush;
+ * P2G_REDUX does the same after summing the words of same-cell lanes
+ * inside the warp (redux_particles).
  * ORD (BAGNOLD_CUDA_P2G_ORDER) is the order in which a lane visits its
  * particle's 27 nodes: ORD_FIXED the same for every lane, ORD_ROTATED
  * starting at node (L * rot_mul) mod 27 for lane L, ORD_COLUMNS the nine
@@ -461,26 +548,30 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
    * fixed-point tile the four hi planes, then the four lo ones): lanes
    * adding to different nodes t then fall in banks t mod 32, where the
    * node-major float4 layout used only t mod 8 */
-  __shared__ float tile[MODE == P2G_FIXED ? 8 * TN : MODE == P2G_TILED ? 4 * TN : 1];
+  constexpr bool FIXPT = MODE == P2G_FIXED || MODE == P2G_REDUX;
+  __shared__ float tile[FIXPT ? 8 * TN : MODE == P2G_TILED ? 4 * TN : 1];
   const int64_t r = blockIdx.x;
   const uint32_t key = runkey[r];
   if (key >= (uint32_t)G.n_blocks) return; /* the parked bucket; uniform across the block */
   const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
   const int64_t bz = key % G.nb[2], by = (key / G.nb[2]) % G.nb[1], bx = key / (G.nb[2] * G.nb[1]);
   const int o0 = (int)(bx << LB), o1 = (int)(by << LB), o2 = (int)(bz << LB);
-  constexpr int TW = MODE == P2G_FIXED ? 8 * TN : 4 * TN;
+  constexpr int TW = FIXPT ? 8 * TN : 4 * TN;
   if (MODE != P2G_GLOBAL) {
     for (int i = threadIdx.x; i < TW; i += blockDim.x) tile[i] = 0.0f; /* also int 0 */
     __syncthreads();
   }
   fixscale fs;
   bool use_tile = MODE != P2G_GLOBAL;
-  if (MODE == P2G_FIXED) use_tile = fix_scales<LB>(P, G, beg, end, bx, by, bz, dt, fs);
+  if (FIXPT) use_tile = fix_scales<LB>(P, G, beg, end, bx, by, bz, dt, fs);
   const float dx = G.dx;
   const unsigned lane = threadIdx.x & 31u;
   const int rot = ORD == ORD_ROTATED ? (int)(lane * (unsigned)rot_mul) % 27
                   : ORD == ORD_COLUMNS ? (int)(lane * (unsigned)rot_mul) % 9
                                         : 0;
+  if (MODE == P2G_REDUX) {
+    redux_particles<LB>(P, G, beg, end, o0, o1, o2, use_tile, dt, (int *)tile, fs, grid);
+  } else
   for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x) {
     if (P.park[p] >= 0) continue;
     contrib c;
@@ -521,7 +612,7 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
     __syncthreads();
     for (int t = threadIdx.x; t < TN; t += blockDim.x) {
       float q[4];
-      if (MODE == P2G_FIXED) {
+      if (FIXPT) {
         const int *ti = (const int *)tile;
         if (ti[t] == 0 && ti[4 * TN + t] == 0) continue; /* no mass: untouched, or weights below resolution */
         for (int l = 0; l < 4; ++l)
@@ -757,11 +848,15 @@ __global__ void k_grid_get(const float4 *grid, int64_t nn, int which, float *out
 /* The kernel instantiations the knobs select; the P2G table is indexed by
  * (log2 block - 1), the scatter mode and the order. */
 typedef void (*p2g_fn)(dparts, dgeom, const int64_t *, const uint32_t *, int64_t, int64_t, float, float4 *, int);
-static const p2g_fn p2g_table[3][3][3] = {
+static const p2g_fn p2g_table[3][P2G_NMODES][3] = {
 #define BG_P2G_MODE(lb, m) {k_p2g<lb, m, ORD_FIXED>, k_p2g<lb, m, ORD_ROTATED>, k_p2g<lb, m, ORD_COLUMNS>}
-#define BG_P2G_ROW(lb) {BG_P2G_MODE(lb, P2G_GLOBAL), BG_P2G_MODE(lb, P2G_TILED), BG_P2G_MODE(lb, P2G_FIXED)}
+/* redux has one order (read_knobs) */
+#define BG_P2G_REDUX(lb) {k_p2g<lb, P2G_REDUX, ORD_FIXED>, NULL, NULL}
+#define BG_P2G_ROW(lb)                                                                                        \
+  {BG_P2G_MODE(lb, P2G_GLOBAL), BG_P2G_MODE(lb, P2G_TILED), BG_P2G_MODE(lb, P2G_FIXED), BG_P2G_REDUX(lb)}
     BG_P2G_ROW(1), BG_P2G_ROW(2), BG_P2G_ROW(3),
 #undef BG_P2G_ROW
+#undef BG_P2G_REDUX
 #undef BG_P2G_MODE
 };
 
@@ -871,8 +966,16 @@ static bg_status read_knobs(cuda_state *s) {
     if (strcmp(mode, "tiled") == 0) s->p2g_mode = P2G_TILED;
     else if (strcmp(mode, "fixed") == 0) s->p2g_mode = P2G_FIXED;
     else if (strcmp(mode, "global") == 0) s->p2g_mode = P2G_GLOBAL;
-    else return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G must be \"fixed\", \"tiled\" or \"global\"");
+    else if (strcmp(mode, "redux") == 0) s->p2g_mode = P2G_REDUX;
+    else return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_P2G must be \"fixed\", \"tiled\", \"global\" or \"redux\"");
   }
+  /* redux sums same-cell lanes, which the cell order makes neighbours; the
+   * other scatters keep the block order they were measured with */
+  const char *sort = getenv("BAGNOLD_CUDA_SORT");
+  if (!sort || !*sort) s->sort_cells = s->p2g_mode == P2G_REDUX;
+  else if (strcmp(sort, "cell") == 0) s->sort_cells = 1;
+  else if (strcmp(sort, "block") == 0) s->sort_cells = 0;
+  else return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_SORT must be \"block\" or \"cell\"");
   /* the rotation's stride across lanes: coprime with 27 so that lanes 0-26
    * start on 27 different nodes; stride 1 puts consecutive lanes, often
    * neighbours one cell apart along z, one node apart, where they collide */
@@ -885,6 +988,12 @@ static bg_status read_knobs(cuda_state *s) {
   if (s->g2p_minb != 0 && s->g2p_minb != 4 && s->g2p_minb != 5)
     return fail(s, BG_ERR_RANGE, "BAGNOLD_CUDA_G2P_MINBLOCKS must be 0 (no bound), 4 or 5 resident G2P blocks per SM");
   const char *order = getenv("BAGNOLD_CUDA_P2G_ORDER");
+  /* the lanes of a redux group must visit the same node together */
+  if (s->p2g_mode == P2G_REDUX && order && *order && strcmp(order, "fixed") != 0)
+    return fail(s, BG_ERR_RANGE,
+                "BAGNOLD_CUDA_P2G=redux visits the 27 nodes in one order across the warp: leave "
+                "BAGNOLD_CUDA_P2G_ORDER unset or \"fixed\"");
+  if (s->p2g_mode == P2G_REDUX) order = "fixed";
   if (!order || !*order) order = BG_CUDA_DEFAULT_ORDER;
   {
     if (strcmp(order, "rotated") == 0) s->order = ORD_ROTATED;
@@ -923,8 +1032,16 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
     free(s);
     return st;
   }
+  G->cell_bits = s->sort_cells ? 3 * G->lb : 0;
+  if (((int64_t)G->n_blocks << G->cell_bits) >= (int64_t)UINT32_MAX) {
+    st = fail(s, BG_ERR_OVERFLOW,
+              "BAGNOLD_CUDA_SORT=cell: the grid's blocks times cells per block exceed the 32-bit sort key; "
+              "use BAGNOLD_CUDA_SORT=block or fewer nodes");
+    free(s);
+    return st;
+  }
   s->end_bit = 1;
-  while (s->end_bit < 32 && ((int64_t)1 << s->end_bit) <= G->n_blocks) s->end_bit++;
+  while (s->end_bit < 32 && ((int64_t)1 << s->end_bit) <= (G->n_blocks << G->cell_bits)) s->end_bit++;
   bg_status r = BG_OK;
 #define TRY(call)                                                   \
   do {                                                              \
@@ -1167,7 +1284,7 @@ static bg_status cuda_sort(void *state, uint64_t step) {
     cub::DoubleBuffer<uint32_t> dk(s->keys[0], s->keys[1]);
     cub::DoubleBuffer<int64_t> dv(s->vals[0], s->vals[1]);
     size_t b_sort = 0, b_sel = 0;
-    run_start_op op = {dk.Current()};
+    run_start_op op = {dk.Current(), s->geo.cell_bits};
     CU(cub::DeviceRadixSort::SortPairs(NULL, b_sort, dk, dv, n, 0, s->end_bit, s->st));
     /* the select reads the sorted keys, wherever the sort leaves them: size
      * it for either buffer (the size does not depend on the pointer) */
@@ -1194,8 +1311,8 @@ static bg_status cuda_sort(void *state, uint64_t step) {
     CU(cudaStreamSynchronize(s->st));
     if (s->n_runs < 1 || (size_t)s->n_runs > s->run_cap)
       return fail(s, BG_ERR_INTERNAL, "sort produced an impossible number of block runs");
-    k_runkeys<<<grid_of(s->n_runs, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(s->runstart, sorted,
-                                                                                         s->runkey, s->n_runs);
+    k_runkeys<<<grid_of(s->n_runs, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
+        s->runstart, sorted, s->geo.cell_bits, s->runkey, s->n_runs);
     CU(cudaGetLastError());
     /* apply the permutation array by array through one spare buffer: the
      * key buffers (4 bytes per slot) for floats and park codes, the other
