@@ -7,7 +7,8 @@
 # log and TSV goes under OUTDIR; OUTDIR/summary.txt says what passed.
 #
 # usage: scripts/gpu/device_run.sh OUTDIR [PHASE...]
-#   phases (default all, in this order): info build test sanitize bench sweep
+#   phases (default all, in this order): info build test sanitize bench sweep;
+#   p2g (not in the default): the scatters side by side (P2G_VARIANTS, P2G_PARTICLES)
 # environment:
 #   BAGNOLD_GPU_BUILD_DIR  build tree (default <repo>/build-gpu, wiped by 'build')
 #   BAGNOLD_CUDA_ARCHS     architectures to build (default 90)
@@ -20,7 +21,7 @@ set -uo pipefail
 # the toolkit's tools (nvcc, compute-sanitizer) where a plain install puts them
 export PATH="$PATH:/usr/local/cuda/bin"
 
-(($# >= 1)) || { echo "usage: $0 OUTDIR [info build test sanitize bench sweep]" >&2; exit 2; }
+(($# >= 1)) || { echo "usage: $0 OUTDIR [info build test sanitize bench sweep p2g]" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
 out="$1"
 shift
@@ -145,10 +146,45 @@ phase_sweep() {
   done
 }
 
+# The P2G scatters side by side at P2G_PARTICLES (default 8M) on both scenes,
+# one bench_gpu per variant in P2G_VARIANTS (default: all below, in order);
+# first the redux scatter's shared tile under racecheck and memcheck.
+phase_p2g() {
+  [[ -x "$build/bin/bench_gpu" ]] || { note "FAIL  p2g: no bench_gpu"; status=1; return 1; }
+  local b="$build/bin/bench_gpu" v
+  local common=(--particles "${P2G_PARTICLES:-8M}" --scene both --steps 50 --warmup 10 --reps 2 --out "$out")
+  if command -v compute-sanitizer >/dev/null; then
+    local cs=(compute-sanitizer --error-exitcode 99 --print-limit 20)
+    local small=(--particles 32768 --scene freefall --steps 3 --warmup 1 --reps 1 --sort-interval 2)
+    run racecheck_redux env BAGNOLD_CUDA_P2G=redux "${cs[@]}" --tool racecheck "$b" "${small[@]}"
+    run memcheck_redux env BAGNOLD_CUDA_P2G=redux "${cs[@]}" --tool memcheck "$b" "${small[@]}"
+  fi
+  for v in ${P2G_VARIANTS:-default redux fixed-cell redux-block redux-t64 g2p-mb0}; do
+    case "$v" in
+      default) run p2g_default "$b" "${common[@]}" --tag "p2g=default" ;;
+      redux) run p2g_redux env BAGNOLD_CUDA_P2G=redux "$b" "${common[@]}" --tag "p2g=redux" ;;
+      fixed-cell) run p2g_fixed-cell env BAGNOLD_CUDA_SORT=cell "$b" "${common[@]}" --tag "p2g=fixed sort=cell" ;;
+      redux-block)
+        run p2g_redux-block env BAGNOLD_CUDA_P2G=redux BAGNOLD_CUDA_SORT=block "$b" "${common[@]}" \
+          --tag "p2g=redux sort=block" ;;
+      redux-t64)
+        run p2g_redux-t64 env BAGNOLD_CUDA_P2G=redux BAGNOLD_CUDA_P2G_THREADS=64 "$b" "${common[@]}" \
+          --tag "p2g=redux p2g_threads=64" ;;
+      g2p-mb0) run p2g_g2p-mb0 env BAGNOLD_CUDA_G2P_MINBLOCKS=0 "$b" "${common[@]}" --tag "g2p_minblocks=0" ;;
+      *) note "unknown P2G variant '$v'"; status=1 ;;
+    esac
+  done
+  for f in "$out"/p2g_*.log; do
+    [[ -f "$f" ]] || continue
+    printf '%s\n' "$(basename "$f" .log)" >>"$summary"
+    grep -E '^ +(freefall|collapse) ' "$f" >>"$summary" || true
+  done
+}
+
 for p in "${phases[@]}"; do
   case "$p" in
-    info | build | test | sanitize | bench | sweep) "phase_$p" ;;
-    *) note "unknown phase '$p' (info build test sanitize bench sweep)"; exit 2 ;;
+    info | build | test | sanitize | bench | sweep | p2g) "phase_$p" ;;
+    *) note "unknown phase '$p' (info build test sanitize bench sweep p2g)"; exit 2 ;;
   esac
 done
 note "done: $( ((status == 0)) && echo "every phase passed" || echo "some phase FAILED") ($SECONDS s)"
