@@ -191,12 +191,16 @@ def prep(a):
             files.append((p, target))
     # parts of at most a chunk, then chunks packed largest first
     budget = int(a.budget_mib * MIB)
-    pieces = []  # (size, path, name, part index, parts, target, sha)
+    pieces = []  # (size, path, name, part index, parts, sha)
+    # a wheel both sets pin (dill) travels once and is installed into each
+    targets = {}  # name -> [(target, sha, parts)]
     for p, target in files:
         n, sz, sha = os.path.basename(p), os.path.getsize(p), sha256(p)
         k = max(1, -(-sz // budget))
-        for i in range(k):
-            pieces.append((min(budget, sz - i * budget), p, n, i, k, target, sha))
+        if n not in targets:
+            for i in range(k):
+                pieces.append((min(budget, sz - i * budget), p, n, i, k, sha))
+        targets.setdefault(n, []).append((target, sha, k))
     pieces.sort(key=lambda t: -t[0])
     chunks = []  # [used, [pieces]]
     for pc in pieces:
@@ -208,19 +212,19 @@ def prep(a):
         else:
             chunks.append([pc[0], [pc]])
     rows = ["# file\tsha256\tparts\ttarget (carry_wheels.py install)"]
-    seen = set()
+    for n, ts in targets.items():
+        if len({sha for _, sha, _ in ts}) != 1:
+            die(1, f"{n}: two different files under one name")
+        rows += [f"{n}\t{sha}\t{k}\t{target}" for target, sha, k in ts]
     for ci, (used, pcs) in enumerate(chunks):
         cdir = os.path.join(out, f"chunk{ci:02d}")
         os.makedirs(cdir)
-        for size, p, n, i, k, target, sha in pcs:
+        for size, p, n, i, k, sha in pcs:
             with open(p, "rb") as f:
                 f.seek(i * budget)
                 data = f.read(size)
             with open(os.path.join(cdir, f"{n}.part{i:02d}of{k:02d}"), "wb") as g:
                 g.write(data)
-            if n not in seen:
-                seen.add(n)
-                rows.append(f"{n}\t{sha}\t{k}\t{target}")
         log(f"chunk{ci:02d}: {used / MIB:.1f} MiB, {len(pcs)} pieces")
     with open(os.path.join(out, "manifest.tsv"), "w") as f:
         f.write("\n".join(rows) + "\n")
