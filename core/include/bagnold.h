@@ -220,10 +220,13 @@ const char *bg_sim_last_error(const bg_sim *sim);
 int bg_backend_available(const char *name, char *why, size_t why_len);
 /* The CUDA backend's scatter when the environment does not choose one:
  * BAGNOLD_CUDA_P2G = fixed (a shared tile of int32 fixed-point words, whose
- * sums are exact), tiled (a shared float tile) or global (float atomics to
- * the grid), and BAGNOLD_CUDA_P2G_ORDER = columns, rotated or fixed, the
- * order in which a lane visits its particle's 27 nodes. The defaults are
- * the fastest measured on an H200 (reports/results/h200/p2g-fixed). */
+ * sums are exact), tiled (a shared float tile), global (float atomics to
+ * the grid) or redux (the fixed-point tile, fed by warp-level sums over the
+ * lanes whose particles share a cell), and BAGNOLD_CUDA_P2G_ORDER =
+ * columns, rotated or fixed, the order in which a lane visits its
+ * particle's 27 nodes. The defaults are the fastest measured on an H200
+ * among the variants the parity test has checked on every scene
+ * (reports/results/h200/p2g-fixed, p2g-redux). */
 #define BG_CUDA_DEFAULT_P2G "fixed"
 #define BG_CUDA_DEFAULT_ORDER "columns"
 /* ... and BAGNOLD_CUDA_G2P_MINBLOCKS = 0, 4 or 5: the G2P kernel compiled

@@ -563,6 +563,7 @@ int main(int argc, char **argv) {
       {"G2P bounded to 5 blocks per SM", NULL, NULL, 32, NULL, "5", NULL},
       {"redux: warp sums of same-cell lanes (cell sort)", NULL, "redux", 32, NULL, NULL, NULL},
       {"redux, no re-sort (drifted fallback)", NULL, "redux", never, NULL, NULL, NULL},
+      {"fixed-point tile on the cell sort", NULL, NULL, 32, NULL, NULL, "cell"},
   };
   const variant silo_vars[] = {
       {"default (block 4, fixed-point tile, column order, sort every 32, G2P at 4 blocks per SM)", NULL, NULL, 32, NULL, NULL, NULL},
@@ -571,6 +572,7 @@ int main(int argc, char **argv) {
       {"float tile, rotated order", NULL, "tiled", 32, "rotated", NULL, NULL},
       {"G2P bounded to 5 blocks per SM", NULL, NULL, 32, NULL, "5", NULL},
       {"redux: warp sums of same-cell lanes (cell sort)", NULL, "redux", 32, NULL, NULL, NULL},
+      {"fixed-point tile on the cell sort", NULL, NULL, 32, NULL, NULL, "cell"},
   };
   /* argv[2], optional: only that scene (fall, column, column-MODEL, silo) */
   const char *only = argc > 2 ? argv[2] : NULL;
