@@ -12,8 +12,8 @@
  * P2G (Gao et al. 2018, the seed's design). Every sort_interval steps the
  * particles are physically re-sorted by grid block (B^3 nodes, B = 4 by
  * default; by cell inside the block too with BAGNOLD_CUDA_SORT=cell, the
- * default of the redux scatter) with a CUB radix sort, and the runs of equal block form the work
- * list. One CUDA block per run accumulates its particles into a (B+2)^3
+ * default of the redux scatter) with a CUB radix sort, and the runs of
+ * equal block form the work list. One CUDA block per run accumulates its particles into a (B+2)^3
  * shared-memory tile (a particle whose lowest stencil node lies in the block
  * touches nodes origin .. origin+B+1 per axis) and flushes it once to the
  * global grid with atomics. Particles that drifted out of their block since
