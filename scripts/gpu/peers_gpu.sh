@@ -39,7 +39,10 @@
 #   GEOTAICHI            1: add the public geotaichi (its wheel and trimesh, shapely carried in
 #                        WHEEL_DIR), run by this Python (--geotaichi-python)
 #   GENESIS_PYTHON       a Python that imports genesis-world 1.4.5 (with the machine's torch): adds
-#                        the public genesis-world through --genesis-python
+#                        the public genesis-world through --genesis-python. Its import loads libGL
+#                        (pygel3d) and pyglet: on a machine without them, carry libgl1, libglx0,
+#                        libglvnd0, libegl1, libopengl0 as .deb files and dpkg -x them into / first
+#                        (the device README's recipe); pyglet is made headless here
 #   TAICHI_ELEMENTS      a checkout of the public taichi_elements (carried in an
 #                        ignored folder, never committed): adds the solver
 #                        taichi_elements, run unmodified through --taichi-elements
@@ -79,6 +82,8 @@ fi
 if [[ -n "${GENESIS_PYTHON:-}" ]]; then
   solvers="$solvers,genesis"
   extra+=(--genesis-python "$GENESIS_PYTHON")
+  # without a display pyglet looks for X (XRenderFindVisualFormat on None); headless it uses EGL
+  export PYGLET_HEADLESS="${PYGLET_HEADLESS:-1}"
 fi
 if [[ "${GEOTAICHI:-0}" == 1 ]]; then
   solvers="$solvers,geotaichi"
