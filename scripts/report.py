@@ -205,15 +205,23 @@ def judge(rule, measured, expected, tol):
 
 
 def expect_at(expect, scale):
-    """'pass', 'fail' or 'quick=pass,paper=fail' at one scale (None if unreadable)."""
+    """'pass', 'fail' or 'quick=pass|fail|refuted,paper=pass|fail' at one scale (None if unreadable)."""
     expect = (expect or "").strip()
     if expect in ("pass", "fail"):
         return expect
     for part in expect.split(","):
         k, _, v = part.partition("=")
-        if k.strip() == scale and v.strip() in ("pass", "fail"):
+        if k.strip() == scale and v.strip() in ("pass", "fail", "refuted"):
             return v.strip()
     return None
+
+
+def expected_now(row, recorded_expected):
+    """Today's expected value for a recorded run: a number, or for a row that
+    reads the run's input (fed, fed+X, fed-X, fed*X) the input that run was
+    fed, which its own expected column holds (with the X of its day)."""
+    e = (row.get("expected") or "").strip()
+    return recorded_expected if e.startswith("fed") else e
 
 
 def criterion(rule, expected, tol, unit=""):
@@ -245,8 +253,8 @@ def count(claims):
         n += 1
         v, x = c.get("verdict"), c.get("expect")
         p += v == "pass"
-        f += v == "fail"
-        if v == "fail" and x == "fail":
+        f += v in ("fail", "refuted")
+        if v in ("fail", "refuted") and x == v:
             k += 1
         elif v != x and x == "pass":
             uf += 1
@@ -528,6 +536,8 @@ def claims_rows_md(claims, table, kills):
         v, x = c.get("verdict", ""), c.get("expect", "")
         if v == "fail" and x == "fail":
             v = "fail (documented miss)"
+        elif v == "refuted" and x == "refuted":
+            v = f"refuted: passes here, the paper run fails it ({c.get('paper_record', '')})"
         elif v != x:
             v = f"**{v.upper()}: unexpected**"
         k = ", ".join(f"{m['mutant']} ({m.get('kind', '')})" for m in kills.get(c["claim"], [])) or "none"
@@ -544,9 +554,11 @@ def claims_rows_html(claims, table, kills):
         cid = c["claim"]
         crit = criterion(rule_of(c, table), c["expected"], c["tolerance"])
         v, x = c.get("verdict", ""), c.get("expect", "")
-        miss, unexp = v == "fail" and x == "fail", v != x
+        miss, unexp = v in ("fail", "refuted") and x == v, v != x
         cls = "pass" if v == "pass" else "fail"
-        tag = (' <span class="tag miss">documented miss</span>' if miss else
+        tag = (f' <span class="tag unexpected">refuted by the paper run: {h(c.get("paper_record", ""))}</span>'
+               if v == "refuted" else
+               ' <span class="tag miss">documented miss</span>' if miss else
                ' <span class="tag unexpected">unexpected</span>' if unexp else "")
         ms = kills.get(cid, [])
         k = ", ".join(f"{m['mutant']} ({m.get('kind', '')})" for m in ms) or "none"
@@ -565,14 +577,16 @@ def claim_notes(doc, claims, table):
     md, ht = [], []
     for c in claims:
         v, x, cid = c.get("verdict"), c.get("expect"), c["claim"]
-        if not (x == "fail" or v != x):
+        if not (x in ("fail", "refuted") or v != x):
             continue
         d = table.get(cid, {}).get("description") or "(not in references/claims.tsv)"
         if not d.endswith((".", "!", "?")):
             d += "."
         rule = rule_of(c, table)
         crit = criterion(rule, c["expected"], c["tolerance"], c.get("unit", ""))
-        head = "documented miss" if v == "fail" and x == "fail" else f"unexpected {v} (the table expects {x})"
+        head = ("documented miss" if v == "fail" and x == "fail" else
+                f"a quick pass refuted by the recorded paper run ({c.get('paper_record', '')})" if v == x == "refuted"
+                else f"unexpected {v} (the table expects {x})")
         meas = f"measured {c['measured']} {c.get('unit', '')}; the claim holds it to {crit}"
         md.append(f"- **{cid}** ({head}): {meas}. {d}")
         ht.append(f'<li><code>{h(cid)}</code> <span class="tag {"miss" if v == x else "unexpected"}">{h(head)}</span> '
@@ -595,11 +609,12 @@ def rejudge(claims, table, scale):
             out.append(r)
             continue
         rule, tol = row.get("compare", ""), tol_at(row, scale)
-        r["now_crit"] = criterion(rule, row.get("expected", ""), tol, row.get("unit", ""))
-        r["now_verdict"] = judge(rule, c["measured"], row.get("expected", ""), tol) or "?"
+        expected = expected_now(row, c["expected"])
+        r["now_crit"] = criterion(rule, expected, tol, row.get("unit", ""))
+        r["now_verdict"] = judge(rule, c["measured"], expected, tol) or "?"
         r["now_expect"] = expect_at(row.get("expect", ""), scale) or "?"
         changes = []
-        if num(row.get("expected")) != num(c["expected"]):
+        if num(expected) != num(c["expected"]):
             changes.append(f"expected {c['expected']} → {row.get('expected')}")
         if num(tol) != num(c["tolerance"]):
             changes.append(f"tolerance {c['tolerance']} → {tol}")
@@ -617,7 +632,7 @@ def now_label(r):
     if r["status"] == "gone":
         return ""
     if r["now_verdict"] == r["now_expect"]:
-        return "documented miss" if r["now_verdict"] == "fail" else "as expected"
+        return "documented miss" if r["now_verdict"] in ("fail", "refuted") else "as expected"
     return "unexpected now"
 
 

@@ -40,20 +40,32 @@
 typedef struct claim_row {
   char id[96];
   char compare[8]; /* abs, rel, max, min */
-  double expected;
+  double expected; /* a number, or for a "fed" row the X of fed+X / fed*X */
+  char fed_op;     /* 0: expected is a number; '+' or '*': expected = fed + X or fed * X */
   double tol[2]; /* quick, paper */
   char unit[24];
   char source[64];
   char kind[16];
-  int expect_pass[2]; /* per scale (quick, paper); 0: a known, documented miss (the description says why) */
+  int expect[2]; /* per scale (quick, paper): a verdict code; V_FAIL a known, documented miss (the description
+                   says why), V_REFUTED (quick only) a quick pass the recorded paper run contradicts */
 } claim_row;
 
 typedef struct claim_result {
   char id[96];
   double measured, expected, tol;
   char unit[24], source[64], compare[8];
-  int pass, expect_pass;
+  int pass;    /* the rule applied to measured */
+  int verdict; /* V_PASS, V_FAIL, or V_REFUTED: a quick pass the recorded paper run contradicts */
+  int expect;
+  char paper[160]; /* the recorded paper run's value and verdict, re-judged by today's row; "-" when none */
+  int paper_fails; /* -1: no recorded paper run judges it; 0: it passes there; 1: it fails there */
 } claim_result;
+
+/* Verdict codes. A quick-scale pass is only evidence if the paper scale
+ * agrees: where the recorded paper run of the same claim fails today's
+ * row, the quick verdict is "refuted", and the table must say so. */
+enum { V_FAIL = 0, V_PASS = 1, V_REFUTED = 2 };
+static const char *const verdict_name[] = {"fail", "pass", "refuted"};
 
 /* A row of references/mutants.tsv for this executable. */
 typedef struct mutant_row {
@@ -69,6 +81,7 @@ typedef struct mutant_claim {
   char mutant[64];
   char id[96];
   double measured;
+  double fed; /* the input a "fed" row compares with, NaN otherwise */
 } mutant_claim;
 
 struct bg_lab {
@@ -351,7 +364,22 @@ static void load_claims(bg_lab *lab) {
     if (strcmp(f[1], "abs") && strcmp(f[1], "rel") && strcmp(f[1], "max") && strcmp(f[1], "min"))
       die("%s:%d: claim %s: compare must be abs, rel, max or min (got %s)", path, ln, r->id, f[1]);
     memcpy(r->compare, f[1], strlen(f[1]) + 1);
-    r->expected = table_number(path, ln, "expected", f[2]);
+    r->fed_op = 0;
+    if (!strncmp(f[2], "fed", 3)) {
+      /* fed, fed+X, fed-X or fed*X: the expected value is the run's input */
+      const char *x = f[2] + 3;
+      if (!*x) {
+        r->fed_op = '+';
+        r->expected = 0;
+      } else if (*x == '+' || *x == '-' || *x == '*') {
+        r->fed_op = *x == '*' ? '*' : '+';
+        r->expected = table_number(path, ln, "expected", x + 1) * (*x == '-' ? -1 : 1);
+      } else {
+        die("%s:%d: claim %s: expected must be a number, fed, fed+X, fed-X or fed*X (got %s)", path, ln, r->id, f[2]);
+      }
+    } else {
+      r->expected = table_number(path, ln, "expected", f[2]);
+    }
     r->tol[0] = table_number(path, ln, "tol_quick", f[3]);
     r->tol[1] = table_number(path, ln, "tol_paper", f[4]);
     if ((!strcmp(f[1], "abs") || !strcmp(f[1], "rel")) && (r->tol[0] < 0 || r->tol[1] < 0))
@@ -363,17 +391,20 @@ static void load_claims(bg_lab *lab) {
         strcmp(r->kind, "baseline"))
       die("%s:%d: claim %s: kind must be analytic, literature, seed or baseline (got %s)", path, ln, r->id, r->kind);
     /* expect: pass or fail for both scales, or quick=V,paper=V where a
-     * miss is known at one resolution only */
+     * miss is known at one resolution only; quick=refuted where the quick
+     * run passes and the recorded paper run does not */
     if (!strcmp(f[8], "pass") || !strcmp(f[8], "fail")) {
-      r->expect_pass[0] = r->expect_pass[1] = !strcmp(f[8], "pass");
+      r->expect[0] = r->expect[1] = !strcmp(f[8], "pass") ? V_PASS : V_FAIL;
     } else {
       char q[8], pp[8], tail;
-      if (sscanf(f[8], "quick=%4[a-z],paper=%4[a-z]%c", q, pp, &tail) != 2 || (strcmp(q, "pass") && strcmp(q, "fail")) ||
-          (strcmp(pp, "pass") && strcmp(pp, "fail")))
-        die("%s:%d: claim %s: expect must be pass, fail or quick=pass|fail,paper=pass|fail (got %s)", path, ln,
-            r->id, f[8]);
-      r->expect_pass[0] = !strcmp(q, "pass");
-      r->expect_pass[1] = !strcmp(pp, "pass");
+      if (sscanf(f[8], "quick=%7[a-z],paper=%4[a-z]%c", q, pp, &tail) != 2 ||
+          (strcmp(q, "pass") && strcmp(q, "fail") && strcmp(q, "refuted")) || (strcmp(pp, "pass") && strcmp(pp, "fail")))
+        die("%s:%d: claim %s: expect must be pass, fail or quick=pass|fail|refuted,paper=pass|fail (got %s)", path,
+            ln, r->id, f[8]);
+      r->expect[0] = !strcmp(q, "pass") ? V_PASS : !strcmp(q, "fail") ? V_FAIL : V_REFUTED;
+      r->expect[1] = !strcmp(pp, "pass") ? V_PASS : V_FAIL;
+      if (r->expect[0] == V_REFUTED && r->expect[1] == V_PASS)
+        die("%s:%d: claim %s: quick=refuted means the paper run fails, so paper=pass contradicts it", path, ln, r->id);
     }
   }
   if (ferror(fp)) die("reading the claims table %s: %s", path, strerror(errno));
@@ -484,10 +515,16 @@ int bg_lab_claim_ref(bg_lab *lab, const char *id_as_written, double *expected, d
   return 1;
 }
 
-static int judge(const claim_row *r, double tol, double measured) {
-  /* NaN measured never passes: every comparison with NaN is false */
-  if (!strcmp(r->compare, "abs")) return fabs(measured - r->expected) <= tol;
-  if (!strcmp(r->compare, "rel")) return fabs(measured - r->expected) <= tol * fabs(r->expected);
+/* The expected value of row r for a run fed 'fed' (NaN for a numeric row). */
+static double row_expected(const claim_row *r, double fed) {
+  if (!r->fed_op) return r->expected;
+  return r->fed_op == '*' ? fed * r->expected : fed + r->expected;
+}
+
+static int judge_at(const claim_row *r, double expected, double tol, double measured) {
+  /* NaN measured (or a NaN fed input) never passes: every comparison with NaN is false */
+  if (!strcmp(r->compare, "abs")) return fabs(measured - expected) <= tol;
+  if (!strcmp(r->compare, "rel")) return fabs(measured - expected) <= tol * fabs(expected);
   if (!strcmp(r->compare, "max")) return measured <= tol;
   return measured >= tol;
 }
@@ -521,21 +558,34 @@ int bg_lab_needed(const bg_lab *lab, const char *claim_id) {
   return !lab->active || in_list(lab->active->claims, sid);
 }
 
-void bg_lab_claim_mutant(bg_lab *lab, const char *mutant, const char *id, double measured) {
+static void claim_mutant(bg_lab *lab, const char *mutant, const char *id, double measured, int has_fed, double fed) {
   int known = 0;
   for (int i = 0; i < lab->n_mutants; ++i)
     known |= !strcmp(lab->mutants[i].name, mutant) && !strcmp(lab->mutants[i].kind, "measurement");
   if (!known) die("bg_lab_claim_mutant: %s is not a measurement mutant of %s in mutants.tsv", mutant, lab->name);
   char sid[96];
   if (!scoped_id(lab, id, sid, sizeof sid)) return;
+  const claim_row *r = find_claim(lab, sid);
+  if (r && !r->fed_op != !has_fed)
+    die("mutant %s of claim %s: the table's expected column %s, so call %s", mutant, sid,
+        r->fed_op ? "reads fed (the run's input)" : "is a number", r->fed_op ? "bg_lab_claim_mutant_fed" : "bg_lab_claim_mutant");
   if (lab->n_mclaims == MAX_MUTANT_CLAIMS) die("too many mutant claims in one run (max %d)", MAX_MUTANT_CLAIMS);
   mutant_claim *m = &lab->mclaims[lab->n_mclaims++];
   snprintf(m->mutant, sizeof m->mutant, "%s", mutant);
   snprintf(m->id, sizeof m->id, "%s", sid);
   m->measured = measured;
+  m->fed = has_fed ? fed : NAN;
 }
 
-int bg_lab_claim(bg_lab *lab, const char *id_as_written, double measured) {
+void bg_lab_claim_mutant(bg_lab *lab, const char *mutant, const char *id, double measured) {
+  claim_mutant(lab, mutant, id, measured, 0, NAN);
+}
+
+void bg_lab_claim_mutant_fed(bg_lab *lab, const char *mutant, const char *id, double measured, double fed) {
+  claim_mutant(lab, mutant, id, measured, 1, fed);
+}
+
+static int claim(bg_lab *lab, const char *id_as_written, double measured, int has_fed, double fed) {
   char id[96];
   if (!scoped_id(lab, id_as_written, id, sizeof id)) {
     /* measured, not judged: the value still goes into the manifest */
@@ -562,17 +612,28 @@ int bg_lab_claim(bg_lab *lab, const char *id_as_written, double measured) {
     snprintf(c->source, sizeof c->source, "missing");
     snprintf(c->compare, sizeof c->compare, "-");
     c->pass = 0;
-    c->expect_pass = 1;
+    c->expect = V_PASS;
     return 0;
   }
-  c->expect_pass = r->expect_pass[lab->scale];
-  c->expected = r->expected;
+  /* a claim whose table row names the run's input must be handed that
+   * input, and one with a fixed expected value must not pretend to see one */
+  if (!r->fed_op != !has_fed)
+    die("claim %s: the table's expected column %s, so the experiment must call %s", id,
+        r->fed_op ? "reads fed (the run's input)" : "is a number", r->fed_op ? "bg_lab_claim_fed" : "bg_lab_claim");
+  c->expect = r->expect[lab->scale];
+  c->expected = row_expected(r, fed);
   c->tol = r->tol[lab->scale];
   snprintf(c->unit, sizeof c->unit, "%s", r->unit);
   snprintf(c->source, sizeof c->source, "%s", r->source);
   snprintf(c->compare, sizeof c->compare, "%s", r->compare);
-  c->pass = judge(r, c->tol, measured);
+  c->pass = judge_at(r, c->expected, c->tol, measured);
   return c->pass;
+}
+
+int bg_lab_claim(bg_lab *lab, const char *id, double measured) { return claim(lab, id, measured, 0, NAN); }
+
+int bg_lab_claim_fed(bg_lab *lab, const char *id, double measured, double fed) {
+  return claim(lab, id, measured, 1, fed);
 }
 
 /* ------------------------------------------------------------------- CLI */
@@ -1757,6 +1818,69 @@ static void write_manifest(bg_lab *lab, double wall) {
   close_output(fp, path);
 }
 
+/* The recorded paper runs: reports/results/h200/ENTRY/claims.tsv beside the
+ * references, one folder per entry of experiments/registry.tsv (the
+ * variants in other folders are studies, not the entry's record). */
+#define PAPER_RECORD "reports/results/h200"
+
+/* Finds claim id in the recorded paper runs and re-judges the recorded value
+ * by today's row r: 1 when it fails there, 0 when it passes, -1 when no
+ * recorded run has it. what gets "value verdict (ENTRY)". */
+static int recorded_paper(const bg_lab *lab, const claim_row *r, char *what, size_t n) {
+  char path[1400], line[8192];
+  snprintf(what, n, "-");
+  snprintf(path, sizeof path, "%s/../experiments/registry.tsv", lab->refs);
+  FILE *reg = fopen(path, "r");
+  if (!reg) return -1;
+  int found = -1;
+  while (found < 0 && fgets(line, sizeof line, reg)) {
+    if (line[0] == '#' || line[0] == '\n' || !strncmp(line, "name\t", 5)) continue;
+    char entry[128];
+    snprintf(entry, sizeof entry, "%.*s", (int)strcspn(line, "\t\n"), line);
+    char cpath[1400];
+    snprintf(cpath, sizeof cpath, "%s/../" PAPER_RECORD "/%s/claims.tsv", lab->refs, entry);
+    FILE *fp = fopen(cpath, "r");
+    if (!fp) continue;
+    char row[8192];
+    while (fgets(row, sizeof row, fp)) {
+      char *f[10];
+      if (row[0] == '#') continue;
+      int nf = split_tabs(row, f, 10);
+      if (nf < 6 || strcmp(f[0], r->id)) continue;
+      char *end;
+      double measured = strtod(f[1], &end);
+      if (end == f[1]) measured = NAN;
+      /* a fed row is judged against the input that run was fed, which its
+       * expected column holds */
+      double expected = r->fed_op ? strtod(f[2], NULL) : r->expected;
+      int pass = judge_at(r, expected, r->tol[BG_SCALE_PAPER], measured);
+      snprintf(what, n, "%.4g %s (%s)", measured, pass ? "pass" : "fail", entry);
+      found = !pass;
+      break;
+    }
+    fclose(fp);
+  }
+  fclose(reg);
+  return found;
+}
+
+/* The verdict of a raw pass/fail at this run's scale: at quick scale a pass
+ * the recorded paper run contradicts is refuted. */
+static int settle(const bg_lab *lab, int pass, int paper_fails) {
+  if (lab->scale == BG_SCALE_QUICK && pass && paper_fails == 1) return V_REFUTED;
+  return pass ? V_PASS : V_FAIL;
+}
+
+static void settle_claims(bg_lab *lab) {
+  for (int i = 0; i < lab->n_claims; ++i) {
+    claim_result *c = &lab->claims[i];
+    const claim_row *r = find_claim(lab, c->id);
+    c->paper_fails = r ? recorded_paper(lab, r, c->paper, sizeof c->paper) : -1;
+    if (!r) snprintf(c->paper, sizeof c->paper, "-");
+    c->verdict = settle(lab, c->pass, c->paper_fails);
+  }
+}
+
 /* mutants.tsv: each measurement mutant's value on this run's data, its
  * verdict, and the claim's own verdict beside it. */
 static void write_mutants(bg_lab *lab) {
@@ -1777,9 +1901,10 @@ static void write_mutants(bg_lab *lab) {
     const claim_result *c = NULL;
     for (int k = 0; k < lab->n_claims; ++k)
       if (!strcmp(lab->claims[k].id, m->id)) c = &lab->claims[k];
-    int pass = r ? judge(r, r->tol[lab->scale], m->measured) : 0;
-    fprintf(fp, "%s\t%s\t%.6g\t%s\t%s\t%s\n", m->mutant, m->id, m->measured, pass ? "pass" : "fail",
-            c ? (c->pass ? "pass" : "fail") : "-", r ? (r->expect_pass[lab->scale] ? "pass" : "fail") : "-");
+    int pass = r ? judge_at(r, row_expected(r, m->fed), r->tol[lab->scale], m->measured) : 0;
+    int v = settle(lab, pass, c ? c->paper_fails : -1);
+    fprintf(fp, "%s\t%s\t%.6g\t%s\t%s\t%s\n", m->mutant, m->id, m->measured, verdict_name[v],
+            c ? verdict_name[c->verdict] : "-", r ? verdict_name[r->expect[lab->scale]] : "-");
   }
   close_output(fp, path);
 }
@@ -1796,7 +1921,9 @@ static void apply_measurement_mutant(bg_lab *lab) {
       if (strcmp(c->id, m->id)) continue;
       const claim_row *r = find_claim(lab, c->id);
       c->measured = m->measured;
-      c->pass = r ? judge(r, c->tol, m->measured) : 0;
+      if (r) c->expected = row_expected(r, m->fed);
+      c->pass = r ? judge_at(r, c->expected, c->tol, m->measured) : 0;
+      c->verdict = settle(lab, c->pass, c->paper_fails);
     }
   }
 }
@@ -1809,6 +1936,7 @@ int bg_lab_finish(bg_lab *lab) {
   bg_lab_manifest_num(lab, "damping_per_s", lab->damping);
   /* a run of a model the table has no claims for measures, and says so */
   if (lab->n_claims == 0 && lab->n_unjudged == 0) die("%s made no claims", lab->name);
+  settle_claims(lab);
   write_mutants(lab);
   apply_measurement_mutant(lab);
   if (lab->active) bg_lab_manifest_str(lab, "mutant", lab->active->name);
@@ -1816,21 +1944,25 @@ int bg_lab_finish(bg_lab *lab) {
   fprintf(fp, "# claims of %s at scale %s%s%s, judged by %s/claims.tsv (sha256 %s)\n", lab->name,
           bg_lab_scale_name(lab), lab->active ? ", MUTANT " : "", lab->active ? lab->active->name : "", lab->refs,
           lab->table_sha);
-  fprintf(fp, "claim\tmeasured\texpected\ttolerance\tunit\tverdict\tsource\texpect\tcompare\n");
+  fprintf(fp, "claim\tmeasured\texpected\ttolerance\tunit\tverdict\tsource\texpect\tcompare\tpaper_record\n");
   int unexpected = 0, misses = 0;
   if (!lab->quiet) fprintf(stderr, "claims of %s (%s scale%s%s):\n", lab->name, bg_lab_scale_name(lab),
                            lab->active ? ", mutant " : "", lab->active ? lab->active->name : "");
   for (int i = 0; i < lab->n_claims; ++i) {
     claim_result *c = &lab->claims[i];
-    unexpected += c->pass != c->expect_pass;
-    misses += !c->pass && !c->expect_pass;
-    fprintf(fp, "%s\t%.6g\t%.6g\t%.3g\t%s\t%s\t%s\t%s\t%s\n", c->id, c->measured, c->expected, c->tol,
-            c->unit, c->pass ? "pass" : "fail", c->source, c->expect_pass ? "pass" : "fail", c->compare);
-    const char *tag = c->pass == c->expect_pass ? (c->pass ? "" : "  (documented miss: expected)")
-                      : c->pass              ? "  [UNEXPECTED pass: the table expects a miss]"
-                                             : "  [UNEXPECTED fail]";
-    fprintf(stderr, "  %-32s %-4s measured %.6g %s (expected %.6g, %s tolerance %.3g)%s\n", c->id,
-            c->pass ? "pass" : "FAIL", c->measured, c->unit, c->expected, c->compare, c->tol, tag);
+    unexpected += c->verdict != c->expect;
+    misses += c->verdict != V_PASS && c->verdict == c->expect;
+    fprintf(fp, "%s\t%.6g\t%.6g\t%.3g\t%s\t%s\t%s\t%s\t%s\t%s\n", c->id, c->measured, c->expected, c->tol,
+            c->unit, verdict_name[c->verdict], c->source, verdict_name[c->expect], c->compare, c->paper);
+    const char *tag = c->verdict == c->expect
+                          ? (c->verdict == V_PASS      ? ""
+                             : c->verdict == V_REFUTED ? "  (passes here, refuted by the recorded paper run: expected)"
+                                                       : "  (documented miss: expected)")
+                      : c->verdict == V_REFUTED ? "  [UNEXPECTED: passes here, but the recorded paper run fails it]"
+                      : c->verdict == V_PASS    ? "  [UNEXPECTED pass: the table expects a miss]"
+                                                : "  [UNEXPECTED fail]";
+    fprintf(stderr, "  %-32s %-4s measured %.6g %s (expected %.6g, %s tolerance %.3g; paper %s)%s\n", c->id,
+            c->pass ? "pass" : "FAIL", c->measured, c->unit, c->expected, c->compare, c->tol, c->paper, tag);
   }
   close_output(fp, "claims.tsv");
   fprintf(stderr, "%s: %d claims, %d documented misses, %d unexpected verdicts: exit %d\n", lab->name,

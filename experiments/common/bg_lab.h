@@ -141,6 +141,19 @@ void bg_lab_progress(bg_lab *lab, const char *fmt, ...)
  * id missing from the table is a failed claim with a message, never a pass. */
 int bg_lab_claim(bg_lab *lab, const char *id, double measured);
 
+/* A claim that sees its input: its expected value is what the run was fed,
+ * not a constant of the table. The table's expected column reads "fed",
+ * "fed+X", "fed-X" or "fed*X" (X a number), and fed is the input as the
+ * library holds it, read back through the public API (bg_sim_describe, a
+ * collider's geometry, the material of the simulation), never the
+ * experiment's own copy of it: expected = fed (+X, -X, *X). bg_lab_claim on
+ * a "fed" row, or bg_lab_claim_fed on a numeric row, ends the run (exit 2).
+ * The fed value is written to claims.tsv's expected column. */
+int bg_lab_claim_fed(bg_lab *lab, const char *id, double measured, double fed);
+/* bg_lab_claim_mutant for a "fed" row: the mutant's measured value and the
+ * input the mutated lab would have compared it with. */
+void bg_lab_claim_mutant_fed(bg_lab *lab, const char *mutant, const char *id, double measured, double fed);
+
 /* Writes claims.tsv, mutants.tsv and manifest.json, prints the claims,
  * removes the RUNNING marker, frees the lab. Returns 0 when every verdict
  * equals its expect, 1 when one does not; no claim at all is an error. */
