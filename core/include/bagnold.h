@@ -298,6 +298,12 @@ typedef struct bg_stats {
   double parked_mass;   /* kg */
   double total_mass;    /* kg, all particles */
   double max_speed;     /* m/s over active particles after the last step */
+  /* steps whose dt a nonlocal model's explicit bound (bg_material_nonlocal_dt)
+   * set below the elastic CFL bound, since creation or the last restore: a
+   * run reports it, since a step chosen by the fluidity's stability and not
+   * by the elastic wave is a numerical choice the results may depend on */
+  uint64_t steps_nonlocal_dt;
+  bg_real nonlocal_dt_ratio; /* that bound over the CFL bound at the last step (inf: no nonlocal term) */
 } bg_stats;
 bg_status bg_sim_stats(bg_sim *sim, bg_stats *out);
 

@@ -165,6 +165,11 @@ struct bg_sim {
   uint64_t step;
   double time;
   bg_real last_dt;
+  /* whether the last bg_sim_next_dt's step is set by the nonlocal bound, the
+   * count of such steps taken, and that bound over the CFL bound */
+  int next_nonlocal_sets;
+  uint64_t steps_nonlocal_dt;
+  bg_real nonlocal_ratio;
   double stage_ms[BG_STAGE_COUNT];
   double *wall_force, *wall_impulse; /* 3 per wall: the last step's, and the sum since creation */
   bg_sim_desc desc; /* as created (colliders and sinks: the copies above); gravity and

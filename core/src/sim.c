@@ -353,9 +353,10 @@ static void sim_free(bg_sim *sim) {
 /* Elastic CFL capped by the flow speed: information crosses at most a
  * fraction cfl of a cell per step; a nonlocal model's explicit term may
  * bound the step further (bg_material_nonlocal_dt). */
-static bg_real stable_dt(const bg_sim *sim, double vmax) {
+static bg_real stable_dt(const bg_sim *sim, double vmax, int *nonlocal_sets) {
   double b = sim->cfl * sim->cfg.dx / (sim->cp + vmax);
   double nl = (double)bg_material_nonlocal_dt(&sim->cfg.mat, sim->cfg.dx);
+  if (nonlocal_sets) *nonlocal_sets = nl < b;
   return (bg_real)(nl < b ? nl : b);
 }
 
@@ -456,11 +457,11 @@ bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t er
     sim->force_dt = d->force_dt;
     s = build_config(sim, d);
   }
-  if (s == BG_OK && d->fixed_dt > 0 && !d->force_dt && d->fixed_dt > stable_dt(sim, 0))
+  if (s == BG_OK && d->fixed_dt > 0 && !d->force_dt && d->fixed_dt > stable_dt(sim, 0, NULL))
     s = bg_fail(sim, BG_ERR_UNSTABLE_DT,
                 "fixed_dt %g s exceeds the stable bound cfl dx / c_p = %g s (set force_dt to "
                 "override)",
-                (double)d->fixed_dt, (double)stable_dt(sim, 0));
+                (double)d->fixed_dt, (double)stable_dt(sim, 0, NULL));
   if (s == BG_OK) s = copy_colliders(sim, d);
   if (s == BG_OK) {
     /* the descriptor as created, pointing at the handle's own copies: what a
@@ -563,7 +564,13 @@ bg_status bg_sim_next_dt(bg_sim *sim, bg_real *dt, bg_real *bound) {
   bg_backend_stats st;
   bg_status s = sim->ops->stats(sim->state, &st, NULL);
   if (s != BG_OK) return s;
-  bg_real b = stable_dt(sim, st.max_speed);
+  int nl_sets = 0;
+  bg_real b = stable_dt(sim, st.max_speed, &nl_sets);
+  sim->next_nonlocal_sets = nl_sets && !(sim->fixed_dt > 0);
+  {
+    double cfl = sim->cfl * sim->cfg.dx / (sim->cp + st.max_speed);
+    sim->nonlocal_ratio = (bg_real)((double)bg_material_nonlocal_dt(&sim->cfg.mat, sim->cfg.dx) / cfl);
+  }
   if (bound) *bound = b;
   if (dt) *dt = sim->fixed_dt > 0 ? sim->fixed_dt : b;
   return BG_OK;
@@ -588,6 +595,7 @@ static bg_status step_dt(bg_sim *sim, bg_real dt) {
   sim->stage_ms[BG_STAGE_GRID] += t3 - t2;
   sim->stage_ms[BG_STAGE_G2P] += t4 - t3;
   sim->step++;
+  sim->steps_nonlocal_dt += (uint64_t)sim->next_nonlocal_sets;
   sim->time += dt;
   sim->last_dt = dt;
   return BG_OK;
@@ -668,6 +676,8 @@ bg_status bg_sim_stats(bg_sim *sim, bg_stats *out) {
   out->parked_mass = st.parked_mass;
   out->total_mass = st.total_mass;
   out->max_speed = st.max_speed;
+  out->steps_nonlocal_dt = sim->steps_nonlocal_dt;
+  out->nonlocal_dt_ratio = sim->nonlocal_ratio;
   return BG_OK;
 }
 

@@ -144,6 +144,9 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   bg_sim *sim = NULL;
   bg_status s = bg_sim_create(&desc, &sim, err, sizeof err);
   if (s != BG_OK) fail_sim("bg_sim_create", s, err);
+  bg_sim_desc held;
+  if ((s = bg_sim_describe(sim, &held)) != BG_OK) fail_sim("bg_sim_describe", s, bg_sim_last_error(sim));
+  double phi_fed = held.material.model == BG_MODEL_DP ? (double)held.material.dp.phi_deg : NAN;
 
   /* ppc 8: a lattice of spacing dx/2, each point jittered within its cell */
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -167,6 +170,7 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   s = bg_sim_add_particles(sim, n, x, NULL, 8);
   if (s != BG_OK) fail_sim("bg_sim_add_particles", s, bg_sim_last_error(sim));
   res.n_particles = n;
+  res.phi_fed = phi_fed;
 
   bg_real *v = xmalloc(3 * n * sizeof *v), *m = xmalloc(n * sizeof *m);
   double M = 0;
@@ -291,8 +295,8 @@ void bg_column_result_free(bg_column_result *r) {
 void bg_column_result_pack(const bg_column_result *r, bg_lab_blob *b) {
   const uint64_t np = r->n_particles, steps = r->steps;
   const int32_t iv[5] = {r->settled, r->runout_wall, r->nx, r->ny, r->nbins};
-  const double dv[11] = {r->dx,     r->H0,     r->t_end,  r->ke_end, r->ke_thresh, r->ke_peak,
-                         r->h_max,  r->h_center, r->runout, r->r99,  r->front};
+  const double dv[12] = {r->dx,     r->H0,       r->t_end,  r->ke_end, r->ke_thresh, r->ke_peak,
+                         r->h_max,  r->h_center, r->runout, r->r99,    r->front,     r->phi_fed};
   bg_lab_blob_put(b, &np, sizeof np);
   bg_lab_blob_put(b, &steps, sizeof steps);
   bg_lab_blob_put(b, iv, sizeof iv);
@@ -318,7 +322,7 @@ bg_column_result bg_column_result_unpack(bg_lab_blob *b) {
   memset(&r, 0, sizeof r);
   uint64_t np, steps;
   int32_t iv[5];
-  double dv[11];
+  double dv[12];
   bg_lab_blob_get(b, &np, sizeof np);
   bg_lab_blob_get(b, &steps, sizeof steps);
   bg_lab_blob_get(b, iv, sizeof iv);
@@ -342,6 +346,7 @@ bg_column_result bg_column_result_unpack(bg_lab_blob *b) {
   r.runout = dv[8];
   r.r99 = dv[9];
   r.front = dv[10];
+  r.phi_fed = dv[11];
   r.hf = unpack_array(b, (size_t)r.nx * (size_t)r.ny);
   r.rbin = unpack_array(b, (size_t)r.nbins);
   r.hbin = unpack_array(b, (size_t)r.nbins);

@@ -69,6 +69,8 @@ typedef struct bg_column_result {
   int runout_wall; /* the deposit reaches the far wall: not a free runout */
   double r99;      /* radius (pile) or x (ridge) inside which 99% of the particles lie, m */
   double front;    /* toe extrapolated from the mass fractions 0.80-0.99 (see bg_column_run), m */
+  double phi_fed;  /* the friction angle the simulation holds (bg_sim_describe; Drucker-Prager), deg; NaN
+                      for other models: what claims on the angle compare with, not the scene's copy */
   int nx, ny;      /* height field columns */
   double *hf;      /* nx * ny column heights (i * ny + j), m; owned */
   int nbins;

@@ -93,6 +93,10 @@ struct bg_lab {
   double mu_s;    /* --mu-s (mu(I) only), 0: the model's default */
   double grain_d; /* --grain-d (models with a grain size), 0: the model's default */
   double ngf_a;   /* --ngf-a (ngf only), < 0: the model's default */
+  double ngf_t0;  /* --ngf-t0 (ngf only), 0: the model's default */
+  /* steps taken by the run's simulations, and those whose dt the nonlocal
+   * bound set (bg_stats.steps_nonlocal_dt), with the largest share of one */
+  double steps_all, steps_nonlocal, nonlocal_share_max;
   char out[1024];
   char refs[1024];
   int threads;
@@ -660,6 +664,9 @@ static void usage(const bg_lab *lab, const char *name, const char *summary, cons
           "                        for ngf it sets the cooperativity length xi = A d / sqrt|mu - mu_s|\n"
           "  --ngf-a X             ngf only: nonlocal amplitude A = X, in [0, 5] (default 0.48); 0 leaves the\n"
           "                        local law mu_s + b I alone, the control of what the length does\n"
+          "  --ngf-t0 T            ngf only: relaxation time t0 = T s of the fluidity, in [1e-6, 1] (default 1e-3);\n"
+          "                        a numerical device: the steady state does not depend on it, and the step\n"
+          "                        bound of the explicit Laplacian, t0 dx^2 / (12 A^2 d^2), grows with it\n"
           "  --vtk-every T         ParaView frames of every simulation into OUT/vtk/<sim>.pvd every T simulated\n"
           "                        seconds, in [0, 1e4] (0 = off, the default): the initial state, then the first\n"
           "                        loop time >= k T (the loops advance in steps of their own, so a frame may come\n"
@@ -908,8 +915,8 @@ static void build_identity(bg_lab *lab, const bg_lab_param *p, int n) {
   size_t o = 0, cap = sizeof lab->identity;
   o += (size_t)snprintf(lab->identity + o, cap - o, "experiment\t%s\nscale\t%s\nmaterial\t%s\n", lab->name,
                         bg_lab_scale_name(lab), bg_lab_material_name(lab));
-  o += (size_t)snprintf(lab->identity + o, cap - o, "mu_s\t%.17g\ngrain_d\t%.17g\nngf_a\t%.17g\nseed\t%lu\n",
-                        lab->mu_s, lab->grain_d, lab->ngf_a, lab->seed);
+  o += (size_t)snprintf(lab->identity + o, cap - o, "mu_s\t%.17g\ngrain_d\t%.17g\nngf_a\t%.17g\nngf_t0\t%.17g\nseed\t%lu\n",
+                        lab->mu_s, lab->grain_d, lab->ngf_a, lab->ngf_t0, lab->seed);
   o += (size_t)snprintf(lab->identity + o, cap - o, "mutant\t%s\n", lab->active ? lab->active->name : "none");
   for (int i = 0; i < n && o < cap; ++i) {
     if (p[i].type == BG_PARAM_STRING)
@@ -1188,6 +1195,16 @@ static void write_plan(bg_lab *lab, int n, const char *const *tags, const double
   close_output(id, "sweep.txt");
 }
 
+/* The steps this process's simulations took, and how many of them the
+ * nonlocal model's step bound chose (bg_lab_sim_end adds them up); counted
+ * from a restore on, and zero in a gather, whose points ran elsewhere (each
+ * point's manifest has its own). */
+static void manifest_steps(bg_lab *lab) {
+  bg_lab_manifest_num(lab, "dt_steps", lab->steps_all);
+  bg_lab_manifest_num(lab, "dt_steps_nonlocal_bound", lab->steps_nonlocal);
+  bg_lab_manifest_num(lab, "dt_nonlocal_bound_share_max", lab->nonlocal_share_max);
+}
+
 bg_lab_blob *bg_lab_sweep(bg_lab *lab, int n, const char *const *tags, const double *cost, int jobs,
                           bg_lab_point_fn run, void *ctx) {
   if (n < 1) die("a sweep needs at least one point");
@@ -1218,6 +1235,7 @@ bg_lab_blob *bg_lab_sweep(bg_lab *lab, int n, const char *const *tags, const dou
     bg_lab_manifest_num(lab, "sweep_point", k);
     bg_lab_manifest_str(lab, "sweep_tag", tags[k]);
     bg_lab_manifest_num(lab, "damping_per_s", lab->damping);
+    manifest_steps(lab);
     write_manifest(lab, now_s() - lab->t0);
     if (g_marker[0] && unlink(g_marker) != 0) die("removing %s: %s", g_marker, strerror(errno));
     g_marker[0] = 0;
@@ -1308,6 +1326,7 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   lab->backend = "auto";
   lab->seed = 1;
   lab->ngf_a = -1;
+  lab->ngf_t0 = 0;
   lab->ckpt_every = -1;
   lab->t0 = now_s();
   /* progress interval, s: BAGNOLD_PROGRESS_S changes it (tests use a short one) */
@@ -1330,11 +1349,11 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   if (off >= sizeof lab->argv_line) die("the command line is longer than %zu characters", sizeof lab->argv_line - 1);
 
   enum { O_SCALE = 1000, O_BACKEND, O_OUT, O_THREADS, O_SEED, O_QUIET, O_REFS, O_HELP, O_MUTANT, O_FORCE, O_VERSION,
-         O_MATERIAL, O_MU_S, O_GRAIN_D, O_NGF_A, O_VTK_EVERY, O_CKPT_EVERY, O_RESUME, O_PLAN, O_POINT, O_GATHER,
+         O_MATERIAL, O_MU_S, O_GRAIN_D, O_NGF_A, O_NGF_T0, O_VTK_EVERY, O_CKPT_EVERY, O_RESUME, O_PLAN, O_POINT, O_GATHER,
          O_PARAM };
   static const char *common[] = {"scale", "backend", "out", "threads", "seed", "quiet",
                                  "references", "help", "mutant", "force", "version", "material", "mu-s",
-                                 "grain-d", "ngf-a", "vtk-every", "checkpoint-every", "resume", "plan", "point",
+                                 "grain-d", "ngf-a", "ngf-t0", "vtk-every", "checkpoint-every", "resume", "plan", "point",
                                  "gather"};
   const int n_common = (int)(sizeof common / sizeof common[0]);
   struct option *opts = calloc((size_t)(n_common + n_params + 1), sizeof *opts);
@@ -1413,6 +1432,7 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
       case O_MU_S: lab->mu_s = parse_number("mu-s", optarg, 0.05, 2.0, 0); break;
       case O_GRAIN_D: lab->grain_d = parse_number("grain-d", optarg, 1e-5, 0.05, 0); break;
       case O_NGF_A: lab->ngf_a = parse_number("ngf-a", optarg, 0, 5, 0); break;
+      case O_NGF_T0: lab->ngf_t0 = parse_number("ngf-t0", optarg, 1e-6, 1, 0); break;
       case O_VTK_EVERY: lab->vtk_every = parse_number("vtk-every", optarg, 0, 1e4, 0); break;
       case O_CKPT_EVERY: lab->ckpt_every = parse_number("checkpoint-every", optarg, 0, 86400, 0); break;
       case O_RESUME:
@@ -1450,6 +1470,7 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   if (lab->grain_d > 0 && lab->material != BG_MODEL_MUI && lab->material != BG_MODEL_NGF)
     die("--grain-d: only mu-i and ngf have a grain size (add --material mu-i or ngf)");
   if (lab->ngf_a >= 0 && lab->material != BG_MODEL_NGF) die("--ngf-a: only ngf has a nonlocal amplitude (add --material ngf)");
+  if (lab->ngf_t0 > 0 && lab->material != BG_MODEL_NGF) die("--ngf-t0: only ngf has a fluidity relaxation time (add --material ngf)");
   free(opts);
   load_mutants(lab, mutants);
   if (want_help) {
@@ -1518,6 +1539,7 @@ bg_material bg_lab_material(const bg_lab *lab) {
   if (lab->grain_d > 0 && m.model == BG_MODEL_MUI) m.mui.d = (bg_real)lab->grain_d;
   if (lab->grain_d > 0 && m.model == BG_MODEL_NGF) m.ngf.d = (bg_real)lab->grain_d;
   if (lab->ngf_a >= 0 && m.model == BG_MODEL_NGF) m.ngf.A = (bg_real)lab->ngf_a;
+  if (lab->ngf_t0 > 0 && m.model == BG_MODEL_NGF) m.ngf.t0 = (bg_real)lab->ngf_t0;
   return m;
 }
 
@@ -1934,6 +1956,7 @@ int bg_lab_finish(bg_lab *lab) {
   need_sweep(lab);
   double wall = now_s() - lab->t0;
   bg_lab_manifest_num(lab, "damping_per_s", lab->damping);
+  manifest_steps(lab);
   /* a run of a model the table has no claims for measures, and says so */
   if (lab->n_claims == 0 && lab->n_unjudged == 0) die("%s made no claims", lab->name);
   settle_claims(lab);
@@ -2181,6 +2204,23 @@ void bg_lab_sim_tick(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx) {
 }
 
 void bg_lab_sim_end(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx) {
+  /* a step the fluidity's explicit bound chose is reported, never silent */
+  bg_stats ss;
+  if (bg_sim_stats(ls->sim, &ss) == BG_OK && ss.step > 0) {
+    double share = (double)ss.steps_nonlocal_dt / (double)ss.step;
+#ifdef _OPENMP
+#pragma omp critical(bg_lab_dt)
+#endif
+    {
+      ls->lab->steps_all += (double)ss.step;
+      ls->lab->steps_nonlocal += (double)ss.steps_nonlocal_dt;
+      if (share > ls->lab->nonlocal_share_max) ls->lab->nonlocal_share_max = share;
+    }
+    if (ss.steps_nonlocal_dt > 0)
+      bg_lab_progress(ls->lab, "%s: the nonlocal model's step bound set dt in %llu of %llu steps (%.0f%%; bound/CFL %.2f at the end)",
+                      ls->tag, (unsigned long long)ss.steps_nonlocal_dt, (unsigned long long)ss.step, 100 * share,
+                      (double)ss.nonlocal_dt_ratio);
+  }
   if (ls->pvd) {
     bg_stats st;
     bg_sim_stats(ls->sim, &st);

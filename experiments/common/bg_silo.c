@@ -23,7 +23,7 @@ typedef struct grid_geo {
   double L, H, T; /* width/diameter, fill height, slab thickness (slot) */
   double z_sink;
   double A;       /* cross-section of the fill, m^2 (set from the particles) */
-  int n_free;     /* free floor-plane nodes in the hole */
+  int n_free;     /* free floor-plane nodes in the hole, as this file built them */
 } grid_geo;
 
 static void build_geometry(const bg_silo_scene *sc, grid_geo *g) {
@@ -87,6 +87,46 @@ static void build_geometry(const bg_silo_scene *sc, grid_geo *g) {
         }
       }
   g->z_sink = -(sc->floor_cells + sc->gap_cells) * dx;
+}
+
+/* The aperture the simulation was fed, read back through the public API:
+ * bg_sim_describe's grid (dx, origin, dims), its copy of the floor's node
+ * field (the BG_SHAPE_NODES collider) and the silo wall as it holds it (the
+ * inverted cylinder's centre and radius; the slot's walls are the x domain
+ * faces, the slab the y faces, each face's plane 1.5 cells inside its outer
+ * node). Free nodes (phi >= 0: walls act on phi < 0) of the node plane just
+ * under the floor's top z = 0, inside the silo, counted: slot N dx per slab
+ * node row, round sqrt(4 N dx^2 / pi). Also returns the fed dx and rho0. */
+static double fed_aperture(const bg_sim *sim, int round, double *dx_out, double *rho0_out) {
+  bg_sim_desc d;
+  if (bg_sim_describe(sim, &d) != BG_OK) bg_lab_fail("bg_sim_describe: %s", bg_sim_last_error(sim));
+  const bg_collider *floor_c = NULL, *wall = NULL;
+  for (size_t c = 0; c < d.n_colliders; ++c) {
+    if (d.colliders[c].shape == BG_SHAPE_NODES) floor_c = &d.colliders[c];
+    if (d.colliders[c].shape == BG_SHAPE_CYLINDER && d.colliders[c].invert) wall = &d.colliders[c];
+  }
+  if (!floor_c || !floor_c->phi || (round && !wall))
+    bg_lab_fail("the simulation holds no floor node field%s", round ? " or no silo wall" : "");
+  double dx = d.dx;
+  int64_t nx = (int64_t)d.dims[0], ny = (int64_t)d.dims[1], nz = (int64_t)d.dims[2];
+  int64_t kt = (int64_t)ceil(-d.origin[2] / dx - 1e-6) - 1; /* the node plane in (-dx, 0) */
+  if (kt < 0 || kt >= nz) bg_lab_fail("the floor's top plane z = 0 lies outside the grid");
+  double xlo = d.origin[0] + 1.5 * dx, xhi = d.origin[0] + (double)(nx - 2.5) * dx;
+  double ylo = d.origin[1] + 1.5 * dx, yhi = d.origin[1] + (double)(ny - 2.5) * dx;
+  long nfree = 0, rows = 0;
+  for (int64_t j = 0; j < ny; ++j) {
+    double y = d.origin[1] + (double)j * dx;
+    if (!round && y > ylo && y < yhi) rows++;
+    for (int64_t i = 0; i < nx; ++i) {
+      double x = d.origin[0] + (double)i * dx;
+      int inside = round ? hypot(x - wall->center[0], y - wall->center[1]) < wall->radius
+                         : (x > xlo && x < xhi && y > ylo && y < yhi);
+      if (inside && floor_c->phi[(i * ny + j) * nz + kt] >= 0) nfree++;
+    }
+  }
+  *dx_out = dx;
+  *rho0_out = d.material.rho0;
+  return round ? sqrt(4.0 * (double)nfree * dx * dx / M_PI) : (rows ? (double)nfree / (double)rows * dx : NAN);
 }
 
 /* --------------------------------------------------------------- one run */
@@ -266,7 +306,13 @@ bg_silo_result bg_silo_run(bg_lab *lab, const bg_silo_scene *sc, const char *tag
   bg_status s = bg_sim_create(&g.desc, &sim, err, sizeof err);
   if (s != BG_OK) fail_sim("bg_sim_create", s, err);
   r.D_nom = sc->D_cells * dx;
+  /* the aperture the measurements use is this file's count of the field it
+   * built; silo.aperture holds it to the one the library holds, counted
+   * again from the library's own copy (fed_aperture), so that a scene that
+   * hands the library another floor than the one it measures with, or a
+   * measurement that misreads it, fails a claim */
   r.D_geo = sc->round ? sqrt(4.0 * g.n_free * dx * dx / M_PI) : (double)g.n_free / sc->slab_cells * dx;
+  r.D_fed = fed_aperture(sim, sc->round, &r.dx_fed, &r.rho0_fed);
 
   /* ppc 8: lattice of spacing dx/2 over the silo interior, jittered */
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
@@ -491,7 +537,7 @@ bg_silo_result bg_silo_run(bg_lab *lab, const bg_silo_scene *sc, const char *tag
     double vb = r.smv[b] / r.sm[b], rb = r.smr[b] / r.sm[b];
     r.W_closure += rb * vb * r.area[b] * wscale;
     r.W_counted += r.smv[b] / vol * r.area[b] * wscale;
-    r.W_closure_rho0 += (double)g.desc.material.rho0 * vb * r.area[b] * wscale;
+    r.W_closure_rho0 += r.rho0_fed * vb * r.area[b] * wscale;
     if (vb > vmax) vmax = vb;
     if (fabs(r.pos[b]) < 0.5 * dx) {
       smc += r.sm[b];
@@ -550,12 +596,12 @@ bg_silo_result bg_silo_run(bg_lab *lab, const bg_silo_scene *sc, const char *tag
 /* A result into a sweep point's blob and back (bg_lab_sweep), field by
  * field in a fixed order, then the series rows as text. */
 #define SILO_RESULT_MAGIC 0x73696c72u /* "silr" */
-enum { SILO_N_D = 23 + 3 * BG_SILO_N_SUB };
+enum { SILO_N_D = 26 + 3 * BG_SILO_N_SUB };
 
 static void silo_doubles(bg_silo_result *r, double **p) {
   double *f[] = {&r->D_nom, &r->D_geo, &r->t_end, &r->M0, &r->H, &r->h_stop, &r->rho_b, &r->rho_b_sd, &r->t0w,
                  &r->t1w, &r->W, &r->sW, &r->W_plane, &r->sW_plane, &r->flat, &r->W_closure, &r->W_counted,
-                 &r->W_closure_rho0, &r->flat_startup, &r->v_c, &r->u_c, &r->D_flow, &r->rel_se};
+                 &r->W_closure_rho0, &r->flat_startup, &r->v_c, &r->u_c, &r->D_flow, &r->rel_se, &r->D_fed, &r->dx_fed, &r->rho0_fed};
   _Static_assert(sizeof f / sizeof f[0] + 3 * BG_SILO_N_SUB == SILO_N_D, "SILO_N_D counts every field");
   int k = 0;
   for (size_t i = 0; i < sizeof f / sizeof f[0]; ++i) p[k++] = f[i];

@@ -39,7 +39,9 @@ typedef struct bg_silo_scene {
 } bg_silo_scene;
 
 typedef struct bg_silo_result {
-  double D_nom, D_geo; /* m */
+  double D_nom, D_geo; /* m; D_geo: the aperture the measurements use, = D_fed */
+  double D_fed;        /* m, the aperture the library holds (bg_sim_describe's floor field) */
+  double dx_fed, rho0_fed; /* the library's dx (m) and rho0 (kg/m^3), read back the same way */
   size_t n_particles;
   uint64_t steps;
   double t_end, M0, H, h_stop;

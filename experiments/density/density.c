@@ -1,8 +1,11 @@
 /* density.c: a block of Klar's sand dropped onto a rough floor, left to
  * settle, and its density read out three ways.
  *
- * Particle state: rho = rho0 / (det F_E * Jp) per particle (the seed's
- * read-out), and rho0 / det F_E alone. With the volume correction the
+ * Particle state: rho = the library's read-out BG_FIELD_DENSITY per
+ * particle, which every density claim judges; density.readout holds it to
+ * its closed form rho0 / (det F_E * Jp) (the seed's read-out) of the
+ * fields F and Jp, rho0 as the simulation holds it; and rho0 / det F_E
+ * alone for comparison. With the volume correction the
  * return map keeps log Jp = 0 for every particle that carries load (the
  * stored dilation is folded back into F_E before the elastic/shear return)
  * and projects unloaded particles to the cone's tip with F_E = rotation,
@@ -19,8 +22,9 @@
  * s > -1.5 dx, so the +-3 rule admits exactly the nodes with s >= 1.5 dx,
  * whose support is full. The bulk grid density is sum(m_i) / (N dx^3) over
  * interior nodes; the particle estimate of the same bulk is
- * sum(m_p) / sum(V0 det F_E Jp) over particles whose nearest node is
- * interior. Their relative difference is claim density.grid_vs_particles.
+ * sum(m_p) / sum(m_p / rho_p) over particles whose nearest node is
+ * interior (V0 det F_E Jp = m_p / rho_p, the library's read-out). Their
+ * relative difference is claim density.grid_vs_particles.
  *
  * Compaction: per particle c = rho/rho0 - 1, and per grid cell the
  * continuum's -ln det F_E averaged by volume over the particles nearest a
@@ -86,17 +90,10 @@ static void erode_axis(const unsigned char *in, unsigned char *out, const size_t
       }
 }
 
-static double kinetic_energy(bg_sim *sim, size_t n, bg_real *v, const bg_real *m) {
-  check(bg_sim_get(sim, BG_FIELD_V, v, 3 * n), sim, "reading velocities");
-  double ke = 0;
-  for (size_t p = 0; p < n; ++p)
-    ke += 0.5 * m[p] * ((double)v[3 * p] * v[3 * p] + (double)v[3 * p + 1] * v[3 * p + 1] +
-                        (double)v[3 * p + 2] * v[3 * p + 2]);
-  return ke;
-}
-
 /* Compaction statistics of one set of settled particles: c = rho/rho0 - 1
- * per particle; loaded means det F_E < 1 (compressed elastically). */
+ * per particle, rho the library's read-out (vr = rho0/rho: the particle's
+ * volume over its initial one); loaded means det F_E < 1 (compressed
+ * elastically). */
 typedef struct layer_stats {
   size_t n;
   double c_max, c_q99, c_q999; /* particle compaction: maximum and high quantiles */
@@ -106,7 +103,7 @@ typedef struct layer_stats {
 } layer_stats;
 
 /* sel[q] picks the particles; zeta: height above the last solid floor node in dx. */
-static layer_stats layer_compaction(size_t na, const unsigned char *sel, const double *je, const double *jpa,
+static layer_stats layer_compaction(size_t na, const unsigned char *sel, const double *je, const double *vr,
                                     const double *zeta, const double *rxy) {
   layer_stats L = {0};
   double *c = xmalloc((na ? na : 1) * sizeof *c), sv = 0, svc = 0;
@@ -114,7 +111,7 @@ static layer_stats layer_compaction(size_t na, const unsigned char *sel, const d
   L.c_max = -INFINITY;
   for (size_t q = 0; q < na; ++q) {
     if (!sel[q]) continue;
-    double cq = 1.0 / (je[q] * jpa[q]) - 1.0, vq = je[q] * jpa[q];
+    double cq = 1.0 / vr[q] - 1.0, vq = vr[q];
     c[L.n++] = cq;
     if (cq > L.c_max) {
       L.c_max = cq;
@@ -140,7 +137,7 @@ static layer_stats layer_compaction(size_t na, const unsigned char *sel, const d
 
 /* density_floor.tsv: compaction against height above the last solid floor
  * node in quarter cells, where the floor's node layers act. */
-static void floor_profile(bg_lab *lab, size_t na, const double *je, const double *jpa, const double *zeta,
+static void floor_profile(bg_lab *lab, size_t na, const double *je, const double *vr, const double *zeta,
                           const double *rxy) {
   FILE *fp = bg_lab_tsv(lab, "density_floor.tsv",
                         "settled particles by height above the last solid floor node (zeta, dx), quarter-cell bins; "
@@ -151,9 +148,9 @@ static void floor_profile(bg_lab *lab, size_t na, const double *je, const double
     double lo = 0.25 * b, hi = lo + 0.25, sum = 0;
     for (size_t q = 0; q < na; ++q) {
       sel[q] = zeta[q] >= lo && zeta[q] < hi;
-      if (sel[q]) sum += 1.0 / (je[q] * jpa[q]) - 1.0;
+      if (sel[q]) sum += 1.0 / vr[q] - 1.0;
     }
-    layer_stats L = layer_compaction(na, sel, je, jpa, zeta, rxy);
+    layer_stats L = layer_compaction(na, sel, je, vr, zeta, rxy);
     if (L.n)
       fprintf(fp, "%.2f\t%zu\t%.6g\t%.6g\t%.6g\t%.4g\t%.6g\n", lo, L.n, sum / L.n, L.c_q99, L.c_max, L.loaded,
               L.c_cont);
@@ -204,9 +201,10 @@ static interior_est interior_density(const bg_real *gm, const unsigned char *occ
 
 /* Continuum compaction per grid cell: the volume-weighted mean of
  * -ln det F_E over the particles nearest each node with at least min_n of
- * them; its 99th percentile and maximum over the cells of nodes k >= k_lo
- * (bulk) or k < k_lo (floor layer), k the node's z index. */
-static void cell_compaction(const size_t *dims, size_t na, const size_t *near, const double *je, const double *jpa,
+ * them (volume vr = rho0/rho from the library's read-out); its 99th
+ * percentile and maximum over the cells of nodes k >= k_lo (bulk) or
+ * k < k_lo (floor layer), k the node's z index. */
+static void cell_compaction(const size_t *dims, size_t na, const size_t *near, const double *je, const double *vr,
                             int min_n, size_t k_lo, int bulk, double *q99, double *mx, size_t *ncells) {
   size_t nn = dims[0] * dims[1] * dims[2], nc = 0;
   double *sv = calloc(nn, sizeof *sv), *svc = calloc(nn, sizeof *svc);
@@ -217,7 +215,7 @@ static void cell_compaction(const size_t *dims, size_t na, const size_t *near, c
   }
   for (size_t a = 0; a < na; ++a) {
     if (near[a] == SIZE_MAX) continue;
-    double v = je[a] * jpa[a];
+    double v = vr[a];
     sv[near[a]] += v;
     svc[near[a]] -= v * log(je[a]);
     cnt[near[a]]++;
@@ -342,10 +340,10 @@ int main(int argc, char **argv) {
   };
   const int n_params = (int)(sizeof params / sizeof params[0]);
   static const char *const mutants[] = {"volume-correction-off", "detF-density", "erosion-radius-2", "particle-max",
-                                        "gravity-doubled", NULL};
+                                        "gravity-doubled", "readout-jp-squared", NULL};
   bg_lab *lab = bg_lab_init("exp_density",
-                            "A sand block dropped onto a floor; density at rest from particle state "
-                            "(rho0/(det F Jp), rho0/det F) and from the grid.",
+                            "A sand block dropped onto a floor; density at rest from the library's "
+                            "read-out (held to rho0/(det F Jp)), rho0/det F and the grid.",
                             argc, argv, params, n_params, mutants);
   int side = (int)lround(cbrt((double)ppc));
   if (side * side * side != ppc) {
@@ -380,8 +378,6 @@ int main(int argc, char **argv) {
   desc.threads = bg_lab_threads(lab);
   desc.walls[BG_FACE_ZLO].friction = floor_mu > 0 ? BG_FRICTION_COULOMB : BG_FRICTION_SLIP;
   desc.walls[BG_FACE_ZLO].mu = (bg_real)floor_mu;
-  const double rho0 = desc.material.rho0;
-  const double M_mod = rho0 * pow(bg_material_pwave_speed(&desc.material), 2); /* lambda + 2 mu */
   char err[512];
   bg_sim *sim = NULL;
   bg_status st = bg_sim_create(&desc, &sim, err, sizeof err);
@@ -389,6 +385,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "error: bg_sim_create: %s\n", err);
     return 2;
   }
+  /* the material as the simulation holds it: rho0 of the closed-form
+   * read-out (density.readout) and M of the oedometric estimate */
+  bg_sim_desc fed;
+  check(bg_sim_describe(sim, &fed), sim, "describing the simulation");
+  const double rho0 = fed.material.rho0;
+  const double M_mod = rho0 * pow(bg_material_pwave_speed(&fed.material), 2); /* lambda + 2 mu */
 
   /* particles: a side^3 lattice per cell, each jittered in its sub-cell */
   size_t n = (size_t)nb * (size_t)nb * (size_t)nh * (size_t)ppc;
@@ -410,12 +412,12 @@ int main(int argc, char **argv) {
   gsl_rng_free(rng);
   check(bg_sim_add_particles(sim, n, x, NULL, (bg_real)ppc), sim, "adding particles");
 
-  bg_real *mass = xmalloc(n * sizeof *mass), *v = xmalloc(3 * n * sizeof *v);
+  bg_real *mass = xmalloc(n * sizeof *mass);
   check(bg_sim_get(sim, BG_FIELD_MASS, mass, n), sim, "reading masses");
-  double M = 0;
-  for (size_t q = 0; q < n; ++q) M += mass[q];
+  bg_stats stats;
+  check(bg_sim_stats(sim, &stats), sim, "stats");
+  const double M = stats.total_mass; /* the library's sum of the particle masses */
   const double E_scale = M * G * block_h;
-  const double V0 = dx * dx * dx / ppc;
 
   bg_real dt0 = 0, bound = 0;
   check(bg_sim_next_dt(sim, &dt0, &bound), sim, "timestep");
@@ -447,7 +449,6 @@ int main(int argc, char **argv) {
         NULL, "opening series.tsv");
 
   /* the rows are kept (a checkpoint carries them) and written at the end */
-  bg_stats stats;
   double row[8];
   drop_loop dl = {NULL, 0, 0, 0, 0.1 * t_max, 0, sim, desc.dims[0] * desc.dims[1] * desc.dims[2], NULL};
   bg_lab_blob state;
@@ -465,7 +466,7 @@ int main(int argc, char **argv) {
     check(bg_sim_series_values(sim, row), sim, "series row");
     drop_push(&dl, row);
     check(bg_sim_stats(sim, &stats), sim, "stats");
-    dl.ke = kinetic_energy(sim, n, v, mass);
+    dl.ke = row[6]; /* the library's kinetic energy of the active particles (series column 7) */
     if (stats.time > t_fall + 0.05 && dl.ke < rest_ke * E_scale) {
       dl.at_rest = 1;
       break;
@@ -503,30 +504,41 @@ int main(int argc, char **argv) {
   check(bg_sim_get(sim, BG_FIELD_JP, jp, n), sim, "reading Jp");
   check(bg_sim_get(sim, BG_FIELD_DENSITY, dens, n), sim, "reading density");
   check(bg_sim_get(sim, BG_FIELD_ACTIVE, act, n), sim, "reading active");
+  /* rho: the library's read-out BG_FIELD_DENSITY, which every density claim
+   * judges; rho_c: the closed form rho0/(det F_E Jp) of the fields F and Jp,
+   * rho0 the material the simulation holds (density.readout compares the
+   * two); rho_f: rho0/det F_E alone (mutant detF-density); rho_m: the
+   * planted bug, a read-out rho0/(det F_E Jp^2) (mutant readout-jp-squared) */
   double *rho = xmalloc(n * sizeof *rho), *rho_f = xmalloc(n * sizeof *rho_f), *zs = xmalloc(n * sizeof *zs);
-  double *je = xmalloc(n * sizeof *je), *jpa = xmalloc(n * sizeof *jpa), *rxy = xmalloc(n * sizeof *rxy);
+  double *rho_c = xmalloc(n * sizeof *rho_c), *rho_m = xmalloc(n * sizeof *rho_m);
+  double *je = xmalloc(n * sizeof *je), *vr = xmalloc(n * sizeof *vr), *rxy = xmalloc(n * sizeof *rxy);
   size_t na = 0, n_dil = 0, n_detf_gt1 = 0;
-  double sum_m = 0, sum_v = 0, max_field_diff = 0, z_top = 0, ljp_all = 0, ljp_loaded = 0;
+  double sum_m = 0, sum_v = 0, readout = 0, readout_m = 0, z_top = 0, ljp_all = 0, ljp_loaded = 0;
   for (size_t q = 0; q < n; ++q) {
     if (act[q] < 0.5f) continue;
     double J = det3(F + 9 * q), Jp = jp[q];
-    rho[na] = rho0 / (J * Jp);
+    rho[na] = dens[q];
+    rho_c[na] = rho0 / (J * Jp);
     rho_f[na] = rho0 / J;
+    rho_m[na] = dens[q] / Jp;
+    vr[na] = rho0 / rho[na];
     zs[na] = x[3 * q + 2];
     je[na] = J;
-    jpa[na] = Jp;
     rxy[na] = hypot(x[3 * q] - (x0 + 0.5 * block), x[3 * q + 1] - (x0 + 0.5 * block));
     if (zs[na] > z_top) z_top = zs[na];
-    double d = fabs(rho[na] - dens[q]) / rho0;
-    if (d > max_field_diff) max_field_diff = d;
+    readout = fmax(readout, fabs(rho[na] - rho_c[na]) / rho_c[na]);
+    readout_m = fmax(readout_m, fabs(rho_m[na] - rho_c[na]) / rho_c[na]);
     if (Jp > 1.001) n_dil++;
     if (J > 1.0 + 1e-5) n_detf_gt1++;
     ljp_all += log(Jp);
     if (J < 1.0 - 1e-5) ljp_loaded += log(Jp); /* dilation held by sand that carries load */
     sum_m += mass[q];
-    sum_v += V0 * J * Jp;
+    sum_v += mass[q] / rho[na]; /* the particle's volume as the library reads it */
     na++;
   }
+  /* a NaN in the field must not pass as "no difference" (fmax drops NaN) */
+  for (size_t a = 0; a < na; ++a)
+    if (!(rho[a] > 0) || !isfinite(rho[a])) readout = NAN;
   /* footprint: horizontal distance from the block's axis, 99th percentile */
   double *rr = xmalloc(na * sizeof *rr);
   for (size_t q = 0, a = 0; q < n; ++q) {
@@ -538,6 +550,7 @@ int main(int argc, char **argv) {
   double r99 = gsl_stats_quantile_from_sorted_data(rr, 1, na, 0.99);
   free(rr);
   double mean = gsl_stats_mean(rho, 1, na), mean_f = gsl_stats_mean(rho_f, 1, na);
+  double mean_m = gsl_stats_mean(rho_m, 1, na);
   double mn, mx, mn_f, mx_f;
   gsl_stats_minmax(&mn, &mx, rho, 1, na);
   gsl_stats_minmax(&mn_f, &mx_f, rho_f, 1, na);
@@ -647,14 +660,14 @@ int main(int argc, char **argv) {
     in_col[a] = in_bulk[a] && fabs(x[3 * q] - xc) < 0.25 * block && fabs(x[3 * q + 1] - xc) < 0.25 * block;
     a++;
   }
-  layer_stats Lb = layer_compaction(na, in_bulk, je, jpa, zeta, rxy);
-  layer_stats Lf = layer_compaction(na, in_floor, je, jpa, zeta, rxy);
-  layer_stats Lc = layer_compaction(na, in_col, je, jpa, zeta, rxy);
+  layer_stats Lb = layer_compaction(na, in_bulk, je, vr, zeta, rxy);
+  layer_stats Lf = layer_compaction(na, in_floor, je, vr, zeta, rxy);
+  layer_stats Lc = layer_compaction(na, in_col, je, vr, zeta, rxy);
   unsigned char *all = xmalloc(na ? na : 1);
   memset(all, 1, na ? na : 1);
-  layer_stats La = layer_compaction(na, all, je, jpa, zeta, rxy);
+  layer_stats La = layer_compaction(na, all, je, vr, zeta, rxy);
   free(all);
-  floor_profile(lab, na, je, jpa, zeta, rxy);
+  floor_profile(lab, na, je, vr, zeta, rxy);
   /* overburden strain at the base of the settled central column */
   double h_col = zc_top - (z_solid + 0.5 * dx);
   double oed_col = h_col > 0 ? rho0 * G * h_col / M_mod : NAN;
@@ -689,6 +702,8 @@ int main(int argc, char **argv) {
   interior_est ie = interior_density(gm, occ, desc.dims, dx, 3, na, near, ma, rho, rho_f);
   /* measurement mutant: erosion radius 2 admits nodes whose support is cut by the surface */
   interior_est ie2 = interior_density(gm, occ, desc.dims, dx, 2, na, near, ma, rho, rho_f);
+  /* measurement mutant: the particle side read through the planted bug's read-out */
+  interior_est iem = interior_density(gm, occ, desc.dims, dx, 3, na, near, ma, rho_m, rho_f);
   double dx3 = dx * dx * dx;
   double rho_grid_int = ie.rho_grid, rho_part_int = ie.rho_part;
   size_t n_int = ie.n_nodes, np_i = ie.n_part;
@@ -701,12 +716,13 @@ int main(int argc, char **argv) {
   double grid_vs_part = fabs(rho_grid_int - rho_part_int) / rho_part_int;
   double grid_vs_part_r2 = fabs(ie2.rho_grid - ie2.rho_part) / ie2.rho_part;
   double grid_vs_part_detf = fabs(rho_grid_int - ie.rho_part_detf) / ie.rho_part_detf;
+  double grid_vs_part_m = fabs(iem.rho_grid - iem.rho_part) / iem.rho_part;
   /* continuum compaction of cells: bulk nodes k >= 3 hold particles with zeta >= 1.5 */
   size_t k_bulk = (size_t)ceil((z_solid + 1.5 * dx - desc.origin[2]) / dx - 1e-9);
   double cell_q99 = NAN, cell_max = NAN, floor_cell_q99 = NAN, floor_cell_max = NAN;
   size_t n_cells = 0, n_floor_cells = 0;
-  cell_compaction(desc.dims, na, near, je, jpa, ppc / 2, k_bulk, 1, &cell_q99, &cell_max, &n_cells);
-  cell_compaction(desc.dims, na, near, je, jpa, ppc / 2, k_bulk, 0, &floor_cell_q99, &floor_cell_max, &n_floor_cells);
+  cell_compaction(desc.dims, na, near, je, vr, ppc / 2, k_bulk, 1, &cell_q99, &cell_max, &n_cells);
+  cell_compaction(desc.dims, na, near, je, vr, ppc / 2, k_bulk, 0, &floor_cell_q99, &floor_cell_max, &n_floor_cells);
   free(gm); free(occ); free(near); free(ma);
 
   /* ---- claims' quantities */
@@ -762,7 +778,7 @@ int main(int argc, char **argv) {
   fprintf(fs, "particle_max_over_oedometric\t%.6g\t1\n", max_particle);
   fprintf(fs, "grid_vs_particles_erosion_r2\t%.6g\t1\n", grid_vs_part_r2);
   fprintf(fs, "grid_vs_particles_detF_alone\t%.6g\t1\n", grid_vs_part_detf);
-  fprintf(fs, "field_density_max_rel_diff\t%.3g\t1\n", max_field_diff);
+  fprintf(fs, "rho_mean_readout_jp_squared\t%.6g\tkg/m3\n", mean_m);
   fprintf(fs, "column_height_settled\t%.6g\tm\n", h_col);
   fprintf(fs, "oedometric_column_base_strain\t%.6g\t1\n", oed_col);
   const layer_stats *Ls[4] = {&La, &Lf, &Lb, &Lc};
@@ -796,17 +812,21 @@ int main(int argc, char **argv) {
             "exp_density: not at rest at t = %.3f s (KE/(MgH) %.3g, the rule is < %.3g): the density claims assume "
             "the settled block and are judged on NaN (raise --time)\n",
             stats.time, ke / E_scale, rest_ke);
+  bg_lab_claim(lab, "density.readout", rest * readout);
+  bg_lab_claim_mutant(lab, "readout-jp-squared", "density.readout", rest * readout_m);
   bg_lab_claim(lab, "density.mean", rest * mean);
+  bg_lab_claim_mutant(lab, "readout-jp-squared", "density.mean", rest * mean_m);
   bg_lab_claim_mutant(lab, "detF-density", "density.mean", rest * mean_f);
   bg_lab_claim(lab, "density.max_compaction", rest * max_compaction);
   bg_lab_claim_mutant(lab, "particle-max", "density.max_compaction", rest * max_particle);
   bg_lab_claim(lab, "density.grid_vs_particles", rest * grid_vs_part);
   bg_lab_claim_mutant(lab, "erosion-radius-2", "density.grid_vs_particles", rest * grid_vs_part_r2);
   bg_lab_claim_mutant(lab, "detF-density", "density.grid_vs_particles", rest * grid_vs_part_detf);
+  bg_lab_claim_mutant(lab, "readout-jp-squared", "density.grid_vs_particles", rest * grid_vs_part_m);
   bg_lab_claim(lab, "density.detF_alone", rest * loaded_share);
 
-  free(x); free(v); free(mass); free(F); free(jp); free(dens); free(act); free(rho); free(rho_f); free(zs);
-  free(je); free(jpa); free(rxy); free(zeta); free(in_bulk); free(in_floor); free(in_col);
+  free(x); free(mass); free(F); free(jp); free(dens); free(act); free(rho); free(rho_f); free(rho_c); free(rho_m); free(zs);
+  free(je); free(vr); free(rxy); free(zeta); free(in_bulk); free(in_floor); free(in_col);
   bg_sim_destroy(sim);
   return bg_lab_finish(lab);
 }

@@ -51,6 +51,14 @@
 #define MAX_GRIDS 8
 #define SLICK_MU 0.05 /* the slick-floor control's floor: nearly frictionless */
 #define DEG (180.0 / M_PI)
+/* Fixed height bands of the deposit, in units of the column's height H0:
+ * the flank's parts behave differently under refinement (the foot flattens,
+ * the upper flank steepens), so each gets its own angle and fit; see
+ * references/derivations/repose.md sec. 6. */
+#define N_BANDS 3
+static const double band_lo[N_BANDS] = {0.05, 0.2, 0.4}, band_hi[N_BANDS] = {0.2, 0.4, 0.6};
+static const char *const band_names[N_BANDS] = {"foot", "lower", "upper"};
+enum { BAND_LOWER = 1 };
 
 static const char *est_names[N_EST] = {"profile", "cone", "sectors", "slope"};
 
@@ -63,6 +71,8 @@ typedef struct result {
   double theta[N_EST]; /* deg; the ridge fills theta[0] only */
   double theta_mean, theta_sd;
   double theta_strip; /* pile only: the ridge's ruler (x-profile of a strip along y = 0) on the pile */
+  double band[N_BANDS]; /* profile line fit in each fixed height band, deg (NaN: fewer than 3 annuli) */
+  double phi_fed;       /* the angle the simulation was fed, read back from it (bg_column_result) */
   double h_max, runout, runout_wall; /* m; runout_wall: runout that touches the far wall */
   int nbins;
   double *rbin, *hbin; /* radial (or x) profile: centres and mean heights, m */
@@ -268,6 +278,16 @@ static result measure(bg_lab *lab, const bg_column_scene *sc, const char *tag, b
     }
   res.theta[0] = line_angle(bx, by, nband);
   for (int e = 1; e < N_EST; ++e) res.theta[e] = NAN;
+  res.phi_fed = col.phi_fed;
+  for (int q = 0; q < N_BANDS; ++q) {
+    size_t nb = 0;
+    for (int b = 0; b < res.nbins; ++b)
+      if (res.hbin[b] >= band_lo[q] * col.H0 && res.hbin[b] < band_hi[q] * col.H0) {
+        bx[nb] = res.rbin[b];
+        by[nb++] = res.hbin[b];
+      }
+    res.band[q] = line_angle(bx, by, nb);
+  }
 
   if (!sc->ridge) {
     /* E2 cone and E3 sectors on the band's columns */
@@ -400,7 +420,44 @@ static result measure_point(sweep_pts *pts, int k) {
 
 static const char *const mutants[] = {"grids-fine-to-coarse", "converging-sequence", "slope-over-dx",
                                       "heights-doubled",      "ridge-ruler-on-pile", "slick-floor",
-                                      NULL};
+                                      "phi-fed-40",           "phi-read-stale",      NULL};
+
+/* The recorded paper run's offset of the lower band below its fed angle at
+ * resolution h = dx / R0: phi_fed_deg - lower_deg of
+ * references/baselines/repose_lower_band.tsv, interpolated linearly in
+ * log h between its grids; NaN outside their range (never extrapolated). */
+static double baseline_offset(bg_lab *lab, double h) {
+  char path[1200], line[1024];
+  bg_lab_reference(lab, "baselines/repose_lower_band.tsv", path, sizeof path);
+  FILE *fp = fopen(path, "r");
+  if (!fp) bg_lab_fail("cannot read %s", path);
+  double hs[16], off[16];
+  int n = 0, header = 0;
+  while (fgets(line, sizeof line, fp) && n < 16) {
+    if (line[0] == '#' || line[0] == '\n') continue;
+    if (!header) {
+      header = 1;
+      if (strncmp(line, "cells_per_R0\tdx_over_R0\tlower_deg\tphi_fed_deg", 44))
+        bg_lab_fail("%s: the header must be cells_per_R0 dx_over_R0 lower_deg phi_fed_deg", path);
+      continue;
+    }
+    double c, hh, th, ph;
+    if (sscanf(line, "%lf %lf %lf %lf", &c, &hh, &th, &ph) != 4 || !(hh > 0))
+      bg_lab_fail("%s: a row is not four numbers with dx_over_R0 > 0: %s", path, line);
+    hs[n] = hh;
+    off[n++] = ph - th;
+  }
+  fclose(fp);
+  for (int i = 0; i + 1 < n; ++i) {
+    double a = fmax(hs[i], hs[i + 1]), b = fmin(hs[i], hs[i + 1]);
+    if (h <= a && h >= b) {
+      double w = log(h / hs[i]) / log(hs[i + 1] / hs[i]);
+      return off[i] + w * (off[i + 1] - off[i]);
+    }
+  }
+  bg_lab_progress(lab, "repose.lower_band: dx/R0 %.4g is outside the baseline's grids (%s): not judged", h, path);
+  return NAN;
+}
 
 /* max - min of the four estimators; NaN if one failed */
 static double est_spread(const double *theta) {
@@ -480,6 +537,13 @@ int main(int argc, char **argv) {
   base.phi = phi;
   base.material = bg_lab_material(lab);
   if (base.material.model == BG_MODEL_DP) base.material.dp.phi_deg = (bg_real)phi;
+  /* the planted bug of issue 31: the sand fed 5 deg more than the lab's
+   * phi, while the claims compare with the lab's copy */
+  int fed_off = bg_lab_mutant_is(lab, "phi-fed-40");
+  if (fed_off && base.material.model == BG_MODEL_DP) {
+    base.phi = phi + 5; /* what bg_column feeds the simulation */
+    base.material.dp.phi_deg = (bg_real)(phi + 5);
+  }
   bg_lab_manifest_material(lab, &base.material);
   /* the angle the flank is judged against: the fed phi for Drucker-Prager;
    * for mu(I) the Mohr-Coulomb angle whose compression cone is mu(I)'s
@@ -507,11 +571,16 @@ int main(int argc, char **argv) {
   base.threads = bg_lab_threads(lab);
   base.seed = bg_lab_seed(lab);
 
+  if (bg_lab_needed(lab, "repose.lower_band")) {
+    char bpath[1200];
+    bg_lab_reference(lab, "baselines/repose_lower_band.tsv", bpath, sizeof bpath);
+  }
   /* which stages this run needs (a mutant run skips the others) */
   int need_ridge = bg_lab_needed(lab, "repose.ridge_vs_pile");
   int need_conv = need_ridge || bg_lab_needed(lab, "repose.estimators_agree") ||
                   bg_lab_needed(lab, "repose.monotone") || bg_lab_needed(lab, "repose.limit") ||
-                  bg_lab_needed(lab, "repose.limit_width") || bg_lab_needed(lab, "repose.flank_below_flow");
+                  bg_lab_needed(lab, "repose.limit_width") || bg_lab_needed(lab, "repose.flank_below_flow") ||
+                  bg_lab_needed(lab, "repose.lower_band");
   int need_hi = bg_lab_needed(lab, "repose.floor_mu"); /* the mu = 1 and 1.4 tan phi runs */
   int need_stick = bg_lab_needed(lab, "repose.stick_runout");
   int need_low = need_stick || bg_lab_needed(lab, "repose.floor_mu_low_grows");
@@ -670,6 +739,50 @@ int main(int argc, char **argv) {
     bg_lab_claim_mutant(lab, "converging-sequence", "repose.limit_width", cc.found ? 2 * cc.s_theta : NAN);
     bg_lab_claim(lab, "repose.flank_below_flow", th_max - phi_flow);
     bg_lab_claim_mutant(lab, "heights-doubled", "repose.flank_below_flow", th2_max - phi_flow);
+
+    /* the flank by fixed height band, each with its own fit in dx */
+    FILE *fb = bg_lab_tsv(lab, "bands.tsv",
+                          "flank angle per grid in fixed height bands of H0 (profile line fit): foot 0.05-0.2, lower "
+                          "0.2-0.4, upper 0.4-0.6",
+                          "cells_per_R0\tdx_over_R0\tfoot_deg\tlower_deg\tupper_deg");
+    double bth[N_BANDS][MAX_GRIDS];
+    for (int gi = 0; gi < grids; ++gi) {
+      for (int q = 0; q < N_BANDS; ++q) bth[q][gi] = conv[gi].band[q];
+      fprintf(fb, "%d\t%.6g\t%.4f\t%.4f\t%.4f\n", pts.scenes[conv_pt[gi]].cells, hdx[gi], bth[0][gi], bth[1][gi],
+              bth[2][gi]);
+    }
+    fclose(fb);
+    FILE *fbf = bg_lab_tsv(lab, "band_fit.tsv",
+                           "per band: the fit of repose.limit, theta = theta_inf + c h^p (h = dx / R0, p free), and "
+                           "the change over the last refinement; found: converged with p > 2 sigma_p",
+                           "band\ttheta_inf_deg\tsigma_theta_inf_deg\tp\tsigma_p\tfound\ttheta_finest_deg\tlast_step_deg");
+    for (int q = 0; q < N_BANDS; ++q) {
+      conv_fit bf = fit_convergence(hdx, bth[q], (size_t)grids);
+      fprintf(fbf, "%s\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%.4f\t%.4f\n", band_names[q], bf.theta_inf, bf.s_theta, bf.p,
+              bf.s_p, bf.found, bth[q][grids - 1], bth[q][grids - 1] - bth[q][grids - 2]);
+      bg_lab_progress(lab, "band %s: finest %.2f deg (last step %+.2f), fit theta_inf %.2f +- %.2f, p %.2f: %s",
+                      band_names[q], bth[q][grids - 1], bth[q][grids - 1] - bth[q][grids - 2], bf.theta_inf,
+                      bf.s_theta, bf.p, bf.found ? "found" : "no limit");
+    }
+    fclose(fbf);
+    /* the lower flank against the angle the simulation was fed, read back
+     * from it: the band plus the recorded paper run's offset below its own
+     * fed angle at the same resolution must give the fed angle back. The
+     * phi-fed-40 mutant compares with the lab's own copy, as the planted
+     * bug did, and phi-read-stale with a copy 5 deg below the fed angle
+     * (the same bug seen from the run's own data) */
+    double fed = fine->phi_fed;
+    double off = baseline_offset(lab, hdx[grids - 1]);
+    double lower = bth[BAND_LOWER][grids - 1] + off;
+    FILE *fl = bg_lab_tsv(lab, "lower_band.tsv",
+                          "repose.lower_band: the finest grid's lower band, the recorded paper offset below the fed "
+                          "angle at its dx (references/baselines/repose_lower_band.tsv), their sum, and the fed angle "
+                          "read back from the simulation",
+                          "dx_over_R0\tlower_deg\tbaseline_offset_deg\tlower_plus_offset_deg\tphi_fed_deg");
+    fprintf(fl, "%.6g\t%.4f\t%.4f\t%.4f\t%.4f\n", hdx[grids - 1], bth[BAND_LOWER][grids - 1], off, lower, fed);
+    fclose(fl);
+    bg_lab_claim_fed(lab, "repose.lower_band", lower, fed_off ? phi : fed);
+    bg_lab_claim_mutant_fed(lab, "phi-read-stale", "repose.lower_band", lower, fed - 5);
   }
 
   /* 2. floor friction sweep; the slick-floor control makes its low floor nearly frictionless */

@@ -20,6 +20,11 @@
  * range's largest aspect. The large-a regime is its own fit, y = c2 a^p over
  * a >= large_amin. Uncertainties: covariances scaled by chi^2 / dof.
  *
+ * Origin: the definition itself fixes y(0) = 0 (no column, no runout); a
+ * straight line over the static bound's summit regime a <= sqrt(3) tan phi
+ * must meet a = 0 within the curvature and one cell (runout.origin; the
+ * planted R_inf / R0 of mutant runout-over-r0 meets it near 1).
+ *
  * Refinement: at a = conv_aspect on four grids (1, 1.5, 2, 3 x conv_cells),
  * the observed order and limit from y = y_inf + C h^q. Floor friction: at
  * a = mu_aspect the runout for floor mu from mu_lo to mu_hi. */
@@ -185,6 +190,37 @@ static power_fit fit_power(const double *a, const double *y, size_t n, double am
   r.s_p = sqrt(v11);
   r.c2 = exp(c0);
   return r;
+}
+
+/* The origin of the definition: as a -> 0 there is no column, so the
+ * runout R_inf -> R0 and y = (R_inf - R0)/R0 -> 0. A GSL straight line
+ * y = b + c a over the small aspects a <= amax (the static bound's summit
+ * regime, sqrt(3) tan phi) extrapolates to a = 0; its intercept b misses the
+ * origin only by the curve's curvature over the range and the edge's
+ * discretisation (references/derivations/runout.md section 6). At least three
+ * aspects, else NaN; sigma_b from the scatter about the line. */
+typedef struct origin_fit {
+  double b, s_b, c;
+  int n;
+} origin_fit;
+
+static origin_fit fit_origin(const double *a, const double *y, size_t n, double amax) {
+  origin_fit r = {NAN, NAN, NAN, 0};
+  size_t m = 0;
+  while (m < n && a[m] <= amax * (1 + 1e-9)) m++;
+  r.n = (int)m;
+  if (m < 3) return r;
+  double v00, v01, v11, ss;
+  if (gsl_fit_linear(a, 1, y, 1, m, &r.b, &r.c, &v00, &v01, &v11, &ss) != GSL_SUCCESS) r.b = r.c = NAN;
+  r.s_b = sqrt(v00);
+  return r;
+}
+
+/* the static bound (derivation section 1): y of the frustum at phi holding
+ * the column's volume, while it keeps its summit (a <= sqrt(3) tan phi) */
+static double y_static(double a, double phi_deg) {
+  double s = a / tan(phi_deg * M_PI / 180.0);
+  return 0.5 * (s + sqrt(4.0 - s * s / 3.0)) - 1.0;
 }
 
 /* Observed convergence y(h) = y_inf + C h^q on the refinement grids
@@ -404,7 +440,7 @@ static const int conv_factor2[N_CONV] = {2, 3, 4, 6};
 int main(int argc, char **argv) {
   static const char *const mutants[] = {"runout-1dx-threshold",
                                         "aspect-as-diameter",
-                                        "lube-law-data", "converging-runout", NULL};
+                                        "lube-law-data", "converging-runout", "runout-over-r0", NULL};
   double phi = 33, mu_floor = 0.6, R0 = 0.05, t_max = 6.0, jitter = 0.5, conv_aspect = 0.5, mu_aspect = 2.0;
   double mu_lo = 0.3, mu_hi = 1.0, fit_amax = 4, large_amin = 0;
   int cells = 0, conv_cells = 0, jobs = 1;
@@ -417,7 +453,7 @@ int main(int argc, char **argv) {
       {"cells", BG_PARAM_INT, &cells, 4, 256, "cells per R0 of the aspect and floor sweeps", 0, "8", "30",
        "cells_per_R0"},
       {"aspects", BG_PARAM_STRING, &aspects_s, 0, 0,
-       "aspect ratios a = H0/R0, comma-separated, increasing, in [0.25, 12]", 0, "0.5,1,1.5,2,3,4,6",
+       "aspect ratios a = H0/R0, comma-separated, increasing, in [0.25, 12]", 0, "0.5,0.75,1,1.5,2,3,4,6",
        "0.5,0.75,1,1.5,2,3,4,6,8,10", NULL},
       {"conv-cells", BG_PARAM_INT, &conv_cells, 4, 256, "cells per R0 of the coarsest refinement grid", 0, "8", "16",
        "conv_cells_coarse"},
@@ -470,10 +506,14 @@ int main(int argc, char **argv) {
   int need_small = bg_lab_needed(lab, "runout.break") || bg_lab_needed(lab, "runout.small_a_slope");
   int need_large = bg_lab_needed(lab, "runout.large_a_exponent");
   int need_conv = bg_lab_needed(lab, "runout.converged_dx"), need_floor = bg_lab_needed(lab, "runout.floor_mu");
+  /* the origin claim's range: the static bound keeps its summit up to a = sqrt(3) tan phi (derivation section 1) */
+  double origin_amax = sqrt(3.0) * tan(phi * M_PI / 180.0);
+  int need_origin = bg_lab_needed(lab, "runout.origin");
   {
     int m = 0;
     for (int i = 0; i < na; ++i)
-      if ((need_small && aspects[i] <= fit_amax * (1 + 1e-9)) || (need_large && aspects[i] >= large_amin * (1 - 1e-9)))
+      if ((need_small && aspects[i] <= fit_amax * (1 + 1e-9)) || (need_large && aspects[i] >= large_amin * (1 - 1e-9)) ||
+          (need_origin && aspects[i] <= origin_amax * (1 + 1e-9)))
         aspects[m++] = aspects[i];
     na = m;
   }
@@ -614,11 +654,41 @@ int main(int argc, char **argv) {
    * (references/derivations/runout.md section 1); the claim is c1 + 2 sigma
    * over it, >= 1 when the deposit is not significantly shorter */
   double c1_bound = 1.0 / (2.0 * tan(phi * M_PI / 180.0));
+  /* the origin y(0) = 0, and the planted bug (runout-over-r0): y read as
+   * R_inf / R0, the same fits on it */
+  origin_fit of = fit_origin(av, yv, (size_t)na, origin_amax);
+  double yr[MAX_ASPECTS];
+  for (int i = 0; i < na; ++i) yr[i] = rows[i].runout / R0;
+  origin_fit of_r = fit_origin(av, yr, (size_t)na, origin_amax);
+  law_fit lf_r = fit_law_upto(av, yr, (size_t)na, fit_amax);
+  law_fit lf_r_prev = fit_law(av, yr, (size_t)(n_fit > 0 ? n_fit - 1 : 0));
+  double ab_claim_r = fabs(lf_r.ab - lf_r_prev.ab) <= ab_tol ? lf_r.ab : NAN;
+  power_fit pw_r = fit_power(av, yr, (size_t)na, large_amin);
   if (n_bad) {
     bg_lab_progress(lab, "%d run(s) did not settle or reached the wall: the fit is not a free-deposit fit", n_bad);
     lf.c1 = lf.ab = lf.p = lf.c2 = NAN;
     ab_claim = lf_dia.ab = lf_dia.c1 = lf_thr.c1 = pw.p = pw_thr.p = NAN;
+    of.b = of_r.b = ab_claim_r = lf_r.c1 = pw_r.p = NAN;
   }
+  /* the same line through the static bound at the same aspects: the
+   * intercept its curvature alone gives (the claim's tolerance, derivation
+   * section 6) */
+  double ys[MAX_ASPECTS];
+  for (int i = 0; i < na; ++i) ys[i] = y_static(av[i], phi);
+  origin_fit of_s = fit_origin(av, ys, (size_t)na, origin_amax);
+  FILE *fo = bg_lab_tsv(lab, "origin.tsv",
+                        "GSL straight line y = b + c a over the aspects a <= sqrt(3) tan phi, sigma_b from the scatter; "
+                        "the definition y = (R_inf - R0)/R0 gives y(0) = 0 (no column, no runout); R_over_R0 is the "
+                        "planted bug (mutant runout-over-r0); static_bound the frustum at phi (closed form)",
+                        "quantity\ta_max\tn\tb\tsigma_b\tc");
+  const origin_fit *ofs[3] = {&of, &of_r, &of_s};
+  const char *ofn[3] = {"toe_runout_norm", "toe_R_over_R0", "static_bound"};
+  for (int k = 0; k < 3; ++k)
+    fprintf(fo, "%s\t%.5f\t%d\t%.6f\t%.6f\t%.6f\n", ofn[k], origin_amax, ofs[k]->n, ofs[k]->b, ofs[k]->s_b,
+            ofs[k]->c);
+  fclose(fo);
+  bg_lab_progress(lab, "origin a <= %.3g (%d aspects): y(0) = b = %.4f +- %.4f (slope %.3f); static bound's line %.4f; "
+                  "with y = R/R0: %.4f", origin_amax, of.n, of.b, of.s_b, of.c, of_s.b, of_r.b);
   /* identifiability: the same two fits as the fitted range changes */
   FILE *fr = bg_lab_tsv(lab, "fit_ranges.tsv",
                         "the two-regime fit over a <= a_max and the power law over a >= a_min, as the range "
@@ -761,6 +831,8 @@ int main(int argc, char **argv) {
   fprintf(fsum, "c1_small_a_slope_threshold_estimator\t%.5f\t1\n", lf_thr.c1);
   fprintf(fsum, "a_break_threshold_estimator\t%.5f\t1\n", lf_thr.ab);
   fprintf(fsum, "large_a_power_exponent_threshold_estimator\t%.5f\t1\n", pw_thr.p);
+  fprintf(fsum, "origin_intercept\t%.5f\t1\n", of.b);
+  fprintf(fsum, "origin_intercept_R_over_R0\t%.5f\t1\n", of_r.b);
   fprintf(fsum, "conv_finest_grid_error\t%.5f\t1\n", conv_err);
   fprintf(fsum, "conv_observed_order\t%.4f\t1\n", cf.q);
   fprintf(fsum, "conv_rel_change_finest_pair\t%.5f\t1\n", conv_change);
@@ -781,6 +853,7 @@ int main(int argc, char **argv) {
   bg_lab_claim(lab, "runout.large_a_exponent", pw.p);
   bg_lab_claim(lab, "runout.converged_dx", conv_err);
   bg_lab_claim(lab, "runout.floor_mu", mu_effect);
+  bg_lab_claim(lab, "runout.origin", of.b);
   bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.converged_dx", conv_err_thr);
   bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.floor_mu", mu_effect_thr);
   bg_lab_claim_mutant(lab, "runout-1dx-threshold", "runout.static_bound", (lf_thr.c1 + 2 * lf_thr.s_c1) / c1_bound);
@@ -789,5 +862,12 @@ int main(int argc, char **argv) {
   bg_lab_claim_mutant(lab, "converging-runout", "runout.converged_dx", conv_err_pc);
   bg_lab_claim_mutant(lab, "lube-law-data", "runout.small_a_slope", lf_lube.c1);
   bg_lab_claim_mutant(lab, "lube-law-data", "runout.large_a_exponent", pw_lube.p);
+  /* the planted bug on every claim that reads y; only runout.origin must flip (mutants.tsv) */
+  bg_lab_claim_mutant(lab, "runout-over-r0", "runout.origin", of_r.b);
+  bg_lab_claim_mutant(lab, "runout-over-r0", "runout.break", ab_claim_r);
+  bg_lab_claim_mutant(lab, "runout-over-r0", "runout.small_a_slope", lf_r.c1);
+  bg_lab_claim_mutant(lab, "runout-over-r0", "runout.static_bound", (lf_r.c1 + 2 * lf_r.s_c1) / c1_bound);
+  bg_lab_claim_mutant(lab, "runout-over-r0", "runout.large_a_exponent", pw_r.p);
+  bg_lab_claim_mutant(lab, "runout-over-r0", "runout.converged_dx", conv_err_R);
   return bg_lab_finish(lab);
 }

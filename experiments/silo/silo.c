@@ -21,10 +21,15 @@
  *
  * Apertures are resolved on the grid, not at the nominal D: a floor node is
  * free when it lies in the hole, so the geometric aperture is counted from
- * the free nodes of the floor plane (slot: N dx; round: sqrt(4 N dx^2 / pi)).
- * Every fit uses this counted aperture. A continuum has no grain size, so
- * Beverloo's k d is 0 (references/derivations/silo.md); the fits that let
- * k float measure it in cells of dx, a resolution artefact.
+ * the free nodes of the floor plane (slot: N dx; round: sqrt(4 N dx^2 / pi))
+ * of the floor field as the library holds it, read back through
+ * bg_sim_describe (bg_silo.c, fed_aperture). Every fit uses this counted
+ * aperture; silo.aperture ties it to the library's (expected: fed). A
+ * continuum has no grain size, so Beverloo's k d is 0; the grid's rim is
+ * a dead zone of a fixed number of cells (references/derivations/silo.md,
+ * section 6), so the claims' fit is the joint one, W = C rho_b sqrt(g)
+ * (D - k dx)^n with C, k (cells of each run's dx) and n free, over the
+ * apertures of >= joint-min-cells cells and the refinement runs.
  *
  * Resolution criterion: only apertures whose centreline exit speed over
  * sqrt(g D) has levelled off against D (|d ln u_c / d ln D| <= plateau_slope)
@@ -79,6 +84,7 @@
 #include "bg_silo.h"
 
 #define MAX_AP 12
+#define MAX_PTS (MAX_AP + 3)
 #define G 9.81
 
 /* ---------------------------------------------------------------- fits */
@@ -86,7 +92,7 @@
 typedef struct bev_data {
   const double *D, *y; /* aperture (m), W / (rho_b sqrt g) */
   size_t n;
-  double d;      /* the length in D - k d: dx */
+  const double *d; /* per point, the length in D - k d: the run's dx */
   double n_fix;  /* exponent when fixed */
   int free_n;
 } bev_data;
@@ -96,7 +102,7 @@ static int bev_f(const gsl_vector *p, void *vd, gsl_vector *f) {
   double C = gsl_vector_get(p, 0), k = gsl_vector_get(p, 1);
   double e = d->free_n ? gsl_vector_get(p, 2) : d->n_fix;
   for (size_t i = 0; i < d->n; ++i) {
-    double a = d->D[i] - k * d->d;
+    double a = d->D[i] - k * d->d[i];
     /* an aperture closed by the deficit predicts no flow */
     double model = a > 0 ? C * pow(a, e) : 0;
     gsl_vector_set(f, i, (model - d->y[i]) / d->y[i]);
@@ -109,11 +115,11 @@ static int bev_df(const gsl_vector *p, void *vd, gsl_matrix *J) {
   double C = gsl_vector_get(p, 0), k = gsl_vector_get(p, 1);
   double e = d->free_n ? gsl_vector_get(p, 2) : d->n_fix;
   for (size_t i = 0; i < d->n; ++i) {
-    double a = d->D[i] - k * d->d;
+    double a = d->D[i] - k * d->d[i];
     if (a <= 0) a = 1e-12;
     double pe = pow(a, e);
     gsl_matrix_set(J, i, 0, pe / d->y[i]);
-    gsl_matrix_set(J, i, 1, -C * e * pow(a, e - 1) * d->d / d->y[i]);
+    gsl_matrix_set(J, i, 1, -C * e * pow(a, e - 1) * d->d[i] / d->y[i]);
     if (d->free_n) gsl_matrix_set(J, i, 2, C * pe * log(a) / d->y[i]);
   }
   return GSL_SUCCESS;
@@ -124,12 +130,12 @@ typedef struct bev_fit {
   int status, dof;
 } bev_fit;
 
-static bev_fit fit_beverloo(const double *D, const double *y, size_t n, double d, double n_fix, int free_n,
+static bev_fit fit_beverloo(const double *D, const double *y, size_t n, const double *d, double n_fix, int free_n,
                             const double *start) {
   bev_fit r = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, -1, 0};
   size_t np = free_n ? 3 : 2;
   r.dof = (int)n - (int)np;
-  if (n < np + 1) return r;
+  if (n < np + 1 || !isfinite(start[0])) return r;
   bev_data bd = {D, y, n, d, n_fix, free_n};
   gsl_multifit_nlinear_fdf fdf = {bev_f, bev_df, NULL, n, np, &bd, 0, 0, 0};
   gsl_multifit_nlinear_parameters par = gsl_multifit_nlinear_default_parameters();
@@ -218,11 +224,44 @@ static int resolution(const bg_silo_result *rr, int n, double s_max, double *s, 
   return nok;
 }
 
+/* The joint fit with the rim modelled: W / (rho_b sqrt g) = C (D - k dx)^n,
+ * C, k (cells of each run's own dx) and n free (n_law fixed: n = n_law), over
+ * the sweep's discharging apertures of at least min_cells cells and every
+ * discharging refinement run. D_i = D_geo - off_cells dx_i (off_cells 1: the
+ * measurement mutant aperture-one-cell-small). */
+static bev_fit joint_fit(const bg_silo_result *rr, int nap, int ntot, double min_cells, double off_cells, double n_law,
+                         int free_n, int *npts) {
+  bev_fit none = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, -1, 0};
+  double D[MAX_PTS], y[MAX_PTS], d[MAX_PTS];
+  int n = 0;
+  for (int i = 0; i < ntot; ++i) {
+    const bg_silo_result *r = &rr[i];
+    if (!(isfinite(r->W) && r->W > 0 && !r->jammed)) continue;
+    if (i < nap && r->D_geo / r->dx_fed < min_cells - 1e-9) continue;
+    D[n] = r->D_geo - off_cells * r->dx_fed;
+    y[n] = r->W / (r->rho_b * sqrt(G));
+    d[n] = r->dx_fed;
+    n++;
+  }
+  *npts = n;
+  if (n < (free_n ? 4 : 3)) return none;
+  /* start: k 0, C from the largest aperture */
+  int il = 0;
+  for (int i = 1; i < n; ++i)
+    if (D[i] > D[il]) il = i;
+  double st[3] = {y[il] / pow(D[il], n_law), 0, n_law};
+  bev_fit f = fit_beverloo(D, y, (size_t)n, d, n_law, 0, st);
+  if (!free_n) return f;
+  double st1[3] = {f.C, f.k, n_law};
+  return fit_beverloo(D, y, (size_t)n, d, n_law, 1, st1);
+}
+
 /* ---------------------------------------------------------------- main */
 
 /* measurement mutants (references/mutants.tsv), evaluated on the plain run's data */
 static const char *const silo_mutants[] = {"criterion-off", "startup-included", "density-rho0", "beverloo-law-data",
-                                           "unresolved-in", NULL};
+                                           "unresolved-in", "aperture-one-cell-small",
+                                           "rim-unmodelled-law-data", NULL};
 
 static int parse_apertures(const char *s, double *out, int max, double lo, double hi) {
   int n = 0;
@@ -285,7 +324,7 @@ int main(int argc, char **argv) {
   const char *geometry = NULL, *apertures = NULL;
   double dx = 0, hr = 5.5, mu_wall = 0.5, mu_floor = 0.5, drop_sweep = 0, t_max = 20, sample_dt = 0,
          jitter = 0.5, t_win_min = 0, w_rel_se_max = 0.01, startup_frac = 0.05, plateau_slope = 0.1, k_fixed = 0,
-         refine = 0;
+         refine = 0, joint_min = 14;
   int silo_cells = 0, floor_cells = 2, gap_cells = 3, slab_cells = 1, jobs = 1;
   bg_lab_param params[] = {
       {"geometry", BG_PARAM_STRING, &geometry, 0, 0, "slot (planar, W ~ D^3/2) or round (W ~ D^5/2)", 0, "slot", "round", NULL},
@@ -317,7 +356,9 @@ int main(int argc, char **argv) {
       {"k-fixed", BG_PARAM_DOUBLE, &k_fixed, 0, 10,
        "k of the fixed-k Beverloo fits, cells (0: a continuum has no grain size, see references/derivations/silo.md)", 0, NULL, NULL, "k_fixed_cells"},
       {"refine", BG_PARAM_DOUBLE, &refine, 0, 1,
-       "dx refinement at a fixed physical aperture D (m; 0: off): the same silo geometry with L = 2.5 D at dx x 2, dx, dx / 2, one run each, W, u_c and C(k=0) per grid in refine.tsv", 0, NULL, NULL, "refine_D_m"},
+       "dx refinement at a fixed physical aperture D (m; 0: off): the same silo geometry with L = 2.5 D at dx x 2, dx, dx / 2, one run each, W, u_c and C(k=0) per grid in refine.tsv; the runs join the joint Beverloo fit (paper: 8 cm, the recorded h200/silo-refine)", 0, NULL, "0.08", "refine_D_m"},
+      {"joint-min-cells", BG_PARAM_DOUBLE, &joint_min, 0, 64,
+       "the joint Beverloo fit with the rim modelled (C, k, n free): sweep apertures of at least this many cells enter, with every refinement run (references/derivations/silo.md)", 0, NULL, NULL, NULL},
   };
   int np = (int)(sizeof params / sizeof params[0]);
   bg_lab *lab = bg_lab_init("exp_silo",
@@ -497,25 +538,58 @@ int main(int argc, char **argv) {
    * criterion); the geometric power law on all */
   bev_fit none = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, -1, 0};
   double kd = grain_kd >= 0 ? grain_kd : k_fixed * dx;
+  double dxa[MAX_PTS];
+  for (int i = 0; i < MAX_PTS; ++i) dxa[i] = dx;
   bev_fit c_fix = fit_C_kfixed(Dr, yr, (size_t)nr, kd, n0);
   bev_fit n_fix = fit_n_kfixed(Dr, yr, (size_t)nr, kd);
   double st0[3] = {nr > 0 ? yr[nr - 1] / pow(Dr[nr - 1], n0) : 1.0, 0.5, n0};
-  bev_fit c_free = nr >= 3 ? fit_beverloo(Dr, yr, (size_t)nr, dx, n0, 0, st0) : none;
+  bev_fit c_free = nr >= 3 ? fit_beverloo(Dr, yr, (size_t)nr, dxa, n0, 0, st0) : none;
   double st1[3] = {c_free.C, c_free.k, n0};
-  bev_fit n_free = nr >= 4 && isfinite(c_free.C) ? fit_beverloo(Dr, yr, (size_t)nr, dx, n0, 1, st1) : none;
+  bev_fit n_free = nr >= 4 && isfinite(c_free.C) ? fit_beverloo(Dr, yr, (size_t)nr, dxa, n0, 1, st1) : none;
   double sa0[3] = {nfit > 0 ? ya[nfit - 1] / pow(Da[nfit - 1] - dx, n0) : 1.0, 1.0, n0};
-  bev_fit c_free_all = nfit >= 4 ? fit_beverloo(Da, ya, (size_t)nfit, dx, n0, 0, sa0) : none;
+  bev_fit c_free_all = nfit >= 4 ? fit_beverloo(Da, ya, (size_t)nfit, dxa, n0, 0, sa0) : none;
   double sa1[3] = {c_free_all.C, c_free_all.k, n0};
-  bev_fit n_free_all = nfit >= 4 ? fit_beverloo(Da, ya, (size_t)nfit, dx, n0, 1, sa1) : none;
+  bev_fit n_free_all = nfit >= 4 ? fit_beverloo(Da, ya, (size_t)nfit, dxa, n0, 1, sa1) : none;
   bev_fit c_fix_all = fit_C_kfixed(Da, ya, (size_t)nfit, kd, n0);
   bev_fit n_fix_all = fit_n_kfixed(Da, ya, (size_t)nfit, kd);
-  /* positive control (beverloo-law-data): Beverloo's round law with C 0.58,
-   * k 0, at this run's counted apertures (+-1% alternating), through the
-   * same two fits, must give C inside 0.55-0.65 and n = 5/2 back */
+  /* positive control (beverloo-law-data): Beverloo's round law with C 0.58
+   * and a rim of 2.7 cells, at this run's counted apertures (+-0.1%
+   * alternating), through the claims' fits (the joint fit of C, k, n; a
+   * grain model: the fixed-k fits with k = 0) must give C inside 0.55-0.65
+   * and n = 5/2 back */
   double yb[MAX_AP];
-  for (int i = 0; i < nfit; ++i) yb[i] = 0.58 * pow(Da[i], 2.5) * (i % 2 ? 1.01 : 0.99);
-  bev_fit c_law = fit_C_kfixed(Da, yb, (size_t)nfit, 0, 2.5);
-  bev_fit n_law = fit_n_kfixed(Da, yb, (size_t)nfit, 0);
+  const double k_syn = grain_kd >= 0 ? 0 : 2.7;
+  for (int i = 0; i < nfit; ++i) yb[i] = 0.58 * pow(Da[i] - k_syn * dx, 2.5) * (i % 2 ? 1.001 : 0.999);
+  bev_fit c_law, n_law;
+  if (grain_kd >= 0) {
+    c_law = fit_C_kfixed(Da, yb, (size_t)nfit, 0, 2.5);
+    n_law = fit_n_kfixed(Da, yb, (size_t)nfit, 0);
+  } else {
+    double stl[3] = {nfit > 0 ? yb[nfit - 1] / pow(Da[nfit - 1], 2.5) : NAN, 0, 2.5};
+    c_law = nfit >= 3 ? fit_beverloo(Da, yb, (size_t)nfit, dxa, 2.5, 0, stl) : none;
+    double stl1[3] = {c_law.C, c_law.k, 2.5};
+    n_law = nfit >= 4 ? fit_beverloo(Da, yb, (size_t)nfit, dxa, 2.5, 1, stl1) : none;
+  }
+  /* the joint fit with the rim modelled (the claims' fit for Drucker-Prager):
+   * n free, and C with n at the law; and the same on the apertures read one
+   * cell small (the measurement mutant aperture-one-cell-small) */
+  int nj = 0, nj_m = 0;
+  bev_fit j_n = joint_fit(rr, nap, ntot, joint_min, 0, n0, 1, &nj);
+  bev_fit j_c = joint_fit(rr, nap, ntot, joint_min, 0, n0, 0, &nj);
+  bev_fit j_n_m = joint_fit(rr, nap, ntot, joint_min, 1, n0, 1, &nj_m);
+  bev_fit j_c_m = joint_fit(rr, nap, ntot, joint_min, 1, n0, 0, &nj_m);
+  if (nj < 4 && grain_kd < 0)
+    fprintf(stderr, "exp_silo: %d runs of >= %g cells (and refinement runs) discharged: the joint fit of C, k and n "
+                    "needs 4, so the exponent%s cannot be judged\n", nj, joint_min, round ? " and C" : "");
+  /* the aperture the measurement used against the one the library holds:
+   * the run where they differ most (the rate run when none does), in cells */
+  int iap = iref;
+  double dev = fabs(rr[iref].D_geo - rr[iref].D_fed);
+  for (int i = 0; i < ntot; ++i)
+    if (fabs(rr[i].D_geo - rr[i].D_fed) > dev) {
+      iap = i;
+      dev = fabs(rr[i].D_geo - rr[i].D_fed);
+    }
   double ng = NAN, sng = NAN, lc0 = NAN;
   if (nfit >= 3) {
     double c00, c01, c11, ss;
@@ -529,7 +603,7 @@ int main(int argc, char **argv) {
             nr < 2 ? (round ? "C (needs 2) and the exponent (needs 3)" : "the exponent (needs 3)") : "the exponent (needs 3)");
   FILE *ff = bg_lab_tsv(lab, "fits.tsv",
                         "GSL fits of W / (rho_b sqrt g) = C (D - k dx)^n over the counted apertures (relative residuals; 1-sigma from the scatter, chi^2/dof); "
-                        "set resolved: apertures that pass the resolution criterion, all: every discharging aperture; k_rule fixed: k = k_fixed cells; "
+                        "set resolved: apertures that pass the resolution criterion, all: every discharging aperture, joint: the rim modelled, apertures of >= joint-min-cells cells and every refinement run, k in cells of each run's dx; k_rule fixed: k = k_fixed cells; "
                         "rows 1-3 (C_k_fixed, n_k_fixed, geometric) feed reports/silo_beverloo.gp",
                         "fit\tC\tsigma_C\tk\tsigma_k\tn\tsigma_n\trms_rel\tdof\tgsl_status\tn_law\tdx_m\tset\tapertures");
   struct {
@@ -541,7 +615,8 @@ int main(int argc, char **argv) {
       {"geometric", "all", &none, nfit},            {"C_k_free", "resolved", &c_free, nr},
       {"n_k_free", "resolved", &n_free, nr},        {"C_k_fixed_all", "all", &c_fix_all, nfit},
       {"n_k_fixed_all", "all", &n_fix_all, nfit},   {"C_k_free_all", "all", &c_free_all, nfit},
-      {"n_k_free_all", "all", &n_free_all, nfit},
+      {"n_k_free_all", "all", &n_free_all, nfit},   {"C_joint_n_law", "joint", &j_c, nj},
+      {"n_joint", "joint", &j_n, nj},
   };
   for (size_t q = 0; q < sizeof rows / sizeof rows[0]; ++q) {
     const bev_fit *f = rows[q].f;
@@ -551,6 +626,7 @@ int main(int argc, char **argv) {
       continue;
     }
     int kfix = strstr(rows[q].name, "k_fixed") != NULL;
+    /* k in cells of each point's dx (the joint set may mix grids) */
     fprintf(ff, "%s\t%.5g\t%.3g\t%.5g\t%.3g\t%.4g\t%.3g\t%.4g\t%d\t%d\t%g\t%g\t%s\t%d\n", rows[q].name, f->C, f->sC,
             kfix ? k_fixed : f->k, kfix ? 0.0 : f->sk, f->n, f->sn, f->rms, f->dof, f->status, n0, dx, rows[q].set,
             rows[q].n);
@@ -641,6 +717,19 @@ int main(int argc, char **argv) {
   fprintf(fsum, "k_free_all_cells\t%.4g\t1\n", c_free_all.k);
   fprintf(fsum, "n_k_free_all\t%.4g\t1\n", n_free_all.n);
   fprintf(fsum, "n_geometric\t%.4g\t1\n", ng);
+  fprintf(fsum, "joint_points\t%d\t1\n", nj);
+  fprintf(fsum, "n_joint\t%.4g\t1\n", j_n.n);
+  fprintf(fsum, "sigma_n_joint\t%.3g\t1\n", j_n.sn);
+  fprintf(fsum, "C_joint_n_free\t%.4g\t1\n", j_n.C);
+  fprintf(fsum, "k_joint_cells\t%.4g\t1\n", j_n.k);
+  fprintf(fsum, "sigma_k_joint_cells\t%.3g\t1\n", j_n.sk);
+  fprintf(fsum, "k_joint_mm_at_dx\t%.4g\tmm\n", j_n.k * dx * 1e3);
+  fprintf(fsum, "rms_joint\t%.4g\t1\n", j_n.rms);
+  fprintf(fsum, "C_joint_n_law\t%.4g\t1\n", j_c.C);
+  fprintf(fsum, "sigma_C_joint_n_law\t%.3g\t1\n", j_c.sC);
+  fprintf(fsum, "k_joint_n_law_cells\t%.4g\t1\n", j_c.k);
+  fprintf(fsum, "aperture_fed_m\t%.6g\tm\n", rr[iap].D_fed);
+  fprintf(fsum, "aperture_measured_m\t%.6g\tm\n", rr[iap].D_geo);
   for (int i = 0; i < nap; ++i) {
     fprintf(fsum, "stop_rule_D%d\t%s\t-\n", i, rr[i].stop_rule);
     fprintf(fsum, "W_rel_se_D%d\t%.3g\t1\n", i, rr[i].rel_se);
@@ -655,20 +744,38 @@ int main(int argc, char **argv) {
   bg_lab_manifest_num(lab, "k_free_cells", c_free.k);
   bg_lab_manifest_num(lab, "n_k_free", n_free.n);
   bg_lab_manifest_num(lab, "n_geometric", ng);
+  bg_lab_manifest_num(lab, "joint_points", nj);
+  bg_lab_manifest_num(lab, "n_joint", j_n.n);
+  bg_lab_manifest_num(lab, "k_joint_cells", j_n.k);
+  bg_lab_manifest_num(lab, "k_joint_mm", j_n.k * dx * 1e3);
+  bg_lab_manifest_num(lab, "C_joint_n_law", j_c.C);
 
   bg_lab_claim(lab, "silo.rate_flat", ref->flat);
   bg_lab_claim_mutant(lab, "startup-included", "silo.rate_flat", ref->flat_startup);
+  /* the aperture the fits used, against the one the library holds (cells of its dx) */
+  bg_lab_claim_fed(lab, "silo.aperture", rr[iap].D_geo / rr[iap].dx_fed, rr[iap].D_fed / rr[iap].dx_fed);
+  bg_lab_claim_mutant_fed(lab, "aperture-one-cell-small", "silo.aperture", (rr[iap].D_geo - rr[iap].dx_fed) / rr[iap].dx_fed,
+                          rr[iap].D_fed / rr[iap].dx_fed);
+  /* Drucker-Prager: the joint fit with the rim modelled; a grain model
+   * (mu(I), ngf): the fixed-k fits with k d from its grain size */
+  const int grain_fit = grain_kd >= 0;
   if (round) {
-    bg_lab_claim(lab, "silo.beverloo_exponent", n_fix.n);
-    bg_lab_claim(lab, "silo.C", c_fix.C);
+    bg_lab_claim(lab, "silo.beverloo_exponent", grain_fit ? n_fix.n : j_n.n);
+    bg_lab_claim(lab, "silo.C", grain_fit ? c_fix.C : j_c.C);
+    bg_lab_claim_mutant(lab, "aperture-one-cell-small", "silo.beverloo_exponent", grain_fit ? n_fix.n : j_n_m.n);
+    bg_lab_claim_mutant(lab, "aperture-one-cell-small", "silo.C", grain_fit ? c_fix.C : j_c_m.C);
   } else {
-    bg_lab_claim(lab, "silo.slot_exponent", n_fix.n);
+    bg_lab_claim(lab, "silo.slot_exponent", grain_fit ? n_fix.n : j_n.n);
+    bg_lab_claim_mutant(lab, "aperture-one-cell-small", "silo.slot_exponent", grain_fit ? n_fix.n : j_n_m.n);
     /* the fit before the criterion: every aperture, k floating */
     bg_lab_claim_mutant(lab, "criterion-off", "silo.slot_exponent", n_free_all.n);
   }
   /* synthetic data: judged in every geometry, so the quick run checks it */
   bg_lab_claim_mutant(lab, "beverloo-law-data", "silo.C", c_law.C);
   bg_lab_claim_mutant(lab, "beverloo-law-data", "silo.beverloo_exponent", n_law.n);
+  /* negative control: the same synthetic law (a rim of 2.7 cells) through
+   * the k = 0 fit, the rim unmodelled, must miss n = 5/2 */
+  bg_lab_claim_mutant(lab, "rim-unmodelled-law-data", "silo.beverloo_exponent", fit_n_kfixed(Da, yb, (size_t)nfit, 0).n);
   /* the round silo's exponent over every discharging aperture, the
    * unresolved ones included (the resolution criterion off) */
   if (round) bg_lab_claim_mutant(lab, "unresolved-in", "silo.beverloo_exponent", n_fix_all.n);
