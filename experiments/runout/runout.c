@@ -601,10 +601,15 @@ int main(int argc, char **argv) {
                         "H_inf >= H0 - dx; t_rest: kinetic energy below 1e-4 M g R0",
                         ROW_COLUMNS);
   int n_bad = 0;
+  /* the friction angle the closed forms use is the one the simulations
+   * hold, read back from them (Drucker-Prager; the other models have no
+   * phi, and their claims do not use it) */
+  double phi_fed = NAN;
   for (int i = 0; i < na; ++i) {
     const bg_column_scene sc = scenes[next];
     const char *tag = tags[next];
     bg_column_result r = results[next++];
+    if (i == 0) phi_fed = r.phi_fed;
     rows[i] = row_of(&r, &sc);
     bg_lab_progress(lab, "%s: %s at t = %.3f s; runout %.1f mm, (R-R0)/R0 %.3f, H_inf/H0 %.3f (%s)%s", tag,
                     r.settled ? "settled" : "NOT settled", r.t_end, r.runout * 1e3, rows[i].y,
@@ -653,7 +658,8 @@ int main(int argc, char **argv) {
   /* the static bound on c1: the frustum at phi holding the column's volume
    * (references/derivations/runout.md section 1); the claim is c1 + 2 sigma
    * over it, >= 1 when the deposit is not significantly shorter */
-  double c1_bound = 1.0 / (2.0 * tan(phi * M_PI / 180.0));
+  double phi_c = isfinite(phi_fed) ? phi_fed : phi;
+  double c1_bound = 1.0 / (2.0 * tan(phi_c * M_PI / 180.0));
   /* the origin y(0) = 0, and the planted bug (runout-over-r0): y read as
    * R_inf / R0, the same fits on it */
   origin_fit of = fit_origin(av, yv, (size_t)na, origin_amax);
@@ -674,7 +680,7 @@ int main(int argc, char **argv) {
    * intercept its curvature alone gives (the claim's tolerance, derivation
    * section 6) */
   double ys[MAX_ASPECTS];
-  for (int i = 0; i < na; ++i) ys[i] = y_static(av[i], phi);
+  for (int i = 0; i < na; ++i) ys[i] = y_static(av[i], phi_c);
   origin_fit of_s = fit_origin(av, ys, (size_t)na, origin_amax);
   FILE *fo = bg_lab_tsv(lab, "origin.tsv",
                         "GSL straight line y = b + c a over the aspects a <= sqrt(3) tan phi, sigma_b from the scatter; "

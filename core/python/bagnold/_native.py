@@ -222,6 +222,8 @@ class Stats(Structure):
         ("parked_mass", c_double),
         ("total_mass", c_double),
         ("max_speed", c_double),
+        ("steps_nonlocal_dt", c_uint64),
+        ("nonlocal_dt_ratio", bg_real),
     ]
 
 

@@ -39,6 +39,8 @@ class Stats:
     parked_mass: float
     total_mass: float
     max_speed: float
+    steps_nonlocal_dt: int  # steps whose dt the nonlocal model's bound set
+    nonlocal_dt_ratio: float  # that bound over the CFL bound at the last step
 
 
 def _f32(a: Any, name: str, shape: Tuple[Optional[int], ...]) -> np.ndarray:

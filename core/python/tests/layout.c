@@ -118,6 +118,8 @@ int main(void) {
   FIELD(bg_stats, parked_mass);
   FIELD(bg_stats, total_mass);
   FIELD(bg_stats, max_speed);
+  FIELD(bg_stats, steps_nonlocal_dt);
+  FIELD(bg_stats, nonlocal_dt_ratio);
   close_struct();
   OPEN(bg_mat);
   close_struct();
