@@ -515,10 +515,10 @@ def glossary_md(refs):
     seed_files = sorted(f for f in os.listdir(seed_dir)) if os.path.isdir(seed_dir) else []
     seed_where = ", ".join(f"`{rel(os.path.join(seed_dir, f))}`" for f in seed_files) or "`references/seed/`"
     return f"""- **claim**: one checked statement, a row of `references/claims.tsv` with an id `run.quantity`: a measured value held against an expected value by a compare rule and a tolerance.
-- **measured, expected, tolerance**: the run's number; the reference value it is compared with; the allowed deviation, one per scale (`tol_quick`, `tol_paper`).
+- **measured, expected, tolerance**: the run's number; the reference value it is compared with (a number of the table, or for a row whose expected reads `fed` the input the run was fed, read back from the library); the allowed deviation, one per scale (`tol_quick`, `tol_paper`).
 - **compare rule**: `abs` passes when |measured − expected| ≤ tolerance; `rel` when |measured − expected| ≤ tolerance × |expected|; `max` when measured ≤ tolerance (expected is the ideal value, shown only); `min` when measured ≥ tolerance. The criterion column writes the rule out.
-- **verdict**: pass or fail, the rule applied to the measured value (a NaN fails).
-- **`expect`**: the verdict the table expects: `pass`, `fail`, or `quick=…,paper=…` where it is known to change with the resolution. A run's ctest fails when a verdict differs from it.
+- **verdict**: pass or fail, the rule applied to the measured value (a NaN fails); at quick scale **refuted** where the rule passes but the recorded paper run of the same claim (reports/results/h200, re-judged by today's row) fails it, so a quick pass is never shown where the paper data contradicts it.
+- **`expect`**: the verdict the table expects: `pass`, `fail`, or `quick=…,paper=…` where it is known to change with the resolution (`quick=refuted` for a quick pass the paper run refutes). A run's ctest fails when a verdict differs from it.
 - **documented miss**: a fail the claims table expects; the claim's description there says why (a limit of the model, or of the seed's claim). It does not fail the report.
 - **unexpected**: a verdict that differs from `expect`, either way: a fail where a pass is expected, or a pass of a documented miss (then the table needs an update). It fails the report.
 - **kind**: where the expected value comes from: `analytic` (derived from the model), `literature` (a published value; `source` is a key into `references/references.bib`), `seed` (the seed's reported result), `baseline` (our own regression value, which may be re-blessed; never a literature value).
