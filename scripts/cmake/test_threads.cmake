@@ -1,0 +1,43 @@
+# Every test declares the cores it uses, so that `ctest -j N` on any machine
+# runs as many tests side by side as there are cores for them: each gets
+# OMP_NUM_THREADS and passive waiting in its own ENVIRONMENT, and PROCESSORS
+# to match. Without this, ctest -j16 on a 16-core host started sixteen tests
+# of sixteen spinning OpenMP threads each and timed small tests out.
+#
+# BAGNOLD_TEST_THREADS (cache, default 2) is the OpenMP team of one test.
+# A test whose name says it runs the serial reference backend (.cpu-ref)
+# gets one. A test that already sets OMP_NUM_THREADS or PROCESSORS keeps it.
+set(BAGNOLD_TEST_THREADS 2 CACHE STRING "OpenMP threads of one test (its ctest PROCESSORS)")
+if(NOT BAGNOLD_TEST_THREADS MATCHES "^[1-9][0-9]*$")
+  message(FATAL_ERROR "BAGNOLD_TEST_THREADS must be a positive integer (got '${BAGNOLD_TEST_THREADS}')")
+endif()
+
+# Applies the rule to every test registered in the calling directory; call it
+# at the end of each CMakeLists.txt that adds tests (a test's properties can
+# only be set from its own directory in CMake 3.25).
+function(bg_declare_test_threads)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(t IN LISTS tests)
+    get_test_property(${t} ENVIRONMENT env)
+    if(NOT env)
+      set(env "")
+    endif()
+    get_test_property(${t} PROCESSORS procs)
+    set(n ${BAGNOLD_TEST_THREADS})
+    if(t MATCHES "\\.cpu-ref($|\\.)")
+      set(n 1)
+    endif()
+    if(NOT env MATCHES "(^|;)OMP_NUM_THREADS=")
+      list(APPEND env "OMP_NUM_THREADS=${n}")
+    else()
+      string(REGEX REPLACE ".*(^|;)OMP_NUM_THREADS=([0-9]+).*" "\\2" n "${env}")
+    endif()
+    if(NOT env MATCHES "(^|;)OMP_WAIT_POLICY=")
+      list(APPEND env "OMP_WAIT_POLICY=passive")
+    endif()
+    set_tests_properties(${t} PROPERTIES ENVIRONMENT "${env}")
+    if(NOT procs)
+      set_tests_properties(${t} PROPERTIES PROCESSORS ${n})
+    endif()
+  endforeach()
+endfunction()
