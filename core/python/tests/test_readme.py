@@ -1,6 +1,6 @@
-"""The README's Python example, run as it is written there, so the README
-cannot drift from the API: the one ```python block of its "From Python"
-section."""
+"""The package README's Python example, run as it is written there, so the
+README cannot drift from the API: the one ```python block of its "From
+Python" section."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def readme_example() -> str:
     text = README.read_text()
-    section = text[text.index("### From Python"):]
+    section = text[text.index("## From Python"):]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     assert len(blocks) == 1, "the From Python section should hold exactly one python block"
     return blocks[0]

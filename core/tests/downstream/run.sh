@@ -6,7 +6,7 @@
 #   pkgconfig   the same install, then a plain cc line from pkg-config
 #   subproject  the downstream project add_subdirectory()s the source tree
 #               (library only, CUDA off to keep it short)
-#   readme      the README's C program (its first ```c block), built through
+#   readme      core/README.md's C program (its first ```c block), built through
 #               find_package like 'package'; it must report that the floor
 #               carries the geostatic layer's weight within 2%
 # The first three build core/tests/downstream/main.c and run it.
@@ -39,8 +39,8 @@ case "$mode" in
     "$work/b/downstream"
     ;;
   readme)
-    awk '/^```c$/ {on = 1; next} on && /^```$/ {exit} on {print}' "$src/README.md" >"$work/readme.c"
-    [[ -s "$work/readme.c" ]] || { echo "README.md has no \`\`\`c block" >&2; exit 1; }
+    awk '/^```c$/ {on = 1; next} on && /^```$/ {exit} on {print}' "$src/core/README.md" >"$work/readme.c"
+    [[ -s "$work/readme.c" ]] || { echo "core/README.md has no \`\`\`c block" >&2; exit 1; }
     cmake --install "$build" --prefix "$prefix" >"$work/install.log"
     cmake -S "$here" -B "$work/b" -DCMAKE_PREFIX_PATH="$prefix" -DDOWNSTREAM_SOURCE="$work/readme.c" \
       >"$work/configure.log"
