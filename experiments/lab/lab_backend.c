@@ -3,9 +3,10 @@
  * manifest records. The manifest takes the backend from the simulations
  * themselves (bg_sim_backend of the first one the run begins), so it says
  * what ran, not what was asked for. */
-#include "lab_internal.h"
-
+#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <string.h>
+
+#include "lab_internal.h"
 
 /* The names --backend accepts, "auto" last: the library's choice. */
 static const char *const accepted[] = {"cpu", "cuda", "auto"};

@@ -6,16 +6,16 @@
  * recorded paper run of the same claim fails (re-judged by today's row) is
  * "refuted". This file is the one place the rule is written: scripts read
  * the verdicts the runs write, or ask bglab_query judge. */
-#include "lab_internal.h"
-
+#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-const char *const lab_verdict_name[] = {"fail", "pass", "refuted"};
+#include "lab_internal.h"
 
+const char *const lab_verdict_name[] = {"fail", "pass", "refuted"};
 
 /* A field of the claims table as a finite number, all of it: "1.5deg",
  * "abc", "nan" and "" are errors naming the file, line and column. */
@@ -28,15 +28,16 @@ static double table_number(const char *path, int ln, const char *col, const char
   return v;
 }
 
-
 void lab_load_claims(bg_lab *lab) {
   char path[1200];
   snprintf(path, sizeof path, "%s/claims.tsv", lab->refs);
   struct stat st;
-  if (stat(path, &st) != 0) lab_die("cannot read the claims table %s: %s (set --references DIR)", path, strerror(errno));
+  if (stat(path, &st) != 0)
+    lab_die("cannot read the claims table %s: %s (set --references DIR)", path, strerror(errno));
   if (!S_ISREG(st.st_mode)) lab_die("the claims table %s is not a regular file", path);
   FILE *fp = fopen(path, "r");
-  if (!fp) lab_die("cannot read the claims table %s: %s (set --references DIR)", path, strerror(errno));
+  if (!fp)
+    lab_die("cannot read the claims table %s: %s (set --references DIR)", path, strerror(errno));
   static const char *cols[] = {"claim", "compare", "expected", "tol_quick", "tol_paper",
                                "unit",  "source",  "kind",     "expect",    "description"};
   char line[8192];
@@ -45,7 +46,8 @@ void lab_load_claims(bg_lab *lab) {
   if (!lab->table) lab_die("out of memory");
   while (fgets(line, sizeof line, fp)) {
     ln++;
-    if (!strchr(line, '\n') && !feof(fp)) lab_die("%s:%d: line longer than %zu characters", path, ln, sizeof line - 1);
+    if (!strchr(line, '\n') && !feof(fp))
+      lab_die("%s:%d: line longer than %zu characters", path, ln, sizeof line - 1);
     if (line[0] == '#' || line[0] == '\n') continue;
     char *f[11];
     int nf = lab_split_tabs(line, f, 11);
@@ -55,12 +57,19 @@ void lab_load_claims(bg_lab *lab) {
        * an error here, not a shifted value later */
       for (int i = 0; i < 10; ++i)
         if (nf != 10 || strcmp(f[i], cols[i]))
-          lab_die("%s:%d: the header must be the 10 columns 'claim compare expected tol_quick tol_paper unit source kind "
-              "expect description', tab-separated", path, ln);
+          lab_die(
+              "%s:%d: the header must be the 10 columns 'claim compare expected tol_quick "
+              "tol_paper unit source kind "
+              "expect description', tab-separated",
+              path, ln);
       seen_header = 1;
       continue;
     }
-    if (nf != 10) lab_die("%s:%d: %d tab-separated fields, the table has 10 (claim compare expected tol_quick tol_paper unit source kind expect description)", path, ln, nf);
+    if (nf != 10)
+      lab_die(
+          "%s:%d: %d tab-separated fields, the table has 10 (claim compare expected tol_quick "
+          "tol_paper unit source kind expect description)",
+          path, ln, nf);
     for (int i = 0; i < 10; ++i)
       if (!f[i][0]) lab_die("%s:%d: column %s is empty", path, ln, cols[i]);
     if (lab->n_table == cap) {
@@ -70,15 +79,18 @@ void lab_load_claims(bg_lab *lab) {
       lab->table = t;
     }
     claim_row *r = &lab->table[lab->n_table];
-    if (strlen(f[0]) >= sizeof r->id || strlen(f[5]) >= sizeof r->unit || strlen(f[6]) >= sizeof r->source ||
-        strlen(f[7]) >= sizeof r->kind)
+    if (strlen(f[0]) >= sizeof r->id || strlen(f[5]) >= sizeof r->unit ||
+        strlen(f[6]) >= sizeof r->source || strlen(f[7]) >= sizeof r->kind)
       lab_die("%s:%d: claim, unit, source or kind is too long", path, ln);
     for (int i = 0; i < lab->n_table; ++i)
-      if (!strcmp(lab->table[i].id, f[0])) lab_die("%s:%d: claim %s is listed twice (a second row would judge it silently)", path, ln, f[0]);
+      if (!strcmp(lab->table[i].id, f[0]))
+        lab_die("%s:%d: claim %s is listed twice (a second row would judge it silently)", path, ln,
+                f[0]);
     lab->n_table++;
     memcpy(r->id, f[0], strlen(f[0]) + 1);
     if (strcmp(f[1], "abs") && strcmp(f[1], "rel") && strcmp(f[1], "max") && strcmp(f[1], "min"))
-      lab_die("%s:%d: claim %s: compare must be abs, rel, max or min (got %s)", path, ln, r->id, f[1]);
+      lab_die("%s:%d: claim %s: compare must be abs, rel, max or min (got %s)", path, ln, r->id,
+              f[1]);
     memcpy(r->compare, f[1], strlen(f[1]) + 1);
     r->fed_op = 0;
     if (!strncmp(f[2], "fed", 3)) {
@@ -91,7 +103,8 @@ void lab_load_claims(bg_lab *lab) {
         r->fed_op = *x == '*' ? '*' : '+';
         r->expected = table_number(path, ln, "expected", x + 1) * (*x == '-' ? -1 : 1);
       } else {
-        lab_die("%s:%d: claim %s: expected must be a number, fed, fed+X, fed-X or fed*X (got %s)", path, ln, r->id, f[2]);
+        lab_die("%s:%d: claim %s: expected must be a number, fed, fed+X, fed-X or fed*X (got %s)",
+                path, ln, r->id, f[2]);
       }
     } else {
       r->expected = table_number(path, ln, "expected", f[2]);
@@ -105,7 +118,8 @@ void lab_load_claims(bg_lab *lab) {
     memcpy(r->kind, f[7], strlen(f[7]) + 1);
     if (strcmp(r->kind, "analytic") && strcmp(r->kind, "literature") && strcmp(r->kind, "seed") &&
         strcmp(r->kind, "baseline"))
-      lab_die("%s:%d: claim %s: kind must be analytic, literature, seed or baseline (got %s)", path, ln, r->id, r->kind);
+      lab_die("%s:%d: claim %s: kind must be analytic, literature, seed or baseline (got %s)", path,
+              ln, r->id, r->kind);
     /* expect: pass or fail for both scales, or quick=V,paper=V where a
      * miss is known at one resolution only; quick=refuted where the quick
      * run passes and the recorded paper run does not */
@@ -114,19 +128,26 @@ void lab_load_claims(bg_lab *lab) {
     } else {
       char q[8], pp[8], tail;
       if (sscanf(f[8], "quick=%7[a-z],paper=%4[a-z]%c", q, pp, &tail) != 2 ||
-          (strcmp(q, "pass") && strcmp(q, "fail") && strcmp(q, "refuted")) || (strcmp(pp, "pass") && strcmp(pp, "fail")))
-        lab_die("%s:%d: claim %s: expect must be pass, fail or quick=pass|fail|refuted,paper=pass|fail (got %s)", path,
-            ln, r->id, f[8]);
+          (strcmp(q, "pass") && strcmp(q, "fail") && strcmp(q, "refuted")) ||
+          (strcmp(pp, "pass") && strcmp(pp, "fail")))
+        lab_die(
+            "%s:%d: claim %s: expect must be pass, fail or quick=pass|fail|refuted,paper=pass|fail "
+            "(got %s)",
+            path, ln, r->id, f[8]);
       r->expect[0] = !strcmp(q, "pass") ? V_PASS : !strcmp(q, "fail") ? V_FAIL : V_REFUTED;
       r->expect[1] = !strcmp(pp, "pass") ? V_PASS : V_FAIL;
       if (r->expect[0] == V_REFUTED && r->expect[1] == V_PASS)
-        lab_die("%s:%d: claim %s: quick=refuted means the paper run fails, so paper=pass contradicts it", path, ln, r->id);
+        lab_die(
+            "%s:%d: claim %s: quick=refuted means the paper run fails, so paper=pass contradicts "
+            "it",
+            path, ln, r->id);
     }
   }
   if (ferror(fp)) lab_die("reading the claims table %s: %s", path, strerror(errno));
   fclose(fp);
   if (lab->n_table == 0) lab_die("the claims table %s has no claims", path);
-  if (bg_sha256_file_hex(path, lab->table_sha) != BG_OK) lab_die("cannot hash %s: %s", path, strerror(errno));
+  if (bg_sha256_file_hex(path, lab->table_sha) != BG_OK)
+    lab_die("cannot hash %s: %s", path, strerror(errno));
 }
 
 int lab_in_list(const char *list, const char *item) {
@@ -182,10 +203,10 @@ int lab_scoped_id(const bg_lab *lab, const char *id, char *out, size_t n) {
   }
   const char *dot = strchr(id, '.');
   if (!dot) lab_die("claim id '%s' has no '.'", id);
-  snprintf(out, n, "%.*s.%s%s", (int)(dot - id), id, bg_material_model_name((bg_material_model)lab->material), dot);
+  snprintf(out, n, "%.*s.%s%s", (int)(dot - id), id,
+           bg_material_model_name((bg_material_model)lab->material), dot);
   return lab_find_claim(lab, out) != NULL;
 }
-
 
 static int claim(bg_lab *lab, const char *id_as_written, double measured, int has_fed, double fed) {
   char id[96];
@@ -196,8 +217,8 @@ static int claim(bg_lab *lab, const char *id_as_written, double measured, int ha
     lab->n_unjudged++;
     bg_lab_manifest_num(lab, key, measured);
     if (!lab->quiet)
-      fprintf(stderr, "  %-32s measured %g, not a claim for %s (claims.tsv has no %s row)\n", id_as_written, measured,
-              bg_lab_material_name(lab), id);
+      fprintf(stderr, "  %-32s measured %g, not a claim for %s (claims.tsv has no %s row)\n",
+              id_as_written, measured, bg_lab_material_name(lab), id);
     return 0;
   }
   if (lab->n_claims == MAX_CLAIMS) lab_die("too many claims in one run (max %d)", MAX_CLAIMS);
@@ -221,7 +242,8 @@ static int claim(bg_lab *lab, const char *id_as_written, double measured, int ha
    * input, and one with a fixed expected value must not pretend to see one */
   if (!r->fed_op != !has_fed)
     lab_die("claim %s: the table's expected column %s, so the experiment must call %s", id,
-        r->fed_op ? "reads fed (the run's input)" : "is a number", r->fed_op ? "bg_lab_claim_fed" : "bg_lab_claim");
+            r->fed_op ? "reads fed (the run's input)" : "is a number",
+            r->fed_op ? "bg_lab_claim_fed" : "bg_lab_claim");
   c->expect = r->expect[lab->scale];
   c->expected = lab_row_expected(r, fed);
   c->tol = r->tol[lab->scale];
@@ -232,7 +254,9 @@ static int claim(bg_lab *lab, const char *id_as_written, double measured, int ha
   return c->pass;
 }
 
-int bg_lab_claim(bg_lab *lab, const char *id, double measured) { return claim(lab, id, measured, 0, NAN); }
+int bg_lab_claim(bg_lab *lab, const char *id, double measured) {
+  return claim(lab, id, measured, 0, NAN);
+}
 
 int bg_lab_claim_fed(bg_lab *lab, const char *id, double measured, double fed) {
   return claim(lab, id, measured, 1, fed);
@@ -306,38 +330,47 @@ void lab_settle_claims(bg_lab *lab) {
 int lab_write_claims(bg_lab *lab) {
   FILE *fp = lab_open_output(lab, "claims.tsv");
   fprintf(fp, "# claims of %s at scale %s%s%s, judged by %s/claims.tsv (sha256 %s)\n", lab->name,
-          bg_lab_scale_name(lab), lab->active ? ", MUTANT " : "", lab->active ? lab->active->name : "", lab->refs,
-          lab->table_sha);
-  fprintf(fp, "claim\tmeasured\texpected\ttolerance\tunit\tverdict\tsource\texpect\tcompare\tpaper_record\n");
+          bg_lab_scale_name(lab), lab->active ? ", MUTANT " : "",
+          lab->active ? lab->active->name : "", lab->refs, lab->table_sha);
+  fprintf(fp,
+          "claim\tmeasured\texpected\ttolerance\tunit\tverdict\tsource\texpect\tcompare\tpaper_"
+          "record\n");
   int unexpected = 0, misses = 0;
-  if (!lab->quiet) fprintf(stderr, "claims of %s (%s scale%s%s):\n", lab->name, bg_lab_scale_name(lab),
-                           lab->active ? ", mutant " : "", lab->active ? lab->active->name : "");
+  if (!lab->quiet)
+    fprintf(stderr, "claims of %s (%s scale%s%s):\n", lab->name, bg_lab_scale_name(lab),
+            lab->active ? ", mutant " : "", lab->active ? lab->active->name : "");
   for (int i = 0; i < lab->n_claims; ++i) {
     claim_result *c = &lab->claims[i];
     unexpected += c->verdict != c->expect;
     misses += c->verdict != V_PASS && c->verdict == c->expect;
-    fprintf(fp, "%s\t%.6g\t%.6g\t%.3g\t%s\t%s\t%s\t%s\t%s\t%s\n", c->id, c->measured, c->expected, c->tol,
-            c->unit, lab_verdict_name[c->verdict], c->source, lab_verdict_name[c->expect], c->compare, c->paper);
+    fprintf(fp, "%s\t%.6g\t%.6g\t%.3g\t%s\t%s\t%s\t%s\t%s\t%s\n", c->id, c->measured, c->expected,
+            c->tol, c->unit, lab_verdict_name[c->verdict], c->source, lab_verdict_name[c->expect],
+            c->compare, c->paper);
     const char *tag = c->verdict == c->expect
-                          ? (c->verdict == V_PASS      ? ""
-                             : c->verdict == V_REFUTED ? "  (passes here, refuted by the recorded paper run: expected)"
-                                                       : "  (documented miss: expected)")
-                      : c->verdict == V_REFUTED ? "  [UNEXPECTED: passes here, but the recorded paper run fails it]"
-                      : c->verdict == V_PASS    ? "  [UNEXPECTED pass: the table expects a miss]"
-                                                : "  [UNEXPECTED fail]";
-    fprintf(stderr, "  %-32s %-4s measured %.6g %s (expected %.6g, %s tolerance %.3g; paper %s)%s\n", c->id,
-            c->pass ? "pass" : "FAIL", c->measured, c->unit, c->expected, c->compare, c->tol, c->paper, tag);
+                          ? (c->verdict == V_PASS ? ""
+                             : c->verdict == V_REFUTED
+                                 ? "  (passes here, refuted by the recorded paper run: expected)"
+                                 : "  (documented miss: expected)")
+                      : c->verdict == V_REFUTED
+                          ? "  [UNEXPECTED: passes here, but the recorded paper run fails it]"
+                      : c->verdict == V_PASS ? "  [UNEXPECTED pass: the table expects a miss]"
+                                             : "  [UNEXPECTED fail]";
+    fprintf(stderr,
+            "  %-32s %-4s measured %.6g %s (expected %.6g, %s tolerance %.3g; paper %s)%s\n", c->id,
+            c->pass ? "pass" : "FAIL", c->measured, c->unit, c->expected, c->compare, c->tol,
+            c->paper, tag);
   }
   lab_close_output(fp, "claims.tsv");
-  fprintf(stderr, "%s: %d claims, %d documented misses, %d unexpected verdicts: exit %d\n", lab->name,
-          lab->n_claims, misses, unexpected, unexpected ? 1 : 0);
+  fprintf(stderr, "%s: %d claims, %d documented misses, %d unexpected verdicts: exit %d\n",
+          lab->name, lab->n_claims, misses, unexpected, unexpected ? 1 : 0);
   return unexpected;
 }
 
 /* ------------------------------------------------------------- references */
 
 const char *bg_lab_reference(bg_lab *lab, const char *file, char *path, size_t n) {
-  if (snprintf(path, n, "%s/%s", lab->refs, file) >= (int)n) lab_die("reference path %s/%s is too long", lab->refs, file);
+  if (snprintf(path, n, "%s/%s", lab->refs, file) >= (int)n)
+    lab_die("reference path %s/%s is too long", lab->refs, file);
   FILE *fp = fopen(path, "r");
   if (!fp) lab_die("cannot read the reference file %s: %s", path, strerror(errno));
   fclose(fp);
@@ -366,7 +399,8 @@ double bg_lab_ref_value(bg_lab *lab, const char *file, const char *key, const ch
     if (nf > col && !strcmp(f[0], key)) {
       char *end;
       v = strtod(f[col], &end);
-      if (end == f[col] || *end || !isfinite(v)) lab_die("%s:%d: %s of '%s' is not a finite number ('%s')", path, ln, column, key, f[col]);
+      if (end == f[col] || *end || !isfinite(v))
+        lab_die("%s:%d: %s of '%s' is not a finite number ('%s')", path, ln, column, key, f[col]);
       break;
     }
   }
@@ -375,8 +409,8 @@ double bg_lab_ref_value(bg_lab *lab, const char *file, const char *key, const ch
   return v;
 }
 
-int lab_rejudge(const bg_lab *lab, const claim_row *r, double measured, double recorded_expected, double *expected,
-                double *tol) {
+int lab_rejudge(const bg_lab *lab, const claim_row *r, double measured, double recorded_expected,
+                double *expected, double *tol) {
   /* a fed row compares with the input the recorded run was fed, which its
    * expected column holds */
   *expected = r->fed_op ? recorded_expected : r->expected;

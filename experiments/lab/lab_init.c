@@ -1,10 +1,11 @@
 /* lab_init.c: a run's start and end. bg_lab_init reads the command line,
  * checks every input against the tables and prepares the run folder before
  * any simulation; bg_lab_finish judges the claims and writes the record. */
-#include "lab_internal.h"
-
+#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <stdlib.h>
 #include <string.h>
+
+#include "lab_internal.h"
 
 /* A lab with the defaults every option starts from. */
 static bg_lab *lab_new(const char *name) {
@@ -24,12 +25,14 @@ static bg_lab *lab_new(const char *name) {
   if (pe && *pe) {
     char *end;
     double v = strtod(pe, &end);
-    if (*end || !(v > 0 && v <= 3600)) lab_die("BAGNOLD_PROGRESS_S: '%s' is not a number of seconds in (0, 3600]", pe);
+    if (*end || !(v > 0 && v <= 3600))
+      lab_die("BAGNOLD_PROGRESS_S: '%s' is not a number of seconds in (0, 3600]", pe);
     lab->progress_every = v;
   }
   snprintf(lab->out, sizeof lab->out, "out/%s", name);
   const char *env_refs = getenv("BAGNOLD_REFERENCES");
-  snprintf(lab->refs, sizeof lab->refs, "%s", env_refs ? env_refs : BAGNOLD_SOURCE_DIR "/references");
+  snprintf(lab->refs, sizeof lab->refs, "%s",
+           env_refs ? env_refs : BAGNOLD_SOURCE_DIR "/references");
   return lab;
 }
 
@@ -46,8 +49,10 @@ static void resolve_inputs(bg_lab *lab, const char *summary, bg_lab_param *param
   lab_apply_defaults(lab, params, n_params);
   bglab_backend_check_available(lab->backend);
   if (lab->scale == BG_SCALE_PAPER && !lab->quiet && bglab_backend_on_cpu(lab->backend))
-    fprintf(stderr, "warning: %s at paper scale on the CPU: the seed's resolution takes hours here (minutes on a "
-                    "GPU); progress and the time left follow every %.0f s\n",
+    fprintf(stderr,
+            "warning: %s at paper scale on the CPU: the seed's resolution takes hours here "
+            "(minutes on a "
+            "GPU); progress and the time left follow every %.0f s\n",
             lab->name, lab->progress_every);
   lab->mclaims = calloc(MAX_MUTANT_CLAIMS, sizeof *lab->mclaims);
   if (!lab->mclaims) lab_die("out of memory");
@@ -56,7 +61,8 @@ static void resolve_inputs(bg_lab *lab, const char *summary, bg_lab_param *param
 
 /* The run folder: where it is (--out, --resume, a sweep's point), checked
  * and cleared, marked RUNNING, with the identity a resume needs. */
-static void prepare_folder(bg_lab *lab, const bg_lab_param *params, int n_params, const lab_cli *cli) {
+static void prepare_folder(bg_lab *lab, const bg_lab_param *params, int n_params,
+                           const lab_cli *cli) {
   if (lab->ckpt_every < 0) lab->ckpt_every = lab->scale == BG_SCALE_PAPER ? 120.0 : 0.0;
   if (lab->resume[0] && !cli->out_given) snprintf(lab->out, sizeof lab->out, "%s", lab->resume);
   lab_build_identity(lab, params, n_params);
@@ -78,9 +84,12 @@ static void record_settings(bg_lab *lab, const bg_lab_param *params, int n_param
     snprintf(key, sizeof key, "%s", params[i].key ? params[i].key : params[i].name);
     for (char *k = key; *k; ++k)
       if (*k == '-') *k = '_';
-    if (params[i].type == BG_PARAM_STRING) bg_lab_manifest_str(lab, key, *(const char **)params[i].dest);
-    else if (params[i].type == BG_PARAM_INT) bg_lab_manifest_num(lab, key, *(int *)params[i].dest);
-    else bg_lab_manifest_num(lab, key, *(double *)params[i].dest);
+    if (params[i].type == BG_PARAM_STRING)
+      bg_lab_manifest_str(lab, key, *(const char **)params[i].dest);
+    else if (params[i].type == BG_PARAM_INT)
+      bg_lab_manifest_num(lab, key, *(int *)params[i].dest);
+    else
+      bg_lab_manifest_num(lab, key, *(double *)params[i].dest);
   }
 }
 
@@ -123,7 +132,9 @@ int bg_lab_finish(bg_lab *lab) {
 
 bg_scale bg_lab_scale(const bg_lab *lab) { return lab->scale; }
 int bg_lab_material_model(const bg_lab *lab) { return lab->material; }
-const char *bg_lab_material_name(const bg_lab *lab) { return bg_material_model_name((bg_material_model)lab->material); }
+const char *bg_lab_material_name(const bg_lab *lab) {
+  return bg_material_model_name((bg_material_model)lab->material);
+}
 bg_material bg_lab_material(const bg_lab *lab) {
   bg_material m = bg_material_default((bg_material_model)lab->material);
   if (lab->mu_s > 0 && m.model == BG_MODEL_MUI) {
@@ -149,7 +160,9 @@ double bg_lab_grain_d(const bg_material *m) {
   if (m->model == BG_MODEL_NGF) return m->ngf.d;
   return -1;
 }
-const char *bg_lab_scale_name(const bg_lab *lab) { return lab->scale == BG_SCALE_PAPER ? "paper" : "quick"; }
+const char *bg_lab_scale_name(const bg_lab *lab) {
+  return lab->scale == BG_SCALE_PAPER ? "paper" : "quick";
+}
 const char *bg_lab_backend(const bg_lab *lab) { return lab->backend; }
 int bg_lab_threads(const bg_lab *lab) { return lab->threads; }
 unsigned long bg_lab_seed(const bg_lab *lab) { return lab->seed; }

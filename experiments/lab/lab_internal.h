@@ -15,11 +15,6 @@
 #ifndef LAB_INTERNAL_H
 #define LAB_INTERNAL_H
 
-/* the harness is POSIX with GNU's fopencookie: every file includes this
- * header first, before any system header */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 
 #include <stdio.h>
 
@@ -37,12 +32,13 @@ typedef struct claim_row {
   char compare[8]; /* abs, rel, max, min */
   double expected; /* a number, or for a "fed" row the X of fed+X / fed*X */
   char fed_op;     /* 0: expected is a number; '+' or '*': expected = fed + X or fed * X */
-  double tol[2]; /* quick, paper */
+  double tol[2];   /* quick, paper */
   char unit[24];
   char source[64];
   char kind[16];
-  int expect[2]; /* per scale (quick, paper): a verdict code; V_FAIL a known, documented miss (the description
-                   says why), V_REFUTED (quick only) a quick pass the recorded paper run contradicts */
+  int expect[2]; /* per scale (quick, paper): a verdict code; V_FAIL a known, documented miss (the
+                   description says why), V_REFUTED (quick only) a quick pass the recorded paper run
+                   contradicts */
 } claim_row;
 
 typedef struct claim_result {
@@ -52,7 +48,8 @@ typedef struct claim_result {
   int pass;    /* the rule applied to measured */
   int verdict; /* V_PASS, V_FAIL, or V_REFUTED: a quick pass the recorded paper run contradicts */
   int expect;
-  char paper[160]; /* the recorded paper run's value and verdict, re-judged by today's row; "-" when none */
+  char paper[160]; /* the recorded paper run's value and verdict, re-judged by today's row; "-" when
+                      none */
   int paper_fails; /* -1: no recorded paper run judges it; 0: it passes there; 1: it fails there */
 } claim_result;
 
@@ -65,9 +62,9 @@ extern const char *const lab_verdict_name[];
 /* A row of references/mutants.tsv for this executable. */
 typedef struct mutant_row {
   char name[64];
-  char kind[16];     /* model, scene, measurement or protocol */
-  char claims[512];  /* comma-separated claim ids it must flip */
-  char scale[8];     /* quick: checked by ctest on a quick run; paper: on the recorded paper run */
+  char kind[16];    /* model, scene, measurement or protocol */
+  char claims[512]; /* comma-separated claim ids it must flip */
+  char scale[8];    /* quick: checked by ctest on a quick run; paper: on the recorded paper run */
   char desc[1024];
 } mutant_row;
 
@@ -92,7 +89,7 @@ struct bg_lab {
   const char *backend;
   /* what the first simulation said it ran on (bglab_backend_note), "" before one */
   char sim_backend[64];
-  int material; /* bg_material_model of --material */
+  int material;   /* bg_material_model of --material */
   int n_unjudged; /* claims measured but not in the table for this model */
   double mu_s;    /* --mu-s (mu(I) only), 0: the model's default */
   double grain_d; /* --grain-d (models with a grain size), 0: the model's default */
@@ -126,11 +123,12 @@ struct bg_lab {
   int force;
   double last_progress, progress_every;
   /* per-simulation services (bg_lab_sim_begin): --vtk-every, --checkpoint-every, --resume */
-  double vtk_every;  /* simulated s between frames, 0 off */
-  double damping;    /* the largest grid damping (1/s) of the run's simulations */
-  double ckpt_every; /* wall s between checkpoints, 0 off; < 0 until the scale's default is applied */
-  char resume[1024]; /* a previous run's folder, "" when not resuming */
-  int resume_inplace; /* --resume names --out itself: its checkpoints/ and vtk/ are kept */
+  double vtk_every; /* simulated s between frames, 0 off */
+  double damping;   /* the largest grid damping (1/s) of the run's simulations */
+  double
+      ckpt_every; /* wall s between checkpoints, 0 off; < 0 until the scale's default is applied */
+  char resume[1024];   /* a previous run's folder, "" when not resuming */
+  int resume_inplace;  /* --resume names --out itself: its checkpoints/ and vtk/ are kept */
   char identity[8192]; /* what a resumed run must share: checkpoints/run.txt */
   char *sim_tags[2 * MAX_SIM_TAGS]; /* file name, tag as given: pairs */
   int n_sim_tags;
@@ -160,7 +158,8 @@ const char *lab_commit(void);
 #ifdef __GNUC__
 __attribute__((format(printf, 1, 2)))
 #endif
-_Noreturn void lab_die(const char *fmt, ...);
+_Noreturn void
+lab_die(const char *fmt, ...);
 /* OUT/file opened for writing through the checked cookie; recorded. */
 FILE *lab_open_output(bg_lab *lab, const char *file);
 /* fclose with the error turned into an exit */
@@ -201,8 +200,8 @@ int lab_settle(bg_scale scale, int pass, int paper_fails);
 void lab_settle_claims(bg_lab *lab);
 /* Today's verdict (a V_ code) of a recorded run's value by row r at the
  * lab's scale, with the expected value and tolerance it was held to. */
-int lab_rejudge(const bg_lab *lab, const claim_row *r, double measured, double recorded_expected, double *expected,
-                double *tol);
+int lab_rejudge(const bg_lab *lab, const claim_row *r, double measured, double recorded_expected,
+                double *expected, double *tol);
 /* claims.tsv and the claims on stderr; returns the unexpected verdicts. */
 int lab_write_claims(bg_lab *lab);
 
@@ -216,8 +215,9 @@ void lab_apply_measurement_mutant(bg_lab *lab);
 /* ---- lab_cli.c */
 /* Parses argv into lab and params; --help and --version are handled by
  * the caller (lab_init.c) once the mutant registry is read. */
-void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv, bg_lab_param *params,
-                       int n_params, const char *const *mutants, lab_cli *cli);
+void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
+                       bg_lab_param *params, int n_params, const char *const *mutants,
+                       lab_cli *cli);
 void lab_usage(const bg_lab *lab, const char *summary, const bg_lab_param *p, int n, FILE *fp);
 /* Sets every parameter not given from its default at the run's scale. */
 void lab_apply_defaults(const bg_lab *lab, bg_lab_param *params, int n_params);
@@ -225,7 +225,8 @@ void lab_apply_defaults(const bg_lab *lab, bg_lab_param *params, int n_params);
 /* ---- lab_resume.c */
 void lab_build_identity(bg_lab *lab, const bg_lab_param *p, int n);
 /* Ends the run naming the first setting that differs. */
-void lab_same_identity(const char *there, const char *here, const char *opt, const char *what, const char *hint);
+void lab_same_identity(const char *there, const char *here, const char *opt, const char *what,
+                       const char *hint);
 void lab_check_resume(bg_lab *lab);
 void lab_write_identity(bg_lab *lab);
 

@@ -1,14 +1,14 @@
 /* lab_manifest.c: manifest.json, the record of a run: what ran (command,
  * commit, host, backend), with which tables, its parameters and results as
  * the experiment records them, and its files. */
-#include "lab_internal.h"
-
+#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "bg_version.h"
+#include "lab_internal.h"
 
 void lab_json_escape(char *dst, size_t n, const char *src) {
   size_t k = 0;
@@ -47,8 +47,10 @@ static void manifest_add(bg_lab *lab, const char *key, const char *json_value) {
 
 void bg_lab_manifest_num(bg_lab *lab, const char *key, double value) {
   char v[64];
-  if (isfinite(value)) snprintf(v, sizeof v, "%.10g", value);
-  else snprintf(v, sizeof v, "null");
+  if (isfinite(value))
+    snprintf(v, sizeof v, "%.10g", value);
+  else
+    snprintf(v, sizeof v, "null");
   manifest_add(lab, key, v);
 }
 
@@ -71,20 +73,25 @@ void bg_lab_add_work(bg_lab *lab, double particle_steps) {
 void bg_lab_manifest_material(bg_lab *lab, const bg_material *m) {
   static const char *const cones[] = {"compression", "extension", "plane-strain"};
   char buf[512];
-  int o = snprintf(buf, sizeof buf, "%s: E %g Pa, nu %g, rho0 %g kg/m^3, %s stress, volume correction %s; ",
-                   bg_material_model_name(m->model) ? bg_material_model_name(m->model) : "?", (double)m->E,
-                   (double)m->nu, (double)m->rho0, m->stress == BG_STRESS_HENCKY ? "Hencky" : "fixed-corotated",
-                   m->volume_correction ? "on" : "off");
+  int o = snprintf(
+      buf, sizeof buf, "%s: E %g Pa, nu %g, rho0 %g kg/m^3, %s stress, volume correction %s; ",
+      bg_material_model_name(m->model) ? bg_material_model_name(m->model) : "?", (double)m->E,
+      (double)m->nu, (double)m->rho0, m->stress == BG_STRESS_HENCKY ? "Hencky" : "fixed-corotated",
+      m->volume_correction ? "on" : "off");
   if (m->model == BG_MODEL_DP)
-    snprintf(buf + o, sizeof buf - (size_t)o, "phi %g deg on the %s cone, hardening %s", (double)m->dp.phi_deg,
-             (int)m->dp.cone >= 0 && (int)m->dp.cone < 3 ? cones[m->dp.cone] : "?", m->dp.hardening ? "on" : "off");
+    snprintf(buf + o, sizeof buf - (size_t)o, "phi %g deg on the %s cone, hardening %s",
+             (double)m->dp.phi_deg,
+             (int)m->dp.cone >= 0 && (int)m->dp.cone < 3 ? cones[m->dp.cone] : "?",
+             m->dp.hardening ? "on" : "off");
   else if (m->model == BG_MODEL_MUI)
-    snprintf(buf + o, sizeof buf - (size_t)o, "mu_s %g, mu_2 %g, I0 %g, grain d %g m, rho_s %g kg/m^3",
-             (double)m->mui.mu_s, (double)m->mui.mu_2, (double)m->mui.I0, (double)m->mui.d, (double)m->mui.rho_s);
+    snprintf(buf + o, sizeof buf - (size_t)o,
+             "mu_s %g, mu_2 %g, I0 %g, grain d %g m, rho_s %g kg/m^3", (double)m->mui.mu_s,
+             (double)m->mui.mu_2, (double)m->mui.I0, (double)m->mui.d, (double)m->mui.rho_s);
   else if (m->model == BG_MODEL_NGF)
-    snprintf(buf + o, sizeof buf - (size_t)o, "mu_s %g, b %g, A %g, grain d %g m, rho_s %g kg/m^3, relaxation t0 %g s",
-             (double)m->ngf.mu_s, (double)m->ngf.b, (double)m->ngf.A, (double)m->ngf.d, (double)m->ngf.rho_s,
-             (double)m->ngf.t0);
+    snprintf(buf + o, sizeof buf - (size_t)o,
+             "mu_s %g, b %g, A %g, grain d %g m, rho_s %g kg/m^3, relaxation t0 %g s",
+             (double)m->ngf.mu_s, (double)m->ngf.b, (double)m->ngf.A, (double)m->ngf.d,
+             (double)m->ngf.rho_s, (double)m->ngf.t0);
   bg_lab_manifest_str(lab, "material", buf);
 }
 
@@ -101,7 +108,8 @@ void lab_manifest_steps(bg_lab *lab) {
 int lab_manifest_has(const bg_lab *lab, const char *key) {
   size_t n = strlen(key);
   for (int i = 0; i < lab->n_manifest; ++i)
-    if (lab->manifest[i][0] == '"' && !strncmp(lab->manifest[i] + 1, key, n) && lab->manifest[i][n + 1] == '"')
+    if (lab->manifest[i][0] == '"' && !strncmp(lab->manifest[i] + 1, key, n) &&
+        lab->manifest[i][n + 1] == '"')
       return 1;
   return 0;
 }
@@ -124,7 +132,8 @@ void lab_write_manifest(bg_lab *lab, double wall) {
   fprintf(fp, "  \"date\": \"%s\",\n  \"host\": \"%s\",\n", date, esc);
   lab_json_escape(esc, sizeof esc, host.cpu);
   fprintf(fp, "  \"cpu\": \"%s\",\n  \"cores\": %d,\n", esc, host.cores);
-  fprintf(fp, "  \"scale\": \"%s\",\n  \"material_model\": \"%s\",\n  \"backend_requested\": \"%s\",\n",
+  fprintf(fp,
+          "  \"scale\": \"%s\",\n  \"material_model\": \"%s\",\n  \"backend_requested\": \"%s\",\n",
           bg_lab_scale_name(lab), bg_lab_material_name(lab), lab->backend);
   bglab_manifest_backend(fp, lab, host.cpu);
   fprintf(fp, "  \"threads\": %d,\n  \"seed\": %lu,\n", lab->threads, lab->seed);
@@ -147,10 +156,12 @@ void lab_write_manifest(bg_lab *lab, double wall) {
   char tpath[1200];
   snprintf(tpath, sizeof tpath, "%s/claims.tsv", lab->refs);
   lab_json_escape(esc, sizeof esc, tpath);
-  fprintf(fp, ",\n  \"claims_table\": \"%s\",\n  \"claims_table_sha256\": \"%s\"", esc, lab->table_sha);
+  fprintf(fp, ",\n  \"claims_table\": \"%s\",\n  \"claims_table_sha256\": \"%s\"", esc,
+          lab->table_sha);
   snprintf(tpath, sizeof tpath, "%s/mutants.tsv", lab->refs);
   lab_json_escape(esc, sizeof esc, tpath);
-  fprintf(fp, ",\n  \"mutants_table\": \"%s\",\n  \"mutants_table_sha256\": \"%s\"", esc, lab->mutants_sha);
+  fprintf(fp, ",\n  \"mutants_table\": \"%s\",\n  \"mutants_table_sha256\": \"%s\"", esc,
+          lab->mutants_sha);
   for (int i = 0; i < lab->n_manifest; ++i) fprintf(fp, ",\n  %s", lab->manifest[i]);
   fprintf(fp, ",\n  \"files\": [");
   for (int i = 0; i < lab->n_files; ++i) {

@@ -6,8 +6,7 @@
  * closed, so a file that looks complete is complete. The run folder holds
  * a RUNNING marker until the manifest is in place; an error turns it into
  * FAILED, SIGINT or SIGTERM into INTERRUPTED. */
-#include "lab_internal.h"
-
+#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +21,7 @@
 #include <unistd.h>
 
 #include "bg_version.h"
+#include "lab_internal.h"
 
 _Thread_local double lab_tl_work;
 
@@ -93,7 +93,8 @@ static void on_signal(int sig) {
     g_pending_signal = sig; /* the write finishes first, then the run stops */
     return;
   }
-  mark_folder(g_interrupted, sig == SIGINT ? "interrupted by SIGINT\n" : "interrupted by SIGTERM\n");
+  mark_folder(g_interrupted,
+              sig == SIGINT ? "interrupted by SIGINT\n" : "interrupted by SIGTERM\n");
   _exit(128 + sig);
 }
 
@@ -127,7 +128,8 @@ static ssize_t of_write(void *cookie, const char *buf, size_t n) {
 static int of_close(void *cookie) {
   out_file *o = cookie;
   if (close(o->fd) != 0) lab_die("closing %s: %s", o->final, strerror(errno));
-  if (rename(o->tmp, o->final) != 0) lab_die("renaming %s to %s: %s", o->tmp, o->final, strerror(errno));
+  if (rename(o->tmp, o->final) != 0)
+    lab_die("renaming %s to %s: %s", o->tmp, o->final, strerror(errno));
   free(o);
   return 0;
 }
@@ -209,7 +211,6 @@ char *lab_read_small(const char *path, char *buf, size_t cap) {
   return buf;
 }
 
-
 /* Splits a line at tabs in place, keeping empty fields; returns the count. */
 int lab_split_tabs(char *line, char **f, int max) {
   int n = 0;
@@ -242,7 +243,8 @@ void lab_start_marker(bg_lab *lab) {
 }
 
 void lab_end_marker(void) {
-  if (lab_marker[0] && unlink(lab_marker) != 0) lab_die("removing %s: %s", lab_marker, strerror(errno));
+  if (lab_marker[0] && unlink(lab_marker) != 0)
+    lab_die("removing %s: %s", lab_marker, strerror(errno));
   lab_marker[0] = 0;
 }
 
@@ -250,7 +252,8 @@ void lab_end_marker(void) {
 
 /* What a run writes into its folder; --force clears exactly these. */
 static int is_run_file(const char *f) {
-  static const char *exact[] = {"RUNNING", "FAILED", "INTERRUPTED", "sweep.txt", "point.txt", "result.bin"};
+  static const char *exact[] = {"RUNNING",   "FAILED",    "INTERRUPTED",
+                                "sweep.txt", "point.txt", "result.bin"};
   static const char *ext[] = {".tsv", ".json", ".vtk", ".vtu", ".pvd", ".ply", ".tmp"};
   for (size_t i = 0; i < sizeof exact / sizeof exact[0]; ++i)
     if (!strcmp(f, exact[i])) return 1;
@@ -268,7 +271,8 @@ static int is_run_subdir(const char *name) {
   return !strcmp(name, "checkpoints") || !strcmp(name, "vtk") || !strcmp(name, "logs");
 }
 
-static void scan_subdir(const char *path, const char *name, int clear, int keep, char *foreign, size_t nf);
+static void scan_subdir(const char *path, const char *name, int clear, int keep, char *foreign,
+                        size_t nf);
 
 /* points/ of a sweep: one folder per point, named by its number, holding a
  * run's files and subfolders. *foreign gets the first entry that is not a
@@ -318,14 +322,16 @@ static int is_subdir_file(const char *dir, const char *f) {
   if (!strcmp(ext, ".tmp")) return 1;
   if (!strcmp(dir, "checkpoints")) return !strcmp(ext, ".bgck") || !strcmp(f, "run.txt");
   /* a sweep driver's (scripts/sweep): point and Slurm logs, job scripts, job ids */
-  if (!strcmp(dir, "logs")) return !strcmp(ext, ".log") || !strcmp(ext, ".sh") || !strcmp(ext, ".txt");
+  if (!strcmp(dir, "logs"))
+    return !strcmp(ext, ".log") || !strcmp(ext, ".sh") || !strcmp(ext, ".txt");
   return n > 4 && (!strcmp(ext, ".vtu") || !strcmp(ext, ".pvd"));
 }
 
 /* A run subfolder: *foreign gets the first entry that is not a run's; with
  * clear, its files are removed (only the .tmp ones when keep) and, unless
  * keep, the folder itself. */
-static void scan_subdir(const char *path, const char *name, int clear, int keep, char *foreign, size_t nf) {
+static void scan_subdir(const char *path, const char *name, int clear, int keep, char *foreign,
+                        size_t nf) {
   DIR *d = opendir(path);
   if (!d) lab_die("--out: cannot list %s: %s", path, strerror(errno));
   struct dirent *e;
@@ -340,10 +346,12 @@ static void scan_subdir(const char *path, const char *name, int clear, int keep,
       continue;
     }
     int is_tmp = strlen(e->d_name) > 4 && !strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp");
-    if (clear && (!keep || is_tmp) && unlink(fp) != 0) lab_die("--force: cannot remove %s: %s", fp, strerror(errno));
+    if (clear && (!keep || is_tmp) && unlink(fp) != 0)
+      lab_die("--force: cannot remove %s: %s", fp, strerror(errno));
   }
   closedir(d);
-  if (clear && !keep && rmdir(path) != 0) lab_die("--force: cannot remove %s: %s", path, strerror(errno));
+  if (clear && !keep && rmdir(path) != 0)
+    lab_die("--force: cannot remove %s: %s", path, strerror(errno));
 }
 
 /* --out: created if missing; an existing one must be an empty, writable
@@ -356,11 +364,13 @@ void lab_prepare_outdir(bg_lab *lab) {
   struct stat st;
   if (stat(lab->out, &st) != 0) {
     if (errno != ENOENT) lab_die("--out: %s: %s", lab->out, strerror(errno));
-    if (lab_make_dirs(lab->out) != 0) lab_die("--out: cannot create directory %s: %s", lab->out, strerror(errno));
+    if (lab_make_dirs(lab->out) != 0)
+      lab_die("--out: cannot create directory %s: %s", lab->out, strerror(errno));
   } else if (!S_ISDIR(st.st_mode)) {
     lab_die("--out: %s exists and is not a directory", lab->out);
   }
-  if (access(lab->out, W_OK | X_OK) != 0) lab_die("--out: %s is not writable: %s", lab->out, strerror(errno));
+  if (access(lab->out, W_OK | X_OK) != 0)
+    lab_die("--out: %s is not writable: %s", lab->out, strerror(errno));
   int inplace = lab->resume_inplace || lab->phase == SW_GATHER;
   /* two passes: nothing is removed from a folder that will be refused */
   for (int pass = 0; pass < 2; ++pass) {
@@ -396,11 +406,15 @@ void lab_prepare_outdir(bg_lab *lab) {
     closedir(d);
     if (pass == 1 || n == 0) break;
     if (!lab->force && !inplace)
-      lab_die("--out: %s is not empty (it holds %s%s): give --force to clear an earlier run's files, or another "
+      lab_die(
+          "--out: %s is not empty (it holds %s%s): give --force to clear an earlier run's files, "
+          "or another "
           "directory",
           lab->out, first, n > 1 ? ", ..." : "");
     if (foreign[0])
-      lab_die("--out: %s holds %s, which is not a run's file: %s clears only a run's files; clear it or choose "
+      lab_die(
+          "--out: %s holds %s, which is not a run's file: %s clears only a run's files; clear it "
+          "or choose "
           "another directory",
           lab->out, foreign, inplace ? "--resume in place" : "--force");
   }
@@ -416,8 +430,8 @@ FILE *bg_lab_tsv(bg_lab *lab, const char *file, const char *comment, const char 
 }
 
 const char *bg_lab_output(bg_lab *lab, const char *file, char *path, size_t n) {
-  if (snprintf(path, n, "%s/%s", lab->out, file) >= (int)n) lab_die("output path %s/%s is too long", lab->out, file);
+  if (snprintf(path, n, "%s/%s", lab->out, file) >= (int)n)
+    lab_die("output path %s/%s is too long", lab->out, file);
   lab_add_file(lab, file);
   return path;
 }
-

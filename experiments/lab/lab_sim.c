@@ -1,7 +1,6 @@
 /* lab_sim.c: per-simulation services (see bg_lab.h): ParaView frames,
  * checkpoints and resume, and progress on stderr. */
-#include "lab_internal.h"
-
+#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -9,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "lab_internal.h"
 
 void bg_lab_progress(bg_lab *lab, const char *fmt, ...) {
   if (lab->quiet) return;
@@ -29,7 +30,8 @@ typedef struct progress_mark {
   double wall, t, work;
 } progress_mark;
 
-void bg_lab_progress_sim(bg_lab *lab, const char *tag, double t, double t_total, double particle_steps) {
+void bg_lab_progress_sim(bg_lab *lab, const char *tag, double t, double t_total,
+                         double particle_steps) {
   if (lab->quiet) return;
   static progress_mark marks[64];
   static int n_marks;
@@ -51,11 +53,15 @@ void bg_lab_progress_sim(bg_lab *lab, const char *tag, double t, double t_total,
       double dw = now - m->wall, rate = (particle_steps - m->work) / dw, speed = (t - m->t) / dw;
       double left = speed > 0 ? (t_total - t) / speed : INFINITY;
       char eta[32];
-      if (!isfinite(left)) snprintf(eta, sizeof eta, "unknown");
-      else if (left >= 3600) snprintf(eta, sizeof eta, "%dh%02dm", (int)(left / 3600), (int)fmod(left / 60, 60));
-      else snprintf(eta, sizeof eta, "%dm%02ds", (int)(left / 60), (int)fmod(left, 60));
-      bg_lab_progress(lab, "%s: t %.3f of %.3g s simulated (%.0f%%), %.3g M particle-steps/s, at most %s left",
-                      tag, t, t_total, t_total > 0 ? 100 * t / t_total : 0.0, rate * 1e-6, eta);
+      if (!isfinite(left))
+        snprintf(eta, sizeof eta, "unknown");
+      else if (left >= 3600)
+        snprintf(eta, sizeof eta, "%dh%02dm", (int)(left / 3600), (int)fmod(left / 60, 60));
+      else
+        snprintf(eta, sizeof eta, "%dm%02ds", (int)(left / 60), (int)fmod(left, 60));
+      bg_lab_progress(
+          lab, "%s: t %.3f of %.3g s simulated (%.0f%%), %.3g M particle-steps/s, at most %s left",
+          tag, t, t_total, t_total > 0 ? 100 * t / t_total : 0.0, rate * 1e-6, eta);
       m->wall = now;
       m->t = t;
       m->work = particle_steps;
@@ -79,7 +85,9 @@ void bg_lab_blob_put(bg_lab_blob *b, const void *p, size_t n) {
 void bg_lab_blob_get(bg_lab_blob *b, void *p, size_t n) {
   /* a checkpoint of another build of the loop: its state cannot be read */
   if (n > b->len - b->pos)
-    lab_die("a checkpoint's loop state ends after %zu bytes, %zu more were expected (written by another version of "
+    lab_die(
+        "a checkpoint's loop state ends after %zu bytes, %zu more were expected (written by "
+        "another version of "
         "this experiment?)",
         b->len, b->pos + n - b->len);
   memcpy(p, b->data + b->pos, n);
@@ -117,10 +125,12 @@ struct bg_lab_sim {
 static void tag_file_name(const char *tag, char *out, size_t n) {
   size_t k = 0;
   for (const char *c = tag; *c && k + 1 < n; ++c) {
-    int keep = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
-               *c == '-';
-    if (keep) out[k++] = *c;
-    else if (k && out[k - 1] != '_') out[k++] = '_';
+    int keep = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+               *c == '.' || *c == '-';
+    if (keep)
+      out[k++] = *c;
+    else if (k && out[k - 1] != '_')
+      out[k++] = '_';
   }
   while (k && out[k - 1] == '_') k--;
   out[k] = 0;
@@ -144,14 +154,18 @@ static void register_tag(bg_lab *lab, const char *name, const char *tag) {
     }
   }
   if (clash >= 0)
-    lab_die("two simulations of this run have the file name %s (tags '%s' and '%s'): their checkpoints and frames "
+    lab_die(
+        "two simulations of this run have the file name %s (tags '%s' and '%s'): their checkpoints "
+        "and frames "
         "would collide",
         name, lab->sim_tags[2 * clash + 1], tag);
 }
 
 static void lab_sim_frame(bg_lab_sim *ls) {
   bg_status s = bg_pvd_frame(ls->pvd, ls->sim);
-  if (s != BG_OK) lab_die("%s: writing a VTU frame: %s (%s)", ls->tag, bg_status_name(s), bg_pvd_last_error(ls->pvd));
+  if (s != BG_OK)
+    lab_die("%s: writing a VTU frame: %s (%s)", ls->tag, bg_status_name(s),
+            bg_pvd_last_error(ls->pvd));
   bg_stats st;
   bg_sim_stats(ls->sim, &st);
   ls->head.has_frame = 1;
@@ -176,7 +190,9 @@ static void lab_sim_save(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx) {
   if (pack) pack(ctx, &b);
   bg_status s = bg_sim_save(ls->sim, path, b.data, b.len);
   bg_lab_blob_free(&b);
-  if (s != BG_OK) lab_die("%s: checkpoint %s: %s (%s)", ls->tag, path, bg_status_name(s), bg_sim_last_error(ls->sim));
+  if (s != BG_OK)
+    lab_die("%s: checkpoint %s: %s (%s)", ls->tag, path, bg_status_name(s),
+            bg_sim_last_error(ls->sim));
   ls->last_save = lab_now();
 }
 
@@ -194,7 +210,8 @@ static int lab_sim_restore(bg_lab_sim *ls, bg_lab_blob *state) {
   unsigned char *buf = malloc(cap ? cap : 1);
   if (!buf) lab_die("out of memory reading %s", path);
   bg_status s = bg_sim_restore(ls->sim, path, buf, cap, &len);
-  if (s != BG_OK) lab_die("--resume: %s: %s (%s)", path, bg_status_name(s), bg_sim_last_error(ls->sim));
+  if (s != BG_OK)
+    lab_die("--resume: %s: %s (%s)", path, bg_status_name(s), bg_sim_last_error(ls->sim));
   if (len < sizeof ls->head || memcmp(buf, LAB_CKPT_MAGIC, sizeof LAB_CKPT_MAGIC))
     lab_die("--resume: %s holds no loop state of this harness (%zu bytes of user data)", path, len);
   memcpy(&ls->head, buf, sizeof ls->head);
@@ -204,13 +221,16 @@ static int lab_sim_restore(bg_lab_sim *ls, bg_lab_blob *state) {
   state->pos = sizeof ls->head;
   return 1;
 }
-bg_lab_sim *bg_lab_sim_begin(bg_lab *lab, bg_sim *sim, const char *tag, bg_lab_blob *state, int *finished) {
+bg_lab_sim *bg_lab_sim_begin(bg_lab *lab, bg_sim *sim, const char *tag, bg_lab_blob *state,
+                             int *finished) {
   lab_need_sweep(lab);
   bg_lab_sim *ls = calloc(1, sizeof *ls);
   if (!ls) lab_die("out of memory");
   ls->lab = lab;
   ls->sim = sim;
   snprintf(ls->tag, sizeof ls->tag, "%s", tag);
+  /* the manifest records the backend the simulations say they run on */
+  bglab_backend_note(lab, sim);
   /* damping changes the physics: the manifest says whether any simulation had it */
   bg_sim_desc desc;
   if (bg_sim_describe(sim, &desc) == BG_OK) {
@@ -229,14 +249,16 @@ bg_lab_sim *bg_lab_sim_begin(bg_lab *lab, bg_sim *sim, const char *tag, bg_lab_b
     *finished = ls->restored_finished = ls->head.finished != 0;
     bg_stats st;
     bg_sim_stats(sim, &st);
-    bg_lab_progress(lab, "%s: resumed from %s/checkpoints/%s.bgck at t %.4g s, step %llu%s", tag, lab->resume,
-                    ls->name, st.time, (unsigned long long)st.step, *finished ? " (finished: not run again)" : "");
+    bg_lab_progress(lab, "%s: resumed from %s/checkpoints/%s.bgck at t %.4g s, step %llu%s", tag,
+                    lab->resume, ls->name, st.time, (unsigned long long)st.step,
+                    *finished ? " (finished: not run again)" : "");
   }
   if (lab->vtk_every > 0 && !ls->restored_finished) {
     char dir[1200], file[300];
     snprintf(dir, sizeof dir, "%s/vtk", lab->out);
     bg_status s = bg_pvd_open(dir, ls->name, lab->resume[0] ? 1 : 0, &ls->pvd);
-    if (s != BG_OK) lab_die("%s: opening the series %s/%s.pvd: %s", tag, dir, ls->name, bg_pvd_last_error(NULL));
+    if (s != BG_OK)
+      lab_die("%s: opening the series %s/%s.pvd: %s", tag, dir, ls->name, bg_pvd_last_error(NULL));
     snprintf(file, sizeof file, "vtk/%s.pvd", ls->name);
 #ifdef _OPENMP
 #pragma omp critical(bg_lab_files)
@@ -250,7 +272,8 @@ bg_lab_sim *bg_lab_sim_begin(bg_lab *lab, bg_sim *sim, const char *tag, bg_lab_b
 
 void bg_lab_sim_tick(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx) {
   lab_sim_frames_due(ls);
-  if (ls->lab->ckpt_every > 0 && lab_now() - ls->last_save >= ls->lab->ckpt_every) lab_sim_save(ls, pack, ctx);
+  if (ls->lab->ckpt_every > 0 && lab_now() - ls->last_save >= ls->lab->ckpt_every)
+    lab_sim_save(ls, pack, ctx);
 }
 
 void bg_lab_sim_end(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx) {
@@ -267,19 +290,23 @@ void bg_lab_sim_end(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx) {
       if (share > ls->lab->nonlocal_share_max) ls->lab->nonlocal_share_max = share;
     }
     if (ss.steps_nonlocal_dt > 0)
-      bg_lab_progress(ls->lab, "%s: the nonlocal model's step bound set dt in %llu of %llu steps (%.0f%%; bound/CFL %.2f at the end)",
-                      ls->tag, (unsigned long long)ss.steps_nonlocal_dt, (unsigned long long)ss.step, 100 * share,
-                      (double)ss.nonlocal_dt_ratio);
+      bg_lab_progress(ls->lab,
+                      "%s: the nonlocal model's step bound set dt in %llu of %llu steps (%.0f%%; "
+                      "bound/CFL %.2f at the end)",
+                      ls->tag, (unsigned long long)ss.steps_nonlocal_dt,
+                      (unsigned long long)ss.step, 100 * share, (double)ss.nonlocal_dt_ratio);
   }
   if (ls->pvd) {
     bg_stats st;
     bg_sim_stats(ls->sim, &st);
-    if (!ls->head.has_frame || ls->head.last_frame_t != st.time) lab_sim_frame(ls); /* the final state */
+    if (!ls->head.has_frame || ls->head.last_frame_t != st.time)
+      lab_sim_frame(ls); /* the final state */
     bg_pvd_close(ls->pvd);
   }
   /* the final checkpoint marks the simulation finished; one restored as
    * finished into its own folder is there already */
   ls->head.finished = 1;
-  if (ls->lab->ckpt_every > 0 && !(ls->restored_finished && ls->lab->resume_inplace)) lab_sim_save(ls, pack, ctx);
+  if (ls->lab->ckpt_every > 0 && !(ls->restored_finished && ls->lab->resume_inplace))
+    lab_sim_save(ls, pack, ctx);
   free(ls);
 }
