@@ -3,7 +3,6 @@
  * manifest records. The manifest takes the backend from the simulations
  * themselves (bg_sim_backend of the first one the run begins), so it says
  * what ran, not what was asked for. */
-#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <string.h>
 
 #include "lab_internal.h"

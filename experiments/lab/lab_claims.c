@@ -6,7 +6,6 @@
  * recorded paper run of the same claim fails (re-judged by today's row) is
  * "refuted". This file is the one place the rule is written: scripts read
  * the verdicts the runs write, or ask bglab_query judge. */
-#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,6 @@
 /* lab_cli.c: the command line every probe and experiment shares
  * (getopt_long): the common options, the experiment's own parameters, and
  * --help. Every bad argument ends the run naming the option and its range. */
-#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>

@@ -1,7 +1,6 @@
 /* lab_init.c: a run's start and end. bg_lab_init reads the command line,
  * checks every input against the tables and prepares the run folder before
  * any simulation; bg_lab_finish judges the claims and writes the record. */
-#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <stdlib.h>
 #include <string.h>
 

@@ -15,7 +15,6 @@
 #ifndef LAB_INTERNAL_H
 #define LAB_INTERNAL_H
 
-
 #include <stdio.h>
 
 #include "bg_lab.h"
@@ -155,11 +154,11 @@ double lab_now(void);
 /* The commit a run records and a sweep's phases must share. */
 const char *lab_commit(void);
 /* Prints "error: ...", marks the run folder FAILED and exits 2. */
+_Noreturn void lab_die(const char *fmt, ...)
 #ifdef __GNUC__
-__attribute__((format(printf, 1, 2)))
+    __attribute__((format(printf, 1, 2)))
 #endif
-_Noreturn void
-lab_die(const char *fmt, ...);
+    ;
 /* OUT/file opened for writing through the checked cookie; recorded. */
 FILE *lab_open_output(bg_lab *lab, const char *file);
 /* fclose with the error turned into an exit */

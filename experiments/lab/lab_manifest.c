@@ -1,7 +1,6 @@
 /* lab_manifest.c: manifest.json, the record of a run: what ran (command,
  * commit, host, backend), with which tables, its parameters and results as
  * the experiment records them, and its files. */
-#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

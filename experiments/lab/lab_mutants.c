@@ -2,7 +2,6 @@
  * measurement mutants a run evaluates on its own data. A mutant is a named
  * change a correct lab must detect: each claim the registry lists for it
  * must come out with a verdict other than the claim's expect. */
-#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

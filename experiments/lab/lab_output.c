@@ -6,7 +6,7 @@
  * closed, so a file that looks complete is complete. The run folder holds
  * a RUNNING marker until the manifest is in place; an error turns it into
  * FAILED, SIGINT or SIGTERM into INTERRUPTED. */
-#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
+#define _GNU_SOURCE /* fopencookie, lstat, strdup */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

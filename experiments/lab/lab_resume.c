@@ -1,6 +1,6 @@
 /* lab_resume.c: the identity a resumed run must share with the run it
  * continues (checkpoints/run.txt), and the check of --resume DIR. */
-#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
+#define _GNU_SOURCE /* realpath */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>

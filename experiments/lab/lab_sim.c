@@ -1,6 +1,6 @@
 /* lab_sim.c: per-simulation services (see bg_lab.h): ParaView frames,
  * checkpoints and resume, and progress on stderr. */
-#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
+#define _GNU_SOURCE /* strdup, flockfile */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>

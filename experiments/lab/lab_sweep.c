@@ -1,7 +1,6 @@
 /* lab_sweep.c: sweeps of independent simulations (see bg_lab.h): the plan,
  * one point alone, every point in one process, and the gather, all through
  * the same files so that the ways of running a sweep agree byte for byte. */
-#define _GNU_SOURCE /* POSIX, and glibc's fopencookie */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
