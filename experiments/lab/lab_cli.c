@@ -186,44 +186,45 @@ static void check_model_options(const bg_lab *lab) {
     lab_die("--ngf-t0: only ngf has a fluidity relaxation time (add --material ngf)");
 }
 
-void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
-                       bg_lab_param *params, int n_params, const char *const *mutants,
-                       lab_cli *cli) {
-  record_command(lab, argc, argv);
-  enum {
-    O_SCALE = 1000,
-    O_BACKEND,
-    O_OUT,
-    O_THREADS,
-    O_SEED,
-    O_QUIET,
-    O_REFS,
-    O_HELP,
-    O_MUTANT,
-    O_FORCE,
-    O_VERSION,
-    O_MATERIAL,
-    O_MU_S,
-    O_GRAIN_D,
-    O_NGF_A,
-    O_NGF_T0,
-    O_VTK_EVERY,
-    O_CKPT_EVERY,
-    O_RESUME,
-    O_PLAN,
-    O_POINT,
-    O_GATHER,
-    O_PARAM
-  };
-  static const char *common[] = {
-      "scale",      "backend", "out",    "threads", "seed",      "quiet",
-      "references", "help",    "mutant", "force",   "version",   "material",
-      "mu-s",       "grain-d", "ngf-a",  "ngf-t0",  "vtk-every", "checkpoint-every",
-      "resume",     "plan",    "point",  "gather"};
-  const int n_common = (int)(sizeof common / sizeof common[0]);
-  struct option *opts = calloc((size_t)(n_common + n_params + 1), sizeof *opts);
+/* The common options (their codes in the order of common[]), then the
+ * experiment's own from O_PARAM on. */
+enum {
+  O_SCALE = 1000,
+  O_BACKEND,
+  O_OUT,
+  O_THREADS,
+  O_SEED,
+  O_QUIET,
+  O_REFS,
+  O_HELP,
+  O_MUTANT,
+  O_FORCE,
+  O_VERSION,
+  O_MATERIAL,
+  O_MU_S,
+  O_GRAIN_D,
+  O_NGF_A,
+  O_NGF_T0,
+  O_VTK_EVERY,
+  O_CKPT_EVERY,
+  O_RESUME,
+  O_PLAN,
+  O_POINT,
+  O_GATHER,
+  O_PARAM
+};
+static const char *const common[] = {
+    "scale",      "backend", "out",    "threads", "seed",      "quiet",
+    "references", "help",    "mutant", "force",   "version",   "material",
+    "mu-s",       "grain-d", "ngf-a",  "ngf-t0",  "vtk-every", "checkpoint-every",
+    "resume",     "plan",    "point",  "gather"};
+enum { N_COMMON = (int)(sizeof common / sizeof common[0]) };
+
+/* getopt_long's table: the common options, then params (marked not set). */
+static struct option *option_table(bg_lab_param *params, int n_params) {
+  struct option *opts = calloc((size_t)(N_COMMON + n_params + 1), sizeof *opts);
   if (!opts) lab_die("out of memory");
-  for (int i = 0; i < n_common; ++i) {
+  for (int i = 0; i < N_COMMON; ++i) {
     opts[i].name = common[i];
     int flag = O_SCALE + i == O_QUIET || O_SCALE + i == O_HELP || O_SCALE + i == O_FORCE ||
                O_SCALE + i == O_VERSION || O_SCALE + i == O_PLAN || O_SCALE + i == O_GATHER;
@@ -231,11 +232,19 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
     opts[i].val = O_SCALE + i;
   }
   for (int i = 0; i < n_params; ++i) {
-    opts[n_common + i].name = params[i].name;
-    opts[n_common + i].has_arg = required_argument;
-    opts[n_common + i].val = O_PARAM + i;
+    opts[N_COMMON + i].name = params[i].name;
+    opts[N_COMMON + i].has_arg = required_argument;
+    opts[N_COMMON + i].val = O_PARAM + i;
     params[i].set = 0;
   }
+  return opts;
+}
+
+void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
+                       bg_lab_param *params, int n_params, const char *const *mutants,
+                       lab_cli *cli) {
+  record_command(lab, argc, argv);
+  struct option *opts = option_table(params, n_params);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (cores < 1) cores = 1;
   opterr = 0;
