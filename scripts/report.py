@@ -21,7 +21,6 @@ import html
 import json
 import math
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -30,6 +29,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import bglab  # noqa: E402  (scripts/bglab.py: the lab's verdicts and host, from its C)
 import mdrender  # noqa: E402  (scripts/mdrender.py, beside this file)
 
 MAX_JOBS = 6  # simulations side by side; the files are the same whatever the count
@@ -194,34 +194,12 @@ def num(s):
         return math.nan
 
 
-def judge(rule, measured, expected, tol):
-    """The verdict of one claim, as the executables give it; NaN fails."""
-    m, e, t = num(measured), num(expected), num(tol)
-    if any(math.isnan(x) for x in (m, e, t)):
-        return "fail"
-    ok = {"abs": lambda: abs(m - e) <= t, "rel": lambda: abs(m - e) <= t * abs(e),
-          "max": lambda: m <= t, "min": lambda: m >= t}.get(rule)
-    return ("pass" if ok() else "fail") if ok else None
+def build_dir():
+    return os.path.abspath(os.environ.get("BAGNOLD_BUILD_DIR") or os.path.join(ROOT, "build"))
 
 
-def expect_at(expect, scale):
-    """'pass', 'fail' or 'quick=pass|fail|refuted,paper=pass|fail' at one scale (None if unreadable)."""
-    expect = (expect or "").strip()
-    if expect in ("pass", "fail"):
-        return expect
-    for part in expect.split(","):
-        k, _, v = part.partition("=")
-        if k.strip() == scale and v.strip() in ("pass", "fail", "refuted"):
-            return v.strip()
-    return None
-
-
-def expected_now(row, recorded_expected):
-    """Today's expected value for a recorded run: a number, or for a row that
-    reads the run's input (fed, fed+X, fed-X, fed*X) the input that run was
-    fed, which its own expected column holds (with the X of its day)."""
-    e = (row.get("expected") or "").strip()
-    return recorded_expected if e.startswith("fed") else e
+def refs_dir():
+    return os.path.abspath(os.environ.get("BAGNOLD_REFERENCES") or os.path.join(ROOT, "references"))
 
 
 def criterion(rule, expected, tol, unit=""):
@@ -265,45 +243,6 @@ def count(claims):
 
 # --- the environment ------------------------------------------------------------
 
-def build_has_cuda(build):
-    """The build has the CUDA backend when its cache names a CUDA compiler and
-    the option is not OFF (CMakeLists.txt enables it exactly then)."""
-    cache = os.path.join(build, "CMakeCache.txt")
-    if not os.path.isfile(cache):
-        return False
-    vals = {}
-    with open(cache, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = re.match(r"^(CMAKE_CUDA_COMPILER|BAGNOLD_CUDA):[A-Za-z]*=(.*)$", line.rstrip("\n"))
-            if m and m.group(1) not in vals:
-                vals[m.group(1)] = m.group(2)
-    nvcc = vals.get("CMAKE_CUDA_COMPILER", "")
-    return bool(nvcc) and "NOTFOUND" not in nvcc and vals.get("BAGNOLD_CUDA") != "OFF"
-
-
-def gpu_list():
-    if not shutil.which("nvidia-smi"):
-        return []
-    try:
-        r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return []
-    if r.returncode != 0:
-        return []
-    return [re.sub(r" \(UUID:.*", "", l) for l in r.stdout.splitlines() if l.strip()]
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def fmt_rate(r):
     r = num(r)
     if math.isnan(r) or r == 0:
@@ -320,8 +259,8 @@ USAGE = """usage: scripts/report.py [--scale quick|paper] [--out DIR] [--only NA
 Runs the probes and experiments of experiments/registry.tsv, draws their
 figures and writes OUT/report.md, OUT/report.html and OUT/claims.tsv.
 
-  --scale quick|paper  default: paper when a GPU is usable (nvidia-smi -L works and the
-                       build has the CUDA backend), else quick
+  --scale quick|paper  default: paper when the build's GPU backend finds a device here,
+                       else quick
   --out DIR            default: $BAGNOLD_BUILD_DIR/report
   --only NAME          run only this entry (repeatable); one of: {names}
   --backend B          passed to every run (cpu, cuda or auto); default: the runs' own
@@ -599,20 +538,22 @@ def claim_notes(doc, claims, table):
 
 def rejudge(claims, table, scale):
     """Each recorded claim with what today's table makes of its measured value."""
+    now = bglab.rejudge(build_dir(), refs_dir(), scale, [(c["claim"], c["measured"], c["expected"]) for c in claims])
     out = []
     for c in claims:
         cid = c["claim"]
         r = dict(c)
         row = table.get(cid)
-        if row is None:
+        if row is None or now.get(cid) is None:
             r.update(status="gone", now_verdict="", now_expect="", now_crit="", change="no longer in the claims table")
             out.append(r)
             continue
-        rule, tol = row.get("compare", ""), tol_at(row, scale)
-        expected = expected_now(row, c["expected"])
-        r["now_crit"] = criterion(rule, expected, tol, row.get("unit", ""))
-        r["now_verdict"] = judge(rule, c["measured"], expected, tol) or "?"
-        r["now_expect"] = expect_at(row.get("expect", ""), scale) or "?"
+        # today's verdict is the lab's own (bglab_query judge), not a copy of its rule
+        r["now_verdict"], r["now_expect"], expected, tol = now[cid]
+        # the numbers as the table writes them, where they are the table's
+        expected = row.get("expected") if num(row.get("expected")) == num(expected) else expected
+        tol = tol_at(row, scale) if num(tol_at(row, scale)) == num(tol) else tol
+        r["now_crit"] = criterion(row.get("compare", ""), expected, tol, row.get("unit", ""))
         changes = []
         if num(expected) != num(c["expected"]):
             changes.append(f"expected {c['expected']} → {row.get('expected')}")
@@ -731,20 +672,20 @@ def main(argv):
             print(f"{e['name']}|{e['binary']}|{' '.join(e['figures'])}")
         return 0
 
-    build = os.path.abspath(os.environ.get("BAGNOLD_BUILD_DIR") or os.path.join(ROOT, "build"))
-    refs = os.path.abspath(os.environ.get("BAGNOLD_REFERENCES") or os.path.join(ROOT, "references"))
+    build, refs = build_dir(), refs_dir()
     out = os.path.abspath(a["out"] or os.path.join(build, "report"))
     backend = a["backend"]
 
-    gpus = gpu_list()
+    try:
+        here = bglab.host(build)
+    except bglab.LabQueryError as e:
+        die(2, str(e))
     if a["scale"]:
         scale, scale_why = a["scale"], "given with --scale"
-    elif gpus and build_has_cuda(build):
-        scale, scale_why = "paper", f"nvidia-smi -L lists a GPU and {build} has the CUDA backend"
-    elif gpus:
-        scale, scale_why = "quick", f"a GPU is visible but {build} has no CUDA backend"
+    elif here["gpu"]:
+        scale, scale_why = "paper", f"the library's GPU backend runs here ({here['gpu']})"
     else:
-        scale, scale_why = "quick", "no usable GPU: nvidia-smi -L fails or is not installed"
+        scale, scale_why = "quick", f"no GPU backend here: {here['gpu_why']}"
     log(f"scale {scale}: {scale_why}")
 
     selected = [e for e in registry if not a["only"] or e["name"] in a["only"]]
@@ -896,9 +837,9 @@ def main(argv):
         return ", ".join(vals)
 
     commit = uniq("commit") or "unknown (no run wrote a manifest)"
-    machine = (f"{uniq('host') or platform.node()} — {uniq('cpu') or cpu_model()}, "
-               f"{uniq('cores') or os.cpu_count()} cores")
-    gpu_text = "; ".join(gpus) or "none: nvidia-smi -L not usable"
+    machine = (f"{uniq('host') or here['host']} — {uniq('cpu') or here['cpu']}, "
+               f"{uniq('cores') or here['cores']} cores")
+    gpu_text = here["gpu"] or f"none: {here['gpu_why']}"
     date_now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     title = "bagnold report"
     ok = U == 0 and problems == 0 and N > 0

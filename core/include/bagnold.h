@@ -465,6 +465,24 @@ bg_status bg_sim_series_row(bg_sim *sim, bg_series *s);
 #define BG_SIM_SERIES_COLUMNS 8
 bg_status bg_sim_series_values(bg_sim *sim, double row[BG_SIM_SERIES_COLUMNS]);
 
+/* ------------------------------------------------------------------ records */
+
+/* SHA-256 (FIPS 180-4) of n bytes as 64 lowercase hex digits and a NUL:
+ * the checksum a checkpoint closes with, so that a record names the tables
+ * that judged a run with the library's own hash. */
+void bg_sha256_hex(const void *data, size_t n, char hex[65]);
+/* The same over a file's bytes; BG_ERR_IO (errno set) when it cannot be read. */
+bg_status bg_sha256_file_hex(const char *path, char hex[65]);
+
+/* The machine a record is made on, named the same way in every record of
+ * the project: run manifests, benchmarks, baselines. */
+typedef struct bg_host {
+  char name[256]; /* host name; "unknown" when it cannot be read */
+  char cpu[256];  /* CPU model (/proc/cpuinfo "model name"); "unknown cpu" when not there */
+  int cores;      /* logical cores online, >= 1 */
+} bg_host;
+void bg_host_describe(bg_host *out);
+
 #ifdef __cplusplus
 }
 #endif

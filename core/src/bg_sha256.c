@@ -1,5 +1,8 @@
-/* bg_sha256.c: SHA-256 (FIPS 180-4), see bg_sha256.h. */
+/* bg_sha256.c: SHA-256 (FIPS 180-4), see bg_sha256.h; the hex digests are
+ * public (bagnold.h). */
 #include "bg_sha256.h"
+
+#include "bagnold.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -84,9 +87,22 @@ void bg_sha256_final(bg_sha256 *c, unsigned char out[32]) {
     for (int b = 0; b < 4; ++b) out[4 * i + b] = (unsigned char)(c->h[i] >> (24 - 8 * b));
 }
 
-int bg_sha256_file(const char *path, char hex[65]) {
+static void to_hex(const unsigned char d[32], char hex[65]) {
+  for (int i = 0; i < 32; ++i) snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+void bg_sha256_hex(const void *data, size_t n, char hex[65]) {
+  bg_sha256 c;
+  unsigned char d[32];
+  bg_sha256_init(&c);
+  bg_sha256_update(&c, data, n);
+  bg_sha256_final(&c, d);
+  to_hex(d, hex);
+}
+
+bg_status bg_sha256_file_hex(const char *path, char hex[65]) {
   FILE *fp = fopen(path, "rb");
-  if (!fp) return -1;
+  if (!fp) return BG_ERR_IO;
   bg_sha256 c;
   bg_sha256_init(&c);
   unsigned char buf[65536];
@@ -94,9 +110,9 @@ int bg_sha256_file(const char *path, char hex[65]) {
   while ((n = fread(buf, 1, sizeof buf, fp)) > 0) bg_sha256_update(&c, buf, n);
   int bad = ferror(fp);
   fclose(fp);
-  if (bad) return -1;
+  if (bad) return BG_ERR_IO;
   unsigned char d[32];
   bg_sha256_final(&c, d);
-  for (int i = 0; i < 32; ++i) snprintf(hex + 2 * i, 3, "%02x", d[i]);
-  return 0;
+  to_hex(d, hex);
+  return BG_OK;
 }

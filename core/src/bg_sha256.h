@@ -1,4 +1,4 @@
-/* bg_sha256.h: SHA-256 (FIPS 180-4), incremental and over a file: the
+/* bg_sha256.h: SHA-256 (FIPS 180-4), incremental: the
  * checksum that closes a checkpoint, and the hash every run records of the
  * claims table and mutant registry that judged it. */
 #ifndef BG_SHA256_H
@@ -19,8 +19,7 @@ void bg_sha256_update(bg_sha256 *c, const void *data, size_t n);
 /* The 32-byte digest; c must be initialised again before reuse. */
 void bg_sha256_final(bg_sha256 *c, unsigned char out[32]);
 
-/* Writes the 64 lowercase hex digits and a NUL into hex (65 bytes) and
- * returns 0; returns -1 (errno set) when the file cannot be read. */
-int bg_sha256_file(const char *path, char hex[65]);
+/* The hex digests of bytes and of a file are public: bg_sha256_hex and
+ * bg_sha256_file_hex in bagnold.h. */
 
 #endif /* BG_SHA256_H */

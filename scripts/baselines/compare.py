@@ -159,17 +159,6 @@ def parse_kv(line):
 
 # ------------------------------------------------------------------ machine
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def git_commit():
     env = os.environ.get("BAGNOLD_COMMIT")
     if env:
@@ -182,14 +171,6 @@ def git_commit():
         return h + ("-dirty" if d else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
-
-
-def gpu_name():
-    if not shutil.which("nvidia-smi"):
-        return ""
-    r = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                       text=True)
-    return r.stdout.strip().splitlines()[0] if r.returncode == 0 and r.stdout.strip() else ""
 
 
 # --------------------------------------------------------------- cross-check
@@ -425,9 +406,16 @@ def main():
 
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     commit = git_commit()
-    host = platform.node()
-    cpu = cpu_model()
-    gname = gpu_name() if gpu else ""
+    # the machine as the lab's C describes it in every record (scripts/bglab.py)
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import bglab
+
+    try:
+        here = bglab.host(build)
+    except bglab.LabQueryError as e:
+        sys.exit(f"compare: {e}")
+    host, cpu = here["host"], here["cpu"]
+    gname = here["gpu"] if gpu else ""
     cmdline = os.environ.get("BAGNOLD_COMPARE_COMMAND") or ("scripts/lab bench compare " + " ".join(
         shlex.quote(x) for x in sys.argv[1:]))
     log(f"scene {a.scene}; {n} particles (ppc {a.ppc}, block {sc.side}^3 cells, grid {sc.grid_text()} nodes), device "

@@ -347,29 +347,16 @@ static void get_commit(const char *source, char *out, size_t cap) {
   free(q);
 }
 
-static void get_cpu_model(char *out, size_t cap) {
-  snprintf(out, cap, "unknown");
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return;
-  char line[512];
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, "model name", 10) != 0) continue;
-    char *colon = strchr(line, ':');
-    if (!colon) continue;
-    colon++;
-    while (*colon == ' ' || *colon == '\t') colon++;
-    snprintf(out, cap, "%s", colon);
-    out[strcspn(out, "\r\n")] = 0;
-    sanitize(out);
-    break;
-  }
-  fclose(f);
-}
-
-static void get_hostname(char *out, size_t cap) {
-  if (gethostname(out, cap) != 0 || !out[0]) snprintf(out, cap, "unknown");
-  out[cap - 1] = 0;
-  sanitize(out);
+/* The host as every record of the project names it (bg_host_describe),
+ * made safe for a TSV field. */
+static void get_host(char *host, char *cpu, size_t cap, long *nproc) {
+  bg_host h;
+  bg_host_describe(&h);
+  snprintf(host, cap, "%s", h.name);
+  snprintf(cpu, cap, "%s", h.cpu);
+  sanitize(host);
+  sanitize(cpu);
+  *nproc = h.cores;
 }
 
 static void iso_utc_now(char *out, size_t cap) {
@@ -529,9 +516,8 @@ int main(int argc, char **argv) {
 
   char commit[128], host[256], cpu[256], date_start[32], date_end[32];
   get_commit(o.source, commit, sizeof commit);
-  get_hostname(host, sizeof host);
-  get_cpu_model(cpu, sizeof cpu);
-  long nproc = sysconf(_SC_NPROCESSORS_ONLN);
+  long nproc;
+  get_host(host, cpu, sizeof host, &nproc);
   for (int i = 0; i < o.n_threads; ++i)
     if (nproc > 0 && o.threads[i] > nproc)
       fprintf(stderr, "bench_cpu: warning: %d threads on %ld online CPUs (oversubscribed)\n",

@@ -227,6 +227,12 @@ class Stats(Structure):
     ]
 
 
+class Host(Structure):
+    """bg_host."""
+
+    _fields_ = [("name", c_char * 256), ("cpu", c_char * 256), ("cores", c_int)]
+
+
 #: Every struct above under its C name (the layout test walks this table).
 STRUCTS: Dict[str, type] = {
     "bg_dp_params": DpParams,
@@ -238,6 +244,7 @@ STRUCTS: Dict[str, type] = {
     "bg_wall": Wall,
     "bg_sim_desc": SimDesc,
     "bg_stats": Stats,
+    "bg_host": Host,
 }
 
 #: bg_material_params writes a struct bg_mat, an internal type
@@ -314,6 +321,10 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_sim_series_open": (bg_status, [c_char_p, c_char_p, POINTER(_P)]),
     "bg_sim_series_row": (bg_status, [_P, _P]),
     "bg_sim_series_values": (bg_status, [_P, _D]),
+    # records
+    "bg_sha256_hex": (None, [c_void_p, c_size_t, c_char_p]),
+    "bg_sha256_file_hex": (bg_status, [c_char_p, c_char_p]),
+    "bg_host_describe": (None, [POINTER(Host)]),
 }
 
 # ------------------------------------------------------------ finding the .so

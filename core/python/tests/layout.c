@@ -121,6 +121,11 @@ int main(void) {
   FIELD(bg_stats, steps_nonlocal_dt);
   FIELD(bg_stats, nonlocal_dt_ratio);
   close_struct();
+  OPEN(bg_host);
+  FIELD(bg_host, name);
+  FIELD(bg_host, cpu);
+  FIELD(bg_host, cores);
+  close_struct();
   OPEN(bg_mat);
   close_struct();
   printf(

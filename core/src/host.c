@@ -1,0 +1,35 @@
+/* host.c: the machine a record is made on (bagnold.h, bg_host_describe). */
+#define _POSIX_C_SOURCE 200809L /* gethostname, sysconf */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bagnold.h"
+
+/* /proc/cpuinfo's first "model name", without its padding */
+static void cpu_model(char *buf, size_t n) {
+  snprintf(buf, n, "unknown cpu");
+  FILE *fp = fopen("/proc/cpuinfo", "r");
+  if (!fp) return;
+  char line[512];
+  while (fgets(line, sizeof line, fp))
+    if (!strncmp(line, "model name", 10)) {
+      char *c = strchr(line, ':');
+      if (c) {
+        c++;
+        while (*c == ' ' || *c == '\t') c++;
+        c[strcspn(c, "\r\n")] = 0;
+        snprintf(buf, n, "%s", c);
+      }
+      break;
+    }
+  fclose(fp);
+}
+
+void bg_host_describe(bg_host *out) {
+  memset(out, 0, sizeof *out);
+  if (gethostname(out->name, sizeof out->name - 1) != 0 || !out->name[0]) snprintf(out->name, sizeof out->name, "unknown");
+  cpu_model(out->cpu, sizeof out->cpu);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  out->cores = cores > 0 ? (int)cores : 1;
+}
