@@ -11,7 +11,7 @@
 #include "bg_backend_list.h"
 #include "bg_check.h"
 
-static const char *g_backend = "cpu";
+static const char *g_backend = "auto";
 
 /* A small valid descriptor on the backend under test. */
 static bg_sim_desc small_desc(void) {
