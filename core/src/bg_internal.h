@@ -207,9 +207,15 @@ struct bg_sim {
   char err[512];
 };
 
-/* The full name of the compiled backend that name ("auto" or a list name)
- * picks, or NULL. */
+/* backend.c. The full name of the compiled backend that name ("auto" or a
+ * list name) picks, or NULL. */
 const char *bg_backend_resolve(const char *name);
+/* The ops table name picks (NULL: "auto"), or the reason in sim->err. */
+bg_status bg_backend_pick(bg_sim *sim, const char *name, const bg_backend_ops **out);
+/* The backend's properties from text ("name=value,...", each name once,
+ * NULL or "": the defaults) into sim->cfg (variant, prop_defs, prop) and
+ * sim->properties (every property with its value, describe's string). */
+bg_status bg_backend_configure(bg_sim *sim, const bg_backend_ops *ops, const char *text);
 
 /* Writes the message into sim->err and returns s. */
 bg_status bg_fail(bg_sim *sim, bg_status s, const char *fmt, ...);
