@@ -389,11 +389,12 @@ bg_status bg_material_params(const bg_material *m, struct bg_mat *out, char *err
  * file under PATH is complete. */
 bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t user_len);
 /* A new simulation from a checkpoint, on backend (NULL: "auto") with
- * threads CPU threads (0: the OpenMP default). A checkpoint from one
- * backend resumes on any, and the state right after a load is bitwise the
- * state saved. On the CPU, whose scatter sums in a fixed order, the
- * continuation is bit-identical to the run that was not interrupted; the
- * CUDA backend's atomics sum in the order the hardware picks, so two of its
+ * threads CPU threads (0: the OpenMP default); the writer's properties
+ * when backend is the one that wrote it, else that backend's defaults. A
+ * checkpoint from one backend resumes on any, and the state right after a
+ * load is bitwise the state saved. On a host backend, whose scatter sums in
+ * a fixed order, the continuation is bit-identical to the run that was not
+ * interrupted; a GPU backend's atomics sum in the order the hardware picks, so two of its
  * uninterrupted runs already differ in the last bits, and a continuation
  * differs from an uninterrupted run by as much (test_checkpoint). Errors: BG_ERR_IO (cannot
  * read), BG_ERR_TRUNCATED, BG_ERR_CORRUPT (checksum), BG_ERR_VERSION, with
