@@ -254,6 +254,13 @@ def fmt_rate(r):
 
 # --- arguments ------------------------------------------------------------------
 
+def backend_names() -> list:
+    """Every backend name of the one list, core/backends/bg_backend_list.h
+    (compiled into the build or not: the run itself says when it lacks one)."""
+    with open(os.path.join(ROOT, "core", "backends", "bg_backend_list.h")) as f:
+        return re.findall(r'^\s*X\(\w+,\s*"([^"]+)",\s*[A-Z]+,\s*[01]\)', f.read(), re.M)
+
+
 USAGE = """usage: scripts/report.py [--scale quick|paper] [--out DIR] [--only NAME ...] [--backend B] [--list]
 
 Runs the probes and experiments of experiments/registry.tsv, draws their
@@ -263,7 +270,8 @@ figures and writes OUT/report.md, OUT/report.html and OUT/claims.tsv.
                        else quick
   --out DIR            default: $BAGNOLD_BUILD_DIR/report
   --only NAME          run only this entry (repeatable); one of: {names}
-  --backend B          passed to every run (cpu, cuda or auto); default: the runs' own
+  --backend B          passed to every run (a name of core/backends/bg_backend_list.h,
+                       or auto); default: the runs' own
   --list               print the registry (name|binary|figures, one per line) and exit
   -h, --help           this text
 
@@ -301,8 +309,9 @@ def parse_args(argv, names):
         else:
             die(2, f"unknown argument '{arg}' (see --help)")
         i += 1
-    if a["backend"] not in ("", "cpu", "cuda", "auto"):
-        die(2, f"--backend: '{a['backend']}' is not one of cpu, cuda, auto")
+    known = backend_names()
+    if a["backend"] and a["backend"] not in known + ["auto"]:
+        die(2, f"--backend: '{a['backend']}' is not one of {', '.join(known + ['auto'])}")
     if a["scale"] not in ("", "quick", "paper"):
         die(2, f"--scale: '{a['scale']}' is not one of quick, paper")
     for n in a["only"]:

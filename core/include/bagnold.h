@@ -183,16 +183,15 @@ typedef struct bg_sim_desc {
   const bg_sink *sinks;
   size_t n_sinks;
   bg_wall walls[BG_FACE_COUNT]; /* default: slip on every face */
-  const char *backend; /* "cpu", "cuda" or "auto" (default "auto") */
+  const char *backend; /* a name of bg_backend_name, or "auto" (the default): the
+                          first available of the list's automatic choices */
   int threads;         /* CPU threads, 0 = OpenMP default */
   bg_real cfl;         /* in (0, 1]: dt = cfl dx / (c_p + |v|max), default 0.3 */
   bg_real fixed_dt;    /* 0 = adaptive; > 0 fixes dt (refused above the bound) */
   int force_dt;        /* 1: accept a fixed dt above the stable bound */
   int sort_interval;   /* re-sort particles every K steps (GPU), >= 1, default 32 */
-  int cpu_reference;   /* CPU: 1 runs the scalar constitutive update the CUDA backend
-                          runs (the oracle) instead of the vector lanes; slower, and
-                          the answer the other paths are held to. The environment
-                          variable BAGNOLD_CPU_REFERENCE=1 sets it for every sim. */
+  const char *properties; /* the backend's tuning, "name=value,name=value"
+                             (bg_backend_property); NULL or "" = all defaults */
   bg_real damping;     /* 1/s, >= 0: every grid velocity decays by exp(-damping dt) per
                           step. For quasi-static preparation only (it damps free fall
                           too); 0, the default, is off. */
@@ -211,34 +210,32 @@ void bg_sim_destroy(bg_sim *sim);
 
 /* Message of the last failed call on this handle ("" after success). */
 const char *bg_sim_last_error(const bg_sim *sim);
-/* 1 when the backend ("cpu", "cuda", "auto") can run on this machine; else
- * 0 and, when why is not NULL, the reason (no CUDA in this build, no
- * device). On 1, why holds the device's description where the backend has
- * one ("cuda": name, compute capability, SMs, memory), else "". bg_sim_create on an unavailable "cuda" fails with BG_ERR_DEVICE
- * (BG_ERR_BACKEND when the build has no CUDA at all); "auto" falls back to
- * "cpu". Tests skip (exit 77) on 0. */
+/* The backends (resources) compiled into this build, in the order "auto"
+ * prefers them: names such as "cpu/ref" (NULL when i is out of range). */
+int bg_backend_count(void);
+const char *bg_backend_name(int i);
+/* 1 when the backend (a name of bg_backend_name, or "auto") can run on this
+ * machine; else 0 and, when why is not NULL, the reason (not in this build,
+ * no device). On 1, why holds the device's description where the backend
+ * has one (a GPU: name, compute capability, SMs, memory), else "".
+ * bg_sim_create on a compiled but unavailable backend fails with
+ * BG_ERR_DEVICE (BG_ERR_BACKEND when the build lacks it); "auto" falls back
+ * along the list. Tests skip (exit 77) on 0. */
 int bg_backend_available(const char *name, char *why, size_t why_len);
-/* The CUDA backend's scatter when the environment does not choose one:
- * BAGNOLD_CUDA_P2G = fixed (a shared tile of int32 fixed-point words, whose
- * sums are exact), tiled (a shared float tile), global (float atomics to
- * the grid) or redux (the fixed-point tile, fed by warp-level sums over the
- * lanes whose particles share a cell), and BAGNOLD_CUDA_P2G_ORDER =
- * columns, rotated or fixed, the order in which a lane visits its
- * particle's 27 nodes. The defaults are the fastest measured on an H200
- * among the variants the parity test has checked on every scene
- * (reports/results/h200/p2g-fixed, p2g-redux). */
-#define BG_CUDA_DEFAULT_P2G "fixed"
-#define BG_CUDA_DEFAULT_ORDER "columns"
-/* ... and BAGNOLD_CUDA_G2P_MINBLOCKS = 0, 4 or 5: the G2P kernel compiled
- * for at least that many resident blocks of 128 threads per SM (0: no
- * bound, the compiler's choice of registers). 4 was the fastest measured
- * (reports/results/h200/g2p-bound). */
-#define BG_CUDA_DEFAULT_G2P_MINBLOCKS 4
-/* Name of the backend in use ("cpu", "cuda"). */
+/* The named tuning properties of a backend ("auto" resolves as
+ * bg_sim_create would): their count (-1 for a name not in this build), and
+ * property i in [0, count): its name, its accepted values ('|'-separated),
+ * its default and one line on what it changes (any pointer may be NULL). */
+int bg_backend_property_count(const char *backend);
+bg_status bg_backend_property(const char *backend, int i, const char **name, const char **values,
+                              const char **def, const char **doc);
+/* Full name of the backend in use, e.g. "cpu/ref". */
 const char *bg_sim_backend(const bg_sim *sim);
 /* The descriptor the simulation was created from, with the current gravity
- * and damping and the backend in use; its colliders and sinks point at the
- * handle's own copies, valid until bg_sim_destroy. */
+ * and damping, the backend in use and every property of that backend with
+ * its resolved value ("name=value,..." in the backend's order); its
+ * colliders, sinks and properties point at the handle's own copies, valid
+ * until bg_sim_destroy. */
 bg_status bg_sim_describe(const bg_sim *sim, bg_sim_desc *out);
 
 /* Appends n particles. x: 3n positions (m), inside the grid's interior
@@ -316,7 +313,7 @@ bg_status bg_sim_grid_mass(bg_sim *sim, bg_real *out, size_t cap);
 bg_status bg_sim_grid_velocity(bg_sim *sim, bg_real *out, size_t cap);
 
 /* Cumulative wall time per stage since creation, ms: sort, P2G, grid
- * update, G2P (4 values); on "cuda" device time from CUDA events around
+ * update, G2P (4 values); on a GPU backend device time from CUDA events around
  * each stage. Benchmarks read this; tests never assert on it. */
 bg_status bg_sim_stage_times(bg_sim *sim, double ms[4]);
 
@@ -379,8 +376,9 @@ bg_status bg_material_params(const bg_material *m, struct bg_mat *out, char *err
 /* --------------------------------------------------------------- checkpoint */
 
 /* Format version of bg_sim_save's files; a file of another version is
- * refused with BG_ERR_VERSION. */
-#define BG_CHECKPOINT_VERSION 1
+ * refused with BG_ERR_VERSION, but for version 1 (read as before; its
+ * retired cpu_reference is ignored). */
+#define BG_CHECKPOINT_VERSION 2
 
 /* The whole state to path: the descriptor (material, colliders with their
  * node arrays, sinks, walls, the dt rule, damping), the clock, every
@@ -391,11 +389,12 @@ bg_status bg_material_params(const bg_material *m, struct bg_mat *out, char *err
  * file under PATH is complete. */
 bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t user_len);
 /* A new simulation from a checkpoint, on backend (NULL: "auto") with
- * threads CPU threads (0: the OpenMP default). A checkpoint from one
- * backend resumes on any, and the state right after a load is bitwise the
- * state saved. On the CPU, whose scatter sums in a fixed order, the
- * continuation is bit-identical to the run that was not interrupted; the
- * CUDA backend's atomics sum in the order the hardware picks, so two of its
+ * threads CPU threads (0: the OpenMP default); the writer's properties
+ * when backend is the one that wrote it, else that backend's defaults. A
+ * checkpoint from one backend resumes on any, and the state right after a
+ * load is bitwise the state saved. On a host backend, whose scatter sums in
+ * a fixed order, the continuation is bit-identical to the run that was not
+ * interrupted; a GPU backend's atomics sum in the order the hardware picks, so two of its
  * uninterrupted runs already differ in the last bits, and a continuation
  * differs from an uninterrupted run by as much (test_checkpoint). Errors: BG_ERR_IO (cannot
  * read), BG_ERR_TRUNCATED, BG_ERR_CORRUPT (checksum), BG_ERR_VERSION, with

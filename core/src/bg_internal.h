@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "bagnold.h"
+#include "bg_backend_list.h"
 #include "bg_boundary.h"
 #include "bg_materials.h"
 
@@ -58,6 +59,16 @@ typedef struct bg_raw {
   uint32_t *runkey;
 } bg_raw;
 
+/* A named tuning property of a backend. */
+typedef struct bg_property_def {
+  const char *name;   /* e.g. "g2p_minblocks" */
+  const char *values; /* the accepted values, '|'-separated, e.g. "0|4" */
+  const char *def;    /* the default, one of values */
+  const char *doc;    /* one line: what it changes */
+} bg_property_def;
+#define BG_MAX_PROPERTIES 8
+#define BG_PROPERTY_LEN 32
+
 typedef struct bg_config {
   int64_t dims[3];
   int64_t n_nodes;
@@ -65,7 +76,6 @@ typedef struct bg_config {
   bg_real origin[3];
   bg_real gravity[3];
   bg_mat mat;
-  int cpu_reference; /* CPU: the scalar update on every particle (bg_sim_desc) */
   bg_real vol_default; /* unused by backends; kept for read-back */
   int n_walls;         /* user colliders first, then the six faces */
   bg_wallc *walls;
@@ -74,7 +84,14 @@ typedef struct bg_config {
   int threads;
   int sort_interval;
   bg_real damping; /* 1/s (bg_sim_desc.damping) */
+  int variant;                          /* the ops table's variant */
+  int n_props;
+  const bg_property_def *prop_defs;     /* the chosen backend's table */
+  char prop[BG_MAX_PROPERTIES][BG_PROPERTY_LEN]; /* resolved values, prop_defs order */
 } bg_config;
+
+/* The resolved value of the backend property name (NULL for a name the backend does not define). */
+const char *bg_config_property(const bg_config *c, const char *name);
 
 /* Counters a backend keeps about its particles. */
 typedef struct bg_backend_stats {
@@ -109,7 +126,10 @@ typedef enum bg_stage { BG_STAGE_SORT = 0, BG_STAGE_P2G, BG_STAGE_GRID, BG_STAGE
  * required unless marked optional. The configuration pointer outlives the
  * backend state. */
 typedef struct bg_backend_ops {
-  const char *name;
+  const char *name;                  /* its row in bg_backend_list.h */
+  int variant;                       /* passed to create as cfg->variant */
+  const bg_property_def *properties; /* NULL when none */
+  int n_properties;
   /* 1 when usable on this machine (a CUDA build without a device says 0);
    * why says why not. */
   int (*available)(char *why, size_t why_len);
@@ -146,10 +166,17 @@ typedef struct bg_backend_ops {
   bg_status (*wall_forces)(void *state, double *out);
 } bg_backend_ops;
 
-extern const bg_backend_ops bg_backend_cpu;
+/* One ops table per row of bg_backend_list.h (bg_backend_<ident>); the
+ * rows that need CUDA exist only in a CUDA build. */
+#define BG_BACKEND_EXTERN_CPU_(ident) extern const bg_backend_ops bg_backend_##ident;
 #ifdef BAGNOLD_HAVE_CUDA
-extern const bg_backend_ops bg_backend_cuda;
+#define BG_BACKEND_EXTERN_CUDA_(ident) extern const bg_backend_ops bg_backend_##ident;
+#else
+#define BG_BACKEND_EXTERN_CUDA_(ident)
 #endif
+#define BG_X_(ident, name, requires, autopick) BG_BACKEND_EXTERN_##requires##_(ident)
+BG_BACKEND_LIST(BG_X_)
+#undef BG_X_
 
 struct bg_sim {
   bg_config cfg;
@@ -172,10 +199,23 @@ struct bg_sim {
   bg_real nonlocal_ratio;
   double stage_ms[BG_STAGE_COUNT];
   double *wall_force, *wall_impulse; /* 3 per wall: the last step's, and the sum since creation */
+  /* every property of the backend with its resolved value, "name=value,..."
+   * (bg_sim_describe's properties; desc.properties points here) */
+  char properties[BG_MAX_PROPERTIES * (2 * BG_PROPERTY_LEN + 2)];
   bg_sim_desc desc; /* as created (colliders and sinks: the copies above); gravity and
                        damping follow the setters */
   char err[512];
 };
+
+/* backend.c. The full name of the compiled backend that name ("auto" or a
+ * list name) picks, or NULL. */
+const char *bg_backend_resolve(const char *name);
+/* The ops table name picks (NULL: "auto"), or the reason in sim->err. */
+bg_status bg_backend_pick(bg_sim *sim, const char *name, const bg_backend_ops **out);
+/* The backend's properties from text ("name=value,...", each name once,
+ * NULL or "": the defaults) into sim->cfg (variant, prop_defs, prop) and
+ * sim->properties (every property with its value, describe's string). */
+bg_status bg_backend_configure(bg_sim *sim, const bg_backend_ops *ops, const char *text);
 
 /* Writes the message into sim->err and returns s. */
 bg_status bg_fail(bg_sim *sim, bg_status s, const char *fmt, ...);

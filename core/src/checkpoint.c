@@ -4,7 +4,7 @@
  * header records and the reader checks):
  *   header   magic "BGCKPT\r\n", version, the layout words, payload length
  *   payload  the descriptor (grid, material, colliders with node arrays,
- *            sinks, walls, dt rule), the clock, every particle in the
+ *            sinks, walls, dt rule, the backend and its properties), the clock, every particle in the
  *            backend's memory order (bg_raw: the arrays, ids, park codes,
  *            tallies, sort runs), the user blob
  *   trailer  SHA-256 of header and payload
@@ -62,6 +62,10 @@ static void put_u64(writer *w, uint64_t v) { put(w, &v, sizeof v); }
 static void put_f64(writer *w, double v) { put(w, &v, sizeof v); }
 static void put_real(writer *w, bg_real v) { put(w, &v, sizeof v); }
 static void put_reals(writer *w, const bg_real *v, size_t n) { put(w, v, n * sizeof *v); }
+static void put_str(writer *w, const char *t) {
+  put_u32(w, (uint32_t)strlen(t));
+  put(w, t, strlen(t));
+}
 
 static void put_desc(writer *w, const bg_sim *sim) {
   const bg_sim_desc *d = &sim->desc;
@@ -79,7 +83,10 @@ static void put_desc(writer *w, const bg_sim *sim) {
   put_real(w, d->fixed_dt);
   put_i32(w, d->force_dt);
   put_i32(w, d->sort_interval);
-  put_i32(w, d->cpu_reference);
+  /* the backend that wrote it and its resolved properties (a load on the
+   * same backend keeps them; version 1 held the retired cpu_reference here) */
+  put_str(w, sim->ops->name);
+  put_str(w, sim->properties);
   put_real(w, sim->cfg.damping);
   put_u64(w, d->n_colliders);
   size_t nn = (size_t)sim->cfg.n_nodes;
@@ -221,10 +228,24 @@ static bg_real get_real(reader *rd) {
   return v;
 }
 static void get_reals(reader *rd, bg_real *v, size_t n) { get(rd, v, n * sizeof *v); }
+/* A string of at most cap - 1 bytes into buf (longer: corrupt). */
+static void get_str(reader *rd, char *buf, size_t cap) {
+  uint32_t n = 0;
+  get(rd, &n, sizeof n);
+  if (rd->bad) return;
+  if (n >= cap) {
+    rd->bad = 3;
+    return;
+  }
+  get(rd, buf, n);
+  buf[n] = 0;
+}
 
 /* Everything a checkpoint holds, parsed. */
 typedef struct ckpt {
   bg_sim_desc desc;
+  char backend[64];     /* the backend that wrote it ("" before version 2) */
+  char properties[BG_MAX_PROPERTIES * (2 * BG_PROPERTY_LEN + 2)]; /* its resolved properties */
   bg_collider *colliders;
   bg_sink *sinks;
   uint64_t step;
@@ -258,7 +279,8 @@ static void ckpt_free(ckpt *c) {
   } while (0)
 
 /* Header, length and checksum, before any parse; leaves fp after the header. */
-static bg_status verify(FILE *fp, const char *path, uint64_t *payload, char *err, size_t len) {
+static bg_status verify(FILE *fp, const char *path, uint64_t *payload, uint32_t *version_out, char *err,
+                        size_t len) {
   unsigned char head[HEADER_BYTES];
   size_t got = fread(head, 1, sizeof head, fp);
   if (got >= sizeof MAGIC && memcmp(head, MAGIC, sizeof MAGIC) != 0)
@@ -271,9 +293,11 @@ static bg_status verify(FILE *fp, const char *path, uint64_t *payload, char *err
   memcpy(&version, head + 8, 4);
   memcpy(lw, head + 12, sizeof lw);
   memcpy(payload, head + 12 + sizeof lw, 8);
-  if (version != BG_CHECKPOINT_VERSION)
-    RFAIL(BG_ERR_VERSION, "%s has checkpoint format version %u; this library reads version %d",
+  /* version 1 differs only in the descriptor's cpu_reference word */
+  if (version != BG_CHECKPOINT_VERSION && version != 1)
+    RFAIL(BG_ERR_VERSION, "%s has checkpoint format version %u; this library reads versions 1 to %d",
           path, (unsigned)version, BG_CHECKPOINT_VERSION);
+  *version_out = version;
   layout_words(want);
   static const char *const what[LAYOUT_WORDS] = {"byte order",           "float size",
                                                  "particle arrays",      "plastic state",
@@ -313,7 +337,7 @@ static bg_status verify(FILE *fp, const char *path, uint64_t *payload, char *err
   return BG_OK;
 }
 
-static bg_status parse(reader *rd, ckpt *c, const char *path, char *err, size_t len) {
+static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, char *err, size_t len) {
   memset(c, 0, sizeof *c);
   bg_sim_desc *d = &c->desc;
   *d = bg_sim_desc_default();
@@ -338,7 +362,12 @@ static bg_status parse(reader *rd, ckpt *c, const char *path, char *err, size_t 
   d->fixed_dt = get_real(rd);
   d->force_dt = get_i32(rd);
   d->sort_interval = get_i32(rd);
-  d->cpu_reference = get_i32(rd);
+  if (version == 1) {
+    (void)get_i32(rd); /* cpu_reference, retired: the oracle is a backend of its own */
+  } else {
+    get_str(rd, c->backend, sizeof c->backend);
+    get_str(rd, c->properties, sizeof c->properties);
+  }
   d->damping = get_real(rd);
   uint64_t nc = get_u64(rd);
   if (rd->bad) goto bad;
@@ -470,10 +499,11 @@ static bg_status read_ckpt(const char *path, ckpt *c, char *err, size_t len) {
   FILE *fp = fopen(path, "rb");
   if (!fp) RFAIL(BG_ERR_IO, "cannot open checkpoint %s: %s", path, strerror(errno));
   uint64_t payload = 0;
-  bg_status s = verify(fp, path, &payload, err, len);
+  uint32_t version = 0;
+  bg_status s = verify(fp, path, &payload, &version, err, len);
   if (s == BG_OK) {
     reader rd = {fp, payload, 0};
-    s = parse(&rd, c, path, err, len);
+    s = parse(&rd, c, version, path, err, len);
   }
   fclose(fp);
   if (s != BG_OK) ckpt_free(c);
@@ -591,6 +621,9 @@ bg_status bg_sim_load(const char *path, const char *backend, int threads, bg_sim
   if (s != BG_OK) return s;
   c.desc.backend = backend;
   c.desc.threads = threads;
+  /* the writer's tuning where the same backend loads it, else the defaults */
+  const char *same = bg_backend_resolve(backend);
+  c.desc.properties = same && strcmp(same, c.backend) == 0 ? c.properties : NULL;
   bg_sim *sim = NULL;
   s = bg_sim_create(&c.desc, &sim, err, err_len);
   if (s == BG_OK) {

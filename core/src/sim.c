@@ -272,64 +272,12 @@ static bg_status check_desc(bg_sim *sim, const bg_sim_desc *d) {
   CHECK_FINITE(d->fixed_dt, "fixed_dt");
   CHECK(d->fixed_dt >= 0, BG_ERR_RANGE, "fixed_dt must be >= 0 s, 0 meaning adaptive (got %g)",
         (double)d->fixed_dt);
-  CHECK(d->cpu_reference == 0 || d->cpu_reference == 1, BG_ERR_RANGE, "cpu_reference must be 0 or 1 (got %d)",
-        d->cpu_reference);
   CHECK(d->sort_interval >= 1, BG_ERR_RANGE, "sort_interval must be >= 1 step (got %d)",
         d->sort_interval);
   CHECK_FINITE(d->damping, "damping");
   CHECK(d->damping >= 0, BG_ERR_RANGE, "damping must be >= 0 1/s, 0 meaning off (got %g)",
         (double)d->damping);
   return BG_OK;
-}
-
-/* ------------------------------------------------------------------ backend */
-
-static const bg_backend_ops *const backends[] = {
-#ifdef BAGNOLD_HAVE_CUDA
-    &bg_backend_cuda,
-#endif
-    &bg_backend_cpu,
-};
-#define N_BACKENDS (sizeof backends / sizeof backends[0])
-
-static bg_status pick_backend(bg_sim *sim, const char *name, const bg_backend_ops **out) {
-  char why[256] = "";
-  if (!name || strcmp(name, "auto") == 0) {
-    /* the first available in preference order: cuda, then cpu */
-    for (size_t i = 0; i < N_BACKENDS; ++i)
-      if (backends[i]->available(why, sizeof why)) {
-        *out = backends[i];
-        return BG_OK;
-      }
-    return bg_fail(sim, BG_ERR_BACKEND, "backend \"auto\": no backend is available");
-  }
-  for (size_t i = 0; i < N_BACKENDS; ++i)
-    if (strcmp(name, backends[i]->name) == 0) {
-      /* compiled in but no device to run it: the device's error, not the name's */
-      if (!backends[i]->available(why, sizeof why))
-        return bg_fail(sim, BG_ERR_DEVICE, "backend \"%s\" is not available here: %s", name, why);
-      *out = backends[i];
-      return BG_OK;
-    }
-  if (strcmp(name, "cuda") == 0)
-    return bg_fail(sim, BG_ERR_BACKEND, "backend \"cuda\": this build has no CUDA (configure with "
-                                        "BAGNOLD_CUDA=ON where nvcc exists)");
-  return bg_fail(sim, BG_ERR_BACKEND, "backend \"%s\" is unknown; accepted: cpu, cuda, auto", name);
-}
-
-int bg_backend_available(const char *name, char *why, size_t why_len) {
-  char buf[256] = "";
-  if (why && why_len) why[0] = 0;
-  if (!name || strcmp(name, "auto") == 0) return 1; /* the cpu backend always is */
-  for (size_t i = 0; i < N_BACKENDS; ++i)
-    if (strcmp(name, backends[i]->name) == 0) {
-      int ok = backends[i]->available(buf, sizeof buf);
-      if (why && why_len) snprintf(why, why_len, "%s", buf);
-      return ok;
-    }
-  if (why && why_len)
-    snprintf(why, why_len, "%s", strcmp(name, "cuda") == 0 ? "this build has no CUDA backend" : "unknown backend");
-  return 0;
 }
 
 /* --------------------------------------------------------------- lifecycle */
@@ -402,10 +350,6 @@ static bg_status build_config(bg_sim *sim, const bg_sim_desc *d) {
   c->inv_dx = 1.0f / d->dx;
   const bg_material *m = &d->material;
   bg_material_params(m, &c->mat, NULL, 0);
-  {
-    const char *ref = getenv("BAGNOLD_CPU_REFERENCE");
-    c->cpu_reference = d->cpu_reference || (ref && ref[0] && strcmp(ref, "0"));
-  }
   c->threads = d->threads;
   c->sort_interval = d->sort_interval;
   c->damping = d->damping;
@@ -449,7 +393,7 @@ bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t er
   if (!d) s = bg_fail(sim, BG_ERR_NULL, "desc is NULL");
   else if (!out) s = bg_fail(sim, BG_ERR_NULL, "out is NULL");
   if (s == BG_OK) s = check_desc(sim, d);
-  if (s == BG_OK) s = pick_backend(sim, d->backend, &sim->ops);
+  if (s == BG_OK) s = bg_backend_pick(sim, d->backend, &sim->ops);
   if (s == BG_OK) {
     sim->cfl = d->cfl;
     sim->cp = bg_material_pwave_speed(&d->material);
@@ -457,6 +401,7 @@ bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t er
     sim->force_dt = d->force_dt;
     s = build_config(sim, d);
   }
+  if (s == BG_OK) s = bg_backend_configure(sim, sim->ops, d->properties);
   if (s == BG_OK && d->fixed_dt > 0 && !d->force_dt && d->fixed_dt > stable_dt(sim, 0, NULL))
     s = bg_fail(sim, BG_ERR_UNSTABLE_DT,
                 "fixed_dt %g s exceeds the stable bound cfl dx / c_p = %g s (set force_dt to "
@@ -470,6 +415,7 @@ bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t er
     sim->desc.colliders = sim->colliders;
     sim->desc.sinks = sim->cfg.sinks;
     sim->desc.backend = NULL;
+    sim->desc.properties = sim->properties;
     sim->wall_force = calloc(3 * (size_t)sim->cfg.n_walls, sizeof *sim->wall_force);
     sim->wall_impulse = calloc(3 * (size_t)sim->cfg.n_walls, sizeof *sim->wall_impulse);
     if (!sim->wall_force || !sim->wall_impulse) s = bg_fail(sim, BG_ERR_NOMEM, "out of memory for the wall tallies");

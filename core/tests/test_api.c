@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "bagnold.h"
+#include "bg_backend_list.h"
 #include "bg_check.h"
 
-static const char *g_backend = "cpu";
+static const char *g_backend = "auto";
 
 /* A small valid descriptor on the backend under test. */
 static bg_sim_desc small_desc(void) {
@@ -157,7 +158,9 @@ static void test_descriptor(void) {
                     bg_material_model_from_name("drucker-prager") == BG_MODEL_DP &&
                     bg_material_model_from_name("dp") == -1 && bg_material_model_name(BG_MODEL_COUNT) == NULL,
                 "material model names round-trip through the registry");
-  d = small_desc(); d.cpu_reference = 2; expect_create(&d, BG_ERR_RANGE, "cpu_reference", "cpu_reference = 2");
+  d = small_desc(); d.properties = "no_such_knob=1";
+  expect_create(&d, BG_ERR_RANGE, "no_such_knob", "a property the backend does not define");
+  d = small_desc(); d.properties = "novalue"; expect_create(&d, BG_ERR_RANGE, "novalue", "a property without =");
   /* phi_F(q) = h0 + (h1 q - h3) e^{-h2 q} peaks at h0 + (h1/h2) e^{-(h1 + h2 h3)/h1}:
    * with h1 = 100 that is ~215 degrees, where sin phi < 0 and the cone turns
    * inside out. Only phi_F(0) and phi_F(inf) are checked by sim.c. */
@@ -461,33 +464,111 @@ static void test_particles(bg_sim *sim) {
 
 /* ----------------------------------------------------------------- statuses */
 
-/* Backend availability: cpu always, unknown names never, and an unavailable
- * "cuda" is refused at creation with the device's reason. */
+/* The backend list: every compiled name is distinct and named back; an
+ * available one runs under its own name and describes each property with
+ * its value; a wrong property value is refused naming the property, the
+ * backend and the values; an unavailable one is refused with the device's
+ * reason; a row this build lacks says what the build has no support for;
+ * an unknown name is refused listing the compiled names. */
+static void test_backend_properties(const char *name) {
+  int np = bg_backend_property_count(name);
+  bg_check_true(np >= 0 && np <= 8, "backend \"%s\" has %d properties", name, np);
+  const char *pn = NULL, *pv = NULL, *pd = NULL, *doc = NULL;
+  bg_check_true(bg_backend_property(name, np, &pn, &pv, &pd, &doc) == BG_ERR_RANGE,
+                "property %d of \"%s\" is out of range", np, name);
+  bg_sim_desc d = small_desc();
+  d.backend = name;
+  bg_sim *sim = NULL;
+  char err[512] = "";
+  bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
+  bg_check_true(s == BG_OK && sim && strcmp(bg_sim_backend(sim), name) == 0, "create on \"%s\" (%s)", name, err);
+  if (!sim) return;
+  bg_sim_desc got;
+  bg_sim_describe(sim, &got);
+  bg_check_true(got.backend && strcmp(got.backend, name) == 0 && got.properties, "describe names \"%s\"", name);
+  for (int i = 0; i < np && got.properties; ++i) {
+    bg_check_true(bg_backend_property(name, i, &pn, &pv, &pd, &doc) == BG_OK && pn && pv && pd && doc,
+                  "property %d of \"%s\" has a name, values, default and doc", i, name);
+    char want[128];
+    snprintf(want, sizeof want, "%s=%s", pn, pd);
+    bg_check_true(strstr(got.properties, want) != NULL, "describe of \"%s\" holds %s (\"%s\")", name, want,
+                  got.properties);
+    d.properties = want;
+    bg_sim *t = NULL;
+    bg_check_true(bg_sim_create(&d, &t, err, sizeof err) == BG_OK, "\"%s\" accepts %s (%s)", name, want, err);
+    bg_sim_destroy(t);
+    snprintf(want, sizeof want, "%s=not-a-value", pn);
+    d.properties = want;
+    s = bg_sim_create(&d, &t, err, sizeof err);
+    bg_check_true(s == BG_ERR_RANGE && strstr(err, pn) && strstr(err, name) && strstr(err, pv),
+                  "\"%s\" refuses %s naming the property, the backend and the values (\"%s\")", name, want, err);
+  }
+  bg_check_true(np > 0 || (got.properties && got.properties[0] == 0), "describe of \"%s\" without properties is \"\"",
+                name);
+  bg_sim_destroy(sim);
+}
+
 static void test_backends(void) {
   char why[256];
-  bg_check_true(bg_backend_available("cpu", why, sizeof why) == 1, "bg_backend_available(\"cpu\") is 1");
+  int n = bg_backend_count();
+  bg_check_true(n >= 1 && bg_backend_name(n) == NULL && bg_backend_name(-1) == NULL,
+                "bg_backend_count() = %d names, NULL past them", n);
   bg_check_true(bg_backend_available("auto", why, sizeof why) == 1, "bg_backend_available(\"auto\") is 1");
   bg_check_true(bg_backend_available(NULL, NULL, 0) == 1, "bg_backend_available(NULL) means auto: 1");
-  why[0] = 0;
-  bg_check_true(bg_backend_available("banana", why, sizeof why) == 0 && why[0],
-                "bg_backend_available(\"banana\") is 0 with a reason (\"%s\")", why);
-  why[0] = 0;
-  if (!bg_backend_available("cuda", why, sizeof why)) {
-    bg_check_true(why[0] != 0, "cuda unavailable, with a reason (\"%s\")", why);
+  for (int i = 0; i < n; ++i) {
+    const char *name = bg_backend_name(i);
+    bg_check_true(name && name[0], "bg_backend_name(%d) is a name", i);
+    if (!name) continue;
+    for (int j = 0; j < i; ++j) bg_check_true(strcmp(name, bg_backend_name(j)) != 0, "names %d and %d differ", i, j);
+    why[0] = 0;
+    if (bg_backend_available(name, why, sizeof why)) {
+      test_backend_properties(name);
+      continue;
+    }
+    bg_check_true(why[0] != 0, "\"%s\" unavailable, with a reason (\"%s\")", name, why);
     bg_sim_desc d = small_desc();
-    d.backend = "cuda";
+    d.backend = name;
     bg_sim *sim = NULL;
     char err[512] = "";
     bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
-    /* BG_ERR_BACKEND: this build has no CUDA; BG_ERR_DEVICE: it has, the machine has no device */
-    bg_check_true((s == BG_ERR_BACKEND || s == BG_ERR_DEVICE) && sim == NULL && strstr(err, "cuda"),
-                  "create on unavailable \"cuda\": %s, \"%s\"", bg_status_name(s), err);
+    bg_check_true(s == BG_ERR_DEVICE && sim == NULL && strstr(err, name), "create on unavailable \"%s\": %s, \"%s\"",
+                  name, bg_status_name(s), err);
+  }
+  /* the rows this build lacks (the list names what they require) */
+#define ROW_(ident, name, requires, autopick)                                                          \
+  if (bg_backend_property_count(name) < 0) {                                                           \
+    bg_sim_desc d = small_desc();                                                                      \
+    d.backend = name;                                                                                  \
+    bg_sim *sim = NULL;                                                                                \
+    char err[512] = "";                                                                                \
+    bg_status s = bg_sim_create(&d, &sim, err, sizeof err);                                            \
+    bg_check_true(s == BG_ERR_BACKEND && strstr(err, "this build has no " #requires),                  \
+                  "create on \"%s\", not in this build: %s, \"%s\"", name, bg_status_name(s), err);    \
+    bg_check_true(bg_backend_available(name, why, sizeof why) == 0 && strstr(why, #requires),          \
+                  "bg_backend_available(\"%s\") is 0: \"%s\"", name, why);                             \
+  }
+  BG_BACKEND_LIST(ROW_)
+#undef ROW_
+  why[0] = 0;
+  bg_check_true(bg_backend_available("banana", why, sizeof why) == 0 && why[0],
+                "bg_backend_available(\"banana\") is 0 with a reason (\"%s\")", why);
+  {
+    bg_sim_desc d = small_desc();
+    d.backend = "banana";
+    bg_sim *sim = NULL;
+    char err[512] = "";
+    bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
+    int all = s == BG_ERR_BACKEND;
+    for (int i = 0; i < n; ++i) all &= strstr(err, bg_backend_name(i)) != NULL;
+    bg_check_true(all, "an unknown backend is refused listing the compiled names (\"%s\")", err);
     d.backend = "auto";
     s = bg_sim_create(&d, &sim, err, sizeof err);
-    bg_check_true(s == BG_OK && sim && strcmp(bg_sim_backend(sim), "cpu") == 0,
-                  "\"auto\" without a device runs on cpu (got %s)", sim ? bg_sim_backend(sim) : "none");
+    int listed = 0;
+    for (int i = 0; sim && i < n; ++i) listed |= strcmp(bg_sim_backend(sim), bg_backend_name(i)) == 0;
+    bg_check_true(s == BG_OK && listed, "\"auto\" runs on a listed backend (got %s)", sim ? bg_sim_backend(sim) : "none");
     bg_sim_destroy(sim);
   }
+  bg_check_true(bg_backend_property_count("banana") == -1, "an unknown backend has no property count");
 }
 
 static void test_statuses(void) {
@@ -517,7 +598,7 @@ static void test_statuses(void) {
 }
 
 int main(int argc, char **argv) {
-  g_backend = argc > 1 ? argv[1] : "cpu";
+  g_backend = argc > 1 ? argv[1] : "auto";
   bg_sim_desc d = small_desc();
   bg_sim *sim = NULL;
   char err[512] = "";

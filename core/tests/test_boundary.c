@@ -11,7 +11,7 @@
  *   5. a NODES floor (phi = z - z0, normals from phi) settles a block at
  *      the same height as the equivalent HALFSPACE;
  *   6. an inverted CYLINDER (a silo wall) keeps dropped sand inside R.
- * argv[1] is the backend ("cpu", "cuda"); 77 when it is unavailable.
+ * argv[1] is the backend (a name of bg_backend_name); 77 when it is unavailable.
  * Every measured number is printed with its check. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -23,7 +23,7 @@
 #include "bagnold.h"
 #include "bg_check.h"
 
-static const char *g_backend = "cpu";
+static const char *g_backend = "auto";
 static const double G = 9.81;
 #define BG_PI 3.14159265358979323846
 

@@ -18,7 +18,7 @@
 #include "bagnold.h"
 #include "bg_check.h"
 
-static const char *g_backend = "cpu";
+static const char *g_backend = "auto";
 
 #define PI 3.14159265358979323846
 
@@ -408,7 +408,7 @@ static void test_column(void) {
 }
 
 int main(int argc, char **argv) {
-  g_backend = argc > 1 ? argv[1] : "cpu";
+  g_backend = argc > 1 ? argv[1] : "auto";
   bg_sim_desc d = bg_sim_desc_default();
   d.backend = g_backend;
   d.dims[0] = d.dims[1] = d.dims[2] = 8;

@@ -16,21 +16,22 @@
 
 #include "bagnold.h"
 #include "bg_check.h"
+#include "bg_test_backend.h"
 
 #define N_PARTICLES ((size_t)1 << 28)
 #define SIDE 512 /* particles per axis in x and y; N / SIDE^2 = 1024 layers in z */
 #define HOST_BYTES (N_PARTICLES * (3 + 1 + 9 + 3) * sizeof(bg_real))
 
 int main(int argc, char **argv) {
-  const char *backend = argc > 1 ? argv[1] : "cuda";
+  const char *backend = argc > 1 ? argv[1] : "auto";
   setvbuf(stdout, NULL, _IOLBF, 0);
   char why[256];
   if (!bg_backend_available(backend, why, sizeof why)) {
     printf("SKIP: backend \"%s\" unavailable: %s\n", backend, why);
     return BG_CHECK_SKIP;
   }
-  if (strcmp(backend, "cpu") == 0) {
-    printf("SKIP: 2^28 particles are a device test (hours on the cpu backend)\n");
+  if (bg_test_backend_on_host(backend)) {
+    printf("SKIP: 2^28 particles are a device test (hours on a host backend)\n");
     return BG_CHECK_SKIP;
   }
   double host = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);

@@ -243,15 +243,17 @@ static void check_ply(const char *path, const fields *f) {
   free(buf);
 }
 
+static const char *g_backend = "auto";
+
 static bg_sim *make_sim(void) {
   bg_sim_desc d = bg_sim_desc_default();
   d.dims[0] = d.dims[1] = d.dims[2] = 16;
   d.dx = 0.01f;
-  d.backend = "cpu";
+  d.backend = g_backend;
   bg_sim *sim = NULL;
   char err[256] = "";
   bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
-  bg_check_true(s == BG_OK && sim, "create a 16^3 cpu sim (%s: %s)", bg_status_name(s), err);
+  bg_check_true(s == BG_OK && sim, "create a 16^3 sim on %s (%s: %s)", g_backend, bg_status_name(s), err);
   return sim;
 }
 
@@ -271,9 +273,10 @@ static void load(bg_sim *sim, fields *f) {
 }
 
 int main(int argc, char **argv) {
-  const char *backend = argc > 1 ? argv[1] : "cpu";
-  if (strcmp(backend, "cpu") != 0) {
-    printf("test_io runs on the cpu backend only; \"%s\" skipped\n", backend);
+  g_backend = argc > 1 ? argv[1] : "auto";
+  char why[256];
+  if (!bg_backend_available(g_backend, why, sizeof why)) {
+    printf("SKIP: backend \"%s\" unavailable: %s\n", g_backend, why);
     return BG_CHECK_SKIP;
   }
   char dir[] = "/tmp/bagnold_test_io_XXXXXX";

@@ -1,19 +1,15 @@
-/* test_parity.c: the CUDA backend against the CPU reference (the oracle) on
- * seeded scenes, side by side in one process: a free-falling block, a
+/* test_parity.c: a backend against the plain serial cpu/ref (the oracle,
+ * ORACLE) on seeded scenes, side by side in one process: a free-falling block, a
  * column collapsing on a rough floor, and a small silo draining through an
  * orifice into a sink. After N steps the norm-relative differences of
  * positions (relative to the displacement) and velocities must lie within a
  * tolerance derived from float round-off (see tolerance()). The drifted-
- * particle fallback is run with a sort interval longer than the run, and the
- * tile variants (block 2, 4, 8; global atomics; the fixed-point tile;
- * fixed and rotated stencil order; the warp-summed redux tile; the cell
- * sort) each against the CPU.
- * The CPU side runs in reference mode (cpu_reference: the scalar update the
- * GPU runs). argv[1] is the device backend ("cuda"; exit 77 when it is
- * unavailable), or "cpu-lanes": the CPU's vector path against the reference.
- * argv[2], optional: one scene only (fall, column, column-mu-i, column-ngf,
- * silo). */
-#define _POSIX_C_SOURCE 200809L /* setenv */
+ * particle fallback is run with a sort interval longer than the run, and
+ * every other value of each of the backend's properties
+ * (bg_backend_property) against the oracle as well.
+ * argv[1] is the backend (a name of bg_backend_name other than the oracle;
+ * exit 77 when it is unavailable). argv[2], optional: one scene only (fall,
+ * column, column-mu-i, column-ngf, silo). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +19,9 @@
 #include "bagnold.h"
 #include "bg_check.h"
 
-static const char *g_backend = "cuda";
+/* the oracle: plain serial code on the core/physics point functions */
+#define ORACLE "cpu/ref"
+static const char *g_backend;
 
 /* ------------------------------------------------------------------ scenes */
 
@@ -190,15 +188,13 @@ typedef struct result {
 
 /* Runs a scene on a backend; order (NULL: identity) is the order particles
  * are added in, and the read-back is put back into scene order. */
-static result run(const scene *sc, const char *backend, int sort_interval, const size_t *order) {
+static result run(const scene *sc, const char *backend, int sort_interval, const char *properties,
+                  const size_t *order) {
   result r;
   memset(&r, 0, sizeof r);
   bg_sim_desc d = sc->d;
-  /* "cpu" is the oracle: the scalar constitutive update the CUDA backend
-   * runs too (cpu_reference); "cpu-lanes" is the CPU's default vector path,
-   * held to the same tolerance against it */
-  d.backend = strcmp(backend, "cpu-lanes") == 0 ? "cpu" : backend;
-  d.cpu_reference = strcmp(backend, "cpu") == 0;
+  d.backend = backend;
+  d.properties = properties;
   d.sort_interval = sort_interval;
   bg_sim *sim = NULL;
   char err[512];
@@ -323,9 +319,8 @@ static diff compare(const scene *sc, const result *a, const result *b) {
  * branches, contact with walls decides on signs), by an amount that depends
  * on the scene and is not known a priori. It is measured instead: the CPU is
  * run a second time with the particles added in a shuffled order, which
- * permutes every node's summation order and nothing else (the CPU sorts
- * stably by block, so within a block the insertion order is the summation
- * order). That CPU-vs-CPU difference d_perm is the scene's own response to a
+ * permutes every node's summation order and nothing else (the oracle sums
+ * in insertion order). That CPU-vs-CPU difference d_perm is the scene's own response to a
  * round-off perturbation of the same kind as the GPU's. The GPU brings about
  * four such independent sources (order, FMA, libm, scalar vs batch update),
  * so its difference may be up to 4 d_perm.
@@ -401,34 +396,16 @@ static size_t *shuffled(size_t n, uint64_t seed) {
   return o;
 }
 
+/* A run of the backend under test: its sort interval and properties. */
 typedef struct variant {
-  const char *label;
-  const char *block;  /* BAGNOLD_CUDA_BLOCK, NULL: default */
-  const char *mode;   /* BAGNOLD_CUDA_P2G, NULL: default */
+  char label[96];
   int sort_interval;
-  const char *order; /* BAGNOLD_CUDA_P2G_ORDER, NULL: default */
-  const char *g2p_minb; /* BAGNOLD_CUDA_G2P_MINBLOCKS, NULL: default */
-  const char *sort;     /* BAGNOLD_CUDA_SORT, NULL: the scatter's default */
+  char properties[64]; /* "" : the defaults */
 } variant;
 
 static void check_variant(const scene *sc, const result *cpu, double tol, size_t flip_allow, const variant *va,
                           int want_drift) {
-  if (va->block) setenv("BAGNOLD_CUDA_BLOCK", va->block, 1);
-  else unsetenv("BAGNOLD_CUDA_BLOCK");
-  if (va->mode) setenv("BAGNOLD_CUDA_P2G", va->mode, 1);
-  else unsetenv("BAGNOLD_CUDA_P2G");
-  if (va->order) setenv("BAGNOLD_CUDA_P2G_ORDER", va->order, 1);
-  else unsetenv("BAGNOLD_CUDA_P2G_ORDER");
-  if (va->g2p_minb) setenv("BAGNOLD_CUDA_G2P_MINBLOCKS", va->g2p_minb, 1);
-  else unsetenv("BAGNOLD_CUDA_G2P_MINBLOCKS");
-  if (va->sort) setenv("BAGNOLD_CUDA_SORT", va->sort, 1);
-  else unsetenv("BAGNOLD_CUDA_SORT");
-  result g = run(sc, g_backend, va->sort_interval, NULL);
-  unsetenv("BAGNOLD_CUDA_BLOCK");
-  unsetenv("BAGNOLD_CUDA_P2G");
-  unsetenv("BAGNOLD_CUDA_P2G_ORDER");
-  unsetenv("BAGNOLD_CUDA_G2P_MINBLOCKS");
-  unsetenv("BAGNOLD_CUDA_SORT");
+  result g = run(sc, g_backend, va->sort_interval, va->properties, NULL);
   if (!bg_check_true(g.ok, "%s, %s: %d steps on %s", sc->name, va->label, sc->steps, g_backend)) {
     result_free(&g);
     return;
@@ -440,9 +417,9 @@ static void check_variant(const scene *sc, const result *cpu, double tol, size_t
   printf("  %s, %s: worst particle %zu off by %.3g dx; %zu parking flips (first: %zu)\n", sc->name, va->label,
          e.worst_at, e.worst, e.flips, e.flips ? e.flip_at : 0);
   bg_check_le((double)e.flips, (double)flip_allow,
-              "%s, %s: parking flips vs cpu within 4 x the cpu references' + 4", sc->name, va->label);
-  bg_check_le(e.ex, tol, "%s, %s: positions vs cpu, |dx| / |displacement|", sc->name, va->label);
-  bg_check_le(e.ev, tol, "%s, %s: velocities vs cpu, |dv| / |v|", sc->name, va->label);
+              "%s, %s: parking flips vs " ORACLE " within 4 x the oracle's own + 4", sc->name, va->label);
+  bg_check_le(e.ex, tol, "%s, %s: positions vs " ORACLE ", |dx| / |displacement|", sc->name, va->label);
+  bg_check_le(e.ev, tol, "%s, %s: velocities vs " ORACLE ", |dv| / |v|", sc->name, va->label);
   /* dt = cfl dx / (c_p + |v|max): a relative speed error e moves dt by less than e */
   bg_check_rel(g.st.time, cpu->st.time, tol, "%s, %s: simulated time after %d adaptive steps", sc->name,
                va->label, sc->steps);
@@ -458,9 +435,9 @@ static void check_variant(const scene *sc, const result *cpu, double tol, size_t
 
 static void parity(scene *sc, const variant *vars, size_t n_vars, int drift_variant) {
   printf("\n== %s: %zu particles, %d steps\n", sc->name, sc->n, sc->steps);
-  result cpu = run(sc, "cpu", 32, NULL);
+  result cpu = run(sc, ORACLE, 32, NULL, NULL);
   size_t *order = shuffled(sc->n, 0xC0FFEEull);
-  result perm = run(sc, "cpu", 32, order);
+  result perm = run(sc, ORACLE, 32, NULL, order);
   free(order);
   if (!bg_check_true(cpu.ok && perm.ok, "%s: cpu reference runs", sc->name)) goto done;
   diff dp = compare(sc, &perm, &cpu);
@@ -472,21 +449,21 @@ static void parity(scene *sc, const variant *vars, size_t n_vars, int drift_vari
     nudged.x = malloc(3 * sc->n * sizeof *nudged.x);
     if (!nudged.x) abort();
     nudge_ulp(sc, nudged.x, 0xBADC0DEull);
-    result u = run(&nudged, "cpu", 32, NULL);
+    result u = run(&nudged, ORACLE, 32, NULL, NULL);
     free(nudged.x);
     if (bg_check_true(u.ok, "%s: cpu run from ulp-nudged positions", sc->name)) {
       diff du = compare(sc, &u, &cpu);
       d_ulp = du.ex > du.ev ? du.ex : du.ev;
-      printf("  %s: cpu vs cpu (positions nudged 1 ulp): positions %.3g, velocities %.3g (worst particle %.3g dx, "
+      printf("  %s: " ORACLE " vs itself (positions nudged 1 ulp): positions %.3g, velocities %.3g (worst particle %.3g dx, "
              "%zu parking flips)\n", sc->name, du.ex, du.ev, du.worst, du.flips);
       flips_ref = du.flips > flips_ref ? du.flips : flips_ref;
     }
     result_free(&u);
   }
   double tol = tolerance(sc, d_perm, d_ulp);
-  printf("  %s: cpu vs cpu (shuffled order): positions %.3g, velocities %.3g (worst particle %.3g dx, "
+  printf("  %s: " ORACLE " vs itself (shuffled order): positions %.3g, velocities %.3g (worst particle %.3g dx, "
          "%zu parking flips) -> tolerance %.3g\n", sc->name, dp.ex, dp.ev, dp.worst, dp.flips, tol);
-  printf("  %s: parked on cpu %zu (sink %zu, out %zu), shuffled %zu\n", sc->name, cpu.st.n_parked,
+  printf("  %s: parked on " ORACLE " %zu (sink %zu, out %zu), shuffled %zu\n", sc->name, cpu.st.n_parked,
          cpu.st.n_parked_sink, cpu.st.n_parked_out, perm.st.n_parked);
   if (sc->d.n_sinks) bg_check_true(cpu.st.n_parked_sink > 0, "%s: the scene parks particles in its sink", sc->name);
   for (size_t k = 0; k < n_vars; ++k)
@@ -495,17 +472,17 @@ static void parity(scene *sc, const variant *vars, size_t n_vars, int drift_vari
     /* parking counts: a particle within round-off of a sink face may park
      * a step earlier or later; the shuffled CPU run shows how many do */
     variant v0 = vars[0];
-    result g = run(sc, g_backend, v0.sort_interval, NULL);
+    result g = run(sc, g_backend, v0.sort_interval, v0.properties, NULL);
     if (g.ok) {
       double dperm = fabs((double)perm.st.n_parked - (double)cpu.st.n_parked);
       double dgpu = fabs((double)g.st.n_parked - (double)cpu.st.n_parked);
       printf("  %s: parked on %s %zu (sink %zu, out %zu)\n", sc->name, g_backend, g.st.n_parked,
              g.st.n_parked_sink, g.st.n_parked_out);
-      bg_check_le(dgpu, 4 * dperm + 4, "%s: parked count vs cpu within 4 x shuffled-cpu difference + 4",
+      bg_check_le(dgpu, 4 * dperm + 4, "%s: parked count vs " ORACLE " within 4 x shuffled-cpu difference + 4",
                   sc->name);
       if (cpu.st.parked_mass > 0)
         bg_check_rel(g.st.parked_mass, cpu.st.parked_mass, (4 * dperm + 4) / (double)cpu.st.n_parked,
-                     "%s: parked mass vs cpu", sc->name);
+                     "%s: parked mass vs " ORACLE, sc->name);
     }
     result_free(&g);
   }
@@ -514,77 +491,63 @@ done:
   result_free(&perm);
 }
 
+/* The variants of a scene: the default, the scene's sort intervals, and,
+ * when props, every non-default value of each property of the backend. */
+static size_t variants(variant *out, size_t cap, const int *intervals, const char *const *labels, int props) {
+  size_t n = 0;
+  for (; labels[n] && n < cap; ++n) {
+    snprintf(out[n].label, sizeof out[n].label, "%s", labels[n]);
+    out[n].sort_interval = intervals[n];
+    out[n].properties[0] = 0;
+  }
+  for (int i = 0; props && i < bg_backend_property_count(g_backend); ++i) {
+    const char *name, *values, *def;
+    if (bg_backend_property(g_backend, i, &name, &values, &def, NULL) != BG_OK) continue;
+    for (const char *v = values; *v && n < cap;) {
+      size_t len = strcspn(v, "|");
+      if (strlen(def) != len || strncmp(v, def, len) != 0) {
+        snprintf(out[n].properties, sizeof out[n].properties, "%s=%.*s", name, (int)len, v);
+        snprintf(out[n].label, sizeof out[n].label, "%s", out[n].properties);
+        out[n++].sort_interval = 32;
+      }
+      v += len + (v[len] == '|');
+    }
+  }
+  return n;
+}
+
 int main(int argc, char **argv) {
-  g_backend = argc > 1 ? argv[1] : "cuda";
+  g_backend = argc > 1 ? argv[1] : "auto";
   setvbuf(stdout, NULL, _IOLBF, 0);
   char why[256];
-  if (strcmp(g_backend, "cpu") == 0) {
-    printf("SKIP: parity compares a device backend with cpu; \"cpu\" against itself says nothing\n");
+  if (strcmp(g_backend, ORACLE) == 0) {
+    printf("SKIP: parity compares a backend with the oracle " ORACLE "; against itself says nothing\n");
     return BG_CHECK_SKIP;
   }
-  const int lanes = strcmp(g_backend, "cpu-lanes") == 0;
-  if (!lanes && !bg_backend_available(g_backend, why, sizeof why)) {
+  if (!bg_backend_available(g_backend, why, sizeof why)) {
     printf("SKIP: backend \"%s\" unavailable: %s\n", g_backend, why);
     return BG_CHECK_SKIP;
   }
   const int never = 1 << 30; /* longer than any run: sorted once, at step 0 */
-  const variant fall_vars[] = {
-      {"default (block 4, fixed-point tile, column order, sort every 32, G2P at 4 blocks per SM)", NULL, NULL, 32, NULL, NULL, NULL},
-      {"no re-sort (drifted fallback)", NULL, NULL, never, NULL, NULL, NULL},
-      {"sort every step", NULL, NULL, 1, NULL, NULL, NULL},
-      {"block 2 (tile 4^3)", "2", NULL, 32, NULL, NULL, NULL},
-      {"block 8 (tile 10^3)", "8", NULL, 32, NULL, NULL, NULL},
-      {"global atomics only", NULL, "global", 32, NULL, NULL, NULL},
-      {"float tile, fixed stencil order", NULL, "tiled", 32, "fixed", NULL, NULL},
-      {"global, fixed stencil order", NULL, "global", 32, "fixed", NULL, NULL},
-      {"float tile, rotated order", NULL, "tiled", 32, "rotated", NULL, NULL},
-      {"float tile, column order", NULL, "tiled", 32, "columns", NULL, NULL},
-      {"fixed-point tile, rotated order", NULL, "fixed", 32, "rotated", NULL, NULL},
-      {"fixed-point tile, fixed order", NULL, "fixed", 32, "fixed", NULL, NULL},
-      {"G2P unbounded (168 registers)", NULL, NULL, 32, NULL, "0", NULL},
-      {"G2P bounded to 5 blocks per SM", NULL, NULL, 32, NULL, "5", NULL},
-      {"redux: warp sums of same-cell lanes (cell sort)", NULL, "redux", 32, NULL, NULL, NULL},
-      {"redux, sort every step", NULL, "redux", 1, NULL, NULL, NULL},
-      {"redux, block 2 (tile 4^3)", "2", "redux", 32, NULL, NULL, NULL},
-      {"redux, block 8 (tile 10^3)", "8", "redux", 32, NULL, NULL, NULL},
-      {"redux on the block sort", NULL, "redux", 32, NULL, NULL, "block"},
-      {"fixed-point tile on the cell sort", NULL, NULL, 32, NULL, NULL, "cell"},
-  };
-  /* the experiments' paper runs use the global scatter: it is held to the
-   * same tolerance on the column and the silo as the default */
-  const variant col_vars[] = {
-      {"default (block 4, fixed-point tile, column order, sort every 32, G2P at 4 blocks per SM)", NULL, NULL, 32, NULL, NULL, NULL},
-      {"no re-sort (drifted fallback)", NULL, NULL, never, NULL, NULL, NULL},
-      {"block 8 (tile 10^3)", "8", NULL, 32, NULL, NULL, NULL},
-      {"global atomics only", NULL, "global", 32, NULL, NULL, NULL},
-      {"float tile, fixed stencil order", NULL, "tiled", 32, "fixed", NULL, NULL},
-      {"float tile, rotated order", NULL, "tiled", 32, "rotated", NULL, NULL},
-      {"G2P unbounded (168 registers)", NULL, NULL, 32, NULL, "0", NULL},
-      {"G2P bounded to 5 blocks per SM", NULL, NULL, 32, NULL, "5", NULL},
-      {"redux: warp sums of same-cell lanes (cell sort)", NULL, "redux", 32, NULL, NULL, NULL},
-      {"redux, no re-sort (drifted fallback)", NULL, "redux", never, NULL, NULL, NULL},
-      {"fixed-point tile on the cell sort", NULL, NULL, 32, NULL, NULL, "cell"},
-  };
-  const variant silo_vars[] = {
-      {"default (block 4, fixed-point tile, column order, sort every 32, G2P at 4 blocks per SM)", NULL, NULL, 32, NULL, NULL, NULL},
-      {"sort every 8", NULL, NULL, 8, NULL, NULL, NULL},
-      {"global atomics only", NULL, "global", 32, NULL, NULL, NULL},
-      {"float tile, rotated order", NULL, "tiled", 32, "rotated", NULL, NULL},
-      {"G2P bounded to 5 blocks per SM", NULL, NULL, 32, NULL, "5", NULL},
-      {"redux: warp sums of same-cell lanes (cell sort)", NULL, "redux", 32, NULL, NULL, NULL},
-      {"fixed-point tile on the cell sort", NULL, NULL, 32, NULL, NULL, "cell"},
-  };
+  const int fall_int[] = {32, never, 1}, col_int[] = {32, never}, silo_int[] = {32, 8};
+  const char *const fall_lab[] = {"default (sort every 32)", "no re-sort (drifted fallback)", "sort every step", NULL};
+  const char *const col_lab[] = {"default (sort every 32)", "no re-sort (drifted fallback)", NULL};
+  const char *const silo_lab[] = {"default (sort every 32)", "sort every 8", NULL};
+  variant vars[16];
+  size_t nv;
   /* argv[2], optional: only that scene (fall, column, column-MODEL, silo) */
   const char *only = argc > 2 ? argv[2] : NULL;
   scene sc;
   if (!only || strcmp(only, "fall") == 0) {
     scene_fall(&sc);
-    parity(&sc, fall_vars, lanes ? 1 : sizeof fall_vars / sizeof fall_vars[0], lanes ? -1 : 1);
+    nv = variants(vars, 16, fall_int, fall_lab, 1);
+    parity(&sc, vars, nv, 1);
     scene_free(&sc);
   }
   if (!only || strcmp(only, "column") == 0) {
     scene_column(&sc);
-    parity(&sc, col_vars, lanes ? 1 : sizeof col_vars / sizeof col_vars[0], -1);
+    nv = variants(vars, 16, col_int, col_lab, 1);
+    parity(&sc, vars, nv, -1);
     scene_free(&sc);
   }
   /* the same column in each other registered model: mu(I), and nonlocal
@@ -600,12 +563,14 @@ int main(int argc, char **argv) {
     char title[96];
     snprintf(title, sizeof title, "column collapse, %s", bg_material_model_name((bg_material_model)mdl));
     sc.name = title;
-    parity(&sc, col_vars, lanes ? 1 : 2, -1);
+    nv = variants(vars, 16, col_int, col_lab, 0);
+    parity(&sc, vars, nv, -1);
     scene_free(&sc);
   }
   if (!only || strcmp(only, "silo") == 0) {
     scene_silo(&sc);
-    parity(&sc, silo_vars, lanes ? 1 : sizeof silo_vars / sizeof silo_vars[0], -1);
+    nv = variants(vars, 16, silo_int, silo_lab, 1);
+    parity(&sc, vars, nv, -1);
     scene_free(&sc);
   }
   return bg_check_summary();

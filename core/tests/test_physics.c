@@ -11,6 +11,7 @@
 #include "bg_boundary.h"
 #include "bg_bspline.h"
 #include "bg_check.h"
+#include "bg_test_backend.h"
 #include "bg_materials.h"
 #include "bg_transfer.h"
 
@@ -848,8 +849,8 @@ static void test_ngf(void) {
 }
 
 int main(int argc, char **argv) {
-  const char *backend = argc > 1 ? argv[1] : "cpu";
-  if (strcmp(backend, "cpu") != 0) {
+  const char *backend = argc > 1 ? argv[1] : NULL;
+  if (backend && !bg_test_backend_on_host(backend)) {
     printf("test_physics checks host headers only; backend \"%s\" skipped\n", backend);
     return BG_CHECK_SKIP;
   }

@@ -12,7 +12,7 @@
 #include "bg_check.h"
 #include "bg_materials.h"
 
-static const char *backend = "cpu";
+static const char *backend = "auto";
 
 #define DX 0.01f
 #define NXY 12 /* nodes across: 8 free cells between the two face layers each side */

@@ -198,7 +198,7 @@ static void check_errors(const char *out, const char *backend) {
 }
 
 int main(int argc, char **argv) {
-  const char *backend = argc > 1 ? argv[1] : "cpu";
+  const char *backend = argc > 1 ? argv[1] : "auto";
   if (argc < 3) {
     printf("usage: test_vtu BACKEND OUTDIR\n");
     return 2;

@@ -14,7 +14,7 @@
  *      cells beyond the edge (1.6 below the plane);
  *   3. the same in cells at half the dx;
  *   4. bg_wall_edge_offset's values.
- * argv[1] is the backend ("cpu", "cuda"); 77 when it is unavailable. */
+ * argv[1] is the backend (a name of bg_backend_name); 77 when it is unavailable. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +25,7 @@
 #include "bagnold.h"
 #include "bg_check.h"
 
-static const char *g_backend = "cpu";
+static const char *g_backend = "auto";
 static const double G = 9.81, RHO = 2000.0, EPS_W = 0.04;
 
 static double now_s(void) {

@@ -38,7 +38,7 @@ from .scene import (
     sink,
     wall_edge_offset,
 )
-from .sim import Sim, Stats, backend_available, backend_status
+from .sim import Sim, Stats, backend_available, backend_properties, backend_status, backends
 
 __version__ = "0.1.0"  # bagnold.h's BG_VERSION_STRING (a test holds them equal)
 
@@ -46,5 +46,6 @@ __all__ = [
     "BagnoldError", "Sim", "Stats", "Material", "material", "sand", "mui", "ngf", "Collider",
     "halfspace", "box", "cylinder", "sdf", "Sink", "sink", "FACES", "wall_edge_offset",
     "PvdSeries", "pvd", "TsvSeries", "SimSeries", "backend_available", "backend_status",
+    "backends", "backend_properties",
     "library_path", "__version__",
 ]

@@ -202,7 +202,7 @@ class SimDesc(Structure):
         ("fixed_dt", bg_real),
         ("force_dt", c_int),
         ("sort_interval", c_int),
-        ("cpu_reference", c_int),
+        ("properties", c_char_p),
         ("damping", bg_real),
     ]
 
@@ -278,7 +278,12 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_sim_create": (bg_status, [POINTER(SimDesc), POINTER(_P), c_char_p, c_size_t]),
     "bg_sim_destroy": (None, [_P]),
     "bg_sim_last_error": (c_char_p, [_P]),
+    "bg_backend_count": (c_int, []),
+    "bg_backend_name": (c_char_p, [c_int]),
     "bg_backend_available": (c_int, [c_char_p, c_char_p, c_size_t]),
+    "bg_backend_property_count": (c_int, [c_char_p]),
+    "bg_backend_property": (bg_status, [c_char_p, c_int, POINTER(c_char_p), POINTER(c_char_p),
+                                        POINTER(c_char_p), POINTER(c_char_p)]),
     "bg_sim_backend": (c_char_p, [_P]),
     "bg_sim_describe": (bg_status, [_P, POINTER(SimDesc)]),
     "bg_sim_add_particles": (bg_status, [_P, c_size_t, _F, _F, bg_real]),

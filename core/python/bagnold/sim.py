@@ -10,7 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 from dataclasses import dataclass, fields
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -73,8 +73,30 @@ def backend_status(name: str) -> Tuple[bool, str]:
 
 
 def backend_available(name: str) -> bool:
-    """True when the backend ("cpu", "cuda", "auto") can run here."""
+    """True when the backend (a name of :func:`backends`, or "auto") can run here."""
     return backend_status(name)[0]
+
+
+def backends() -> List[str]:
+    """The backends compiled into the library (bg_backend_count,
+    bg_backend_name), in the order "auto" prefers them."""
+    return [_n.C.bg_backend_name(i).decode() for i in range(_n.C.bg_backend_count())]
+
+
+def backend_properties(name: str) -> List[Dict[str, Any]]:
+    """The named tuning properties of a backend (bg_backend_property): one
+    dict per property with its name, accepted values, default and doc."""
+    count = _n.C.bg_backend_property_count(name.encode())
+    if count < 0:
+        raise ValueError(f"backend {name!r} is not in this build (backends(): {backends()})")
+    out = []
+    for i in range(count):
+        f = [ctypes.c_char_p() for _ in range(4)]
+        check(_n.C.bg_backend_property(name.encode(), i, *[ctypes.byref(x) for x in f]), "",
+              "bg_backend_property")
+        name_, values, default, doc = (x.value.decode() for x in f)
+        out.append({"name": name_, "values": values.split("|"), "default": default, "doc": doc})
+    return out
 
 
 class Sim:
@@ -92,9 +114,12 @@ class Sim:
             {"-x": ..., "+z": "open", "floor": 0.5, "all": "stick"}; a spec
             is a Coulomb coefficient, "slip", "stick" or "open".
         gravity: m/s^2 (default (0, 0, -9.81)).
-        backend: "cpu", "cuda" or "auto".
+        backend: a name of :func:`backends`, or "auto".
+        properties: the backend's tuning (:func:`backend_properties`), a
+            mapping {name: value} or a "name=value,..." string; None keeps
+            every default.
         threads: CPU threads, 0 for the OpenMP default.
-        cfl, fixed_dt, force_dt, sort_interval, cpu_reference, damping: the
+        cfl, fixed_dt, force_dt, sort_interval, damping: the
             bg_sim_desc fields of the same names; None keeps the library's
             default (bg_sim_desc_default).
 
@@ -110,7 +135,7 @@ class Sim:
                  walls: Any = None, gravity: Optional[Sequence[float]] = None, backend: str = "auto",
                  threads: int = 0, cfl: Optional[float] = None, fixed_dt: Optional[float] = None,
                  force_dt: bool = False, sort_interval: Optional[int] = None,
-                 cpu_reference: bool = False, damping: float = 0.0) -> None:
+                 properties: Union[None, str, Mapping[str, Any]] = None, damping: float = 0.0) -> None:
         self._h = _n.c_void_p()
         d = _n.C.bg_sim_desc_default()
         dims = tuple(int(g) for g in grid) if np.ndim(grid) == 1 else ()
@@ -152,7 +177,10 @@ class Sim:
         d.force_dt = int(bool(force_dt))
         if sort_interval is not None:
             d.sort_interval = int(sort_interval)
-        d.cpu_reference = int(bool(cpu_reference))
+        if isinstance(properties, Mapping):
+            properties = ",".join(f"{k}={v}" for k, v in properties.items())
+        self._properties = None if properties is None else str(properties).encode()
+        d.properties = self._properties
         d.damping = _number(damping, "damping")
         err = _n.err_buffer()
         code = _n.C.bg_sim_create(ctypes.byref(d), ctypes.byref(self._h), err, len(err))
@@ -218,8 +246,16 @@ class Sim:
 
     @property
     def backend(self) -> str:
-        """The backend in use ("cpu", "cuda")."""
+        """The backend in use, its full name (one of :func:`backends`)."""
         return _n.C.bg_sim_backend(self._handle()).decode()
+
+    @property
+    def properties(self) -> Dict[str, str]:
+        """Every property of the backend in use with its resolved value (bg_sim_describe)."""
+        d = _n.SimDesc()
+        check(_n.C.bg_sim_describe(self._handle(), ctypes.byref(d)), "", "bg_sim_describe")
+        text = d.properties.decode() if d.properties else ""
+        return dict(item.split("=", 1) for item in text.split(",") if item)
 
     @property
     def grid(self) -> Optional[Tuple[int, ...]]:

@@ -103,7 +103,7 @@ int main(void) {
   FIELD(bg_sim_desc, fixed_dt);
   FIELD(bg_sim_desc, force_dt);
   FIELD(bg_sim_desc, sort_interval);
-  FIELD(bg_sim_desc, cpu_reference);
+  FIELD(bg_sim_desc, properties);
   FIELD(bg_sim_desc, damping);
   close_struct();
   OPEN(bg_stats);

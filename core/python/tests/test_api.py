@@ -222,13 +222,33 @@ def test_materials():
         sim.run(2)
 
 
-def test_backend_available():
-    assert bagnold.backend_available("cpu")
+def test_backends():
+    names = bagnold.backends()
+    assert names and len(set(names)) == len(names)
     assert bagnold.backend_available("auto")
-    ok, why = bagnold.backend_status("cuda")
-    assert ok or why
+    assert small_sim().backend in names
+    for name in names:
+        ok, why = bagnold.backend_status(name)
+        assert ok or why
+        if not ok:
+            continue
+        sim = small_sim(backend=name)
+        assert sim.backend == name
+        props = bagnold.backend_properties(name)
+        assert sim.properties == {p["name"]: p["default"] for p in props}
+        for p in props:
+            assert p["default"] in p["values"] and p["doc"]
+            for v in p["values"]:
+                assert small_sim(backend=name, properties={p["name"]: v}).properties[p["name"]] == v
     assert not bagnold.backend_available("opencl")
-    assert small_sim(backend="cpu").backend == "cpu"
+    with pytest.raises(ValueError):
+        bagnold.backend_properties("opencl")
+
+
+def test_unknown_property():
+    with pytest.raises(BagnoldError) as e:
+        small_sim(properties="no_such_knob=1")
+    assert e.value.status == "BG_ERR_RANGE" and "no_such_knob" in e.value.message
 
 
 def test_wall_edge_offset():

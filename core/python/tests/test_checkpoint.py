@@ -40,7 +40,7 @@ def test_load_continues_bit_identically(out_dir: Path):
     sim.save(path, user=b"accumulators")
     sim.run(40)
     ref, ref_stats = state(sim), sim.stats
-    loaded = Sim.load(path, backend="cpu", threads=THREADS)
+    loaded = Sim.load(path, backend=sim.backend, threads=THREADS)
     assert loaded.step_count == 40
     loaded.run(40)
     assert_same(ref, state(loaded))
@@ -89,14 +89,14 @@ def test_damaged_files_are_refused(out_dir: Path):
     cut = out_dir / "cut.bgck"
     cut.write_bytes(data[: len(data) // 2])
     with pytest.raises(BagnoldError) as e:
-        Sim.load(cut, backend="cpu")
+        Sim.load(cut)
     assert e.value.status == "BG_ERR_TRUNCATED" and "cut.bgck" in e.value.message
     flipped = bytearray(data)
     flipped[len(data) // 2] ^= 0x40
     bad = out_dir / "bad.bgck"
     bad.write_bytes(bytes(flipped))
     with pytest.raises(BagnoldError) as e:
-        Sim.load(bad, backend="cpu")
+        Sim.load(bad)
     assert e.value.status == "BG_ERR_CORRUPT" and "bad.bgck" in e.value.message
     with pytest.raises(BagnoldError) as e:
         Sim.load(out_dir / "missing.bgck")
@@ -110,7 +110,7 @@ def test_loaded_sim_knows_its_descriptor(out_dir: Path):
     sim = scene()
     path = out_dir / "g.bgck"
     sim.save(path)
-    loaded = Sim.load(path, backend="cpu", threads=THREADS)
+    loaded = Sim.load(path, backend=sim.backend, threads=THREADS)
     assert loaded.grid_mass().shape == sim.grid_mass().shape
     assert loaded.wall_names == sim.wall_names
     assert len(loaded) == len(sim)

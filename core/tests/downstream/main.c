@@ -11,7 +11,7 @@ int main(void) {
   bg_sim_desc d = bg_sim_desc_default();
   d.dims[0] = d.dims[1] = d.dims[2] = 24;
   d.dx = 0.01f;
-  d.backend = "cpu";
+  d.backend = "auto";
   bg_sim *sim;
   char err[256];
   if (bg_sim_create(&d, &sim, err, sizeof err) != BG_OK) {
