@@ -58,6 +58,16 @@ typedef struct bg_raw {
   uint32_t *runkey;
 } bg_raw;
 
+/* A named tuning property of a backend. */
+typedef struct bg_property_def {
+  const char *name;   /* e.g. "g2p_minblocks" */
+  const char *values; /* the accepted values, '|'-separated, e.g. "0|4" */
+  const char *def;    /* the default, one of values */
+  const char *doc;    /* one line: what it changes */
+} bg_property_def;
+#define BG_MAX_PROPERTIES 8
+#define BG_PROPERTY_LEN 32
+
 typedef struct bg_config {
   int64_t dims[3];
   int64_t n_nodes;
@@ -74,7 +84,14 @@ typedef struct bg_config {
   int threads;
   int sort_interval;
   bg_real damping; /* 1/s (bg_sim_desc.damping) */
+  int variant;                          /* the ops table's variant */
+  int n_props;
+  const bg_property_def *prop_defs;     /* the chosen backend's table */
+  char prop[BG_MAX_PROPERTIES][BG_PROPERTY_LEN]; /* resolved values, prop_defs order */
 } bg_config;
+
+/* The resolved value of the backend property name (NULL for a name the backend does not define). */
+const char *bg_config_property(const bg_config *c, const char *name);
 
 /* Counters a backend keeps about its particles. */
 typedef struct bg_backend_stats {
@@ -109,7 +126,10 @@ typedef enum bg_stage { BG_STAGE_SORT = 0, BG_STAGE_P2G, BG_STAGE_GRID, BG_STAGE
  * required unless marked optional. The configuration pointer outlives the
  * backend state. */
 typedef struct bg_backend_ops {
-  const char *name;
+  const char *name;                  /* its row in bg_backend_list.h */
+  int variant;                       /* passed to create as cfg->variant */
+  const bg_property_def *properties; /* NULL when none */
+  int n_properties;
   /* 1 when usable on this machine (a CUDA build without a device says 0);
    * why says why not. */
   int (*available)(char *why, size_t why_len);

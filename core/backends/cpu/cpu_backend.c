@@ -914,8 +914,25 @@ static bg_status cpu_wall_forces(void *state, double *out) {
 }
 
 const bg_backend_ops bg_backend_cpu = {
-    "cpu",     cpu_available, cpu_create,      cpu_destroy, cpu_add,  cpu_set_boundary, cpu_sort,
-    cpu_p2g,   cpu_grid_update, cpu_g2p,       cpu_get,     cpu_stats, cpu_grid,        cpu_count,
-    NULL, /* stage_times: the front end's wall clock is exact for a synchronous backend */
-    cpu_export, cpu_import, cpu_wall_forces,
+    .name = "cpu",
+    .variant = 0,
+    .properties = NULL,
+    .n_properties = 0,
+    .available = cpu_available,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .add = cpu_add,
+    .set_boundary = cpu_set_boundary,
+    .sort = cpu_sort,
+    .p2g = cpu_p2g,
+    .grid_update = cpu_grid_update,
+    .g2p = cpu_g2p,
+    .get = cpu_get,
+    .stats = cpu_stats,
+    .grid = cpu_grid,
+    .count = cpu_count,
+    .stage_times = NULL, /* the front end's wall clock is exact for a synchronous backend */
+    .export_raw = cpu_export,
+    .import_raw = cpu_import,
+    .wall_forces = cpu_wall_forces,
 };
