@@ -218,22 +218,6 @@ const char *bg_sim_last_error(const bg_sim *sim);
  * (BG_ERR_BACKEND when the build has no CUDA at all); "auto" falls back to
  * "cpu". Tests skip (exit 77) on 0. */
 int bg_backend_available(const char *name, char *why, size_t why_len);
-/* The CUDA backend's scatter when the environment does not choose one:
- * BAGNOLD_CUDA_P2G = fixed (a shared tile of int32 fixed-point words, whose
- * sums are exact), tiled (a shared float tile), global (float atomics to
- * the grid) or redux (the fixed-point tile, fed by warp-level sums over the
- * lanes whose particles share a cell), and BAGNOLD_CUDA_P2G_ORDER =
- * columns, rotated or fixed, the order in which a lane visits its
- * particle's 27 nodes. The defaults are the fastest measured on an H200
- * among the variants the parity test has checked on every scene
- * (reports/results/h200/p2g-fixed, p2g-redux). */
-#define BG_CUDA_DEFAULT_P2G "fixed"
-#define BG_CUDA_DEFAULT_ORDER "columns"
-/* ... and BAGNOLD_CUDA_G2P_MINBLOCKS = 0, 4 or 5: the G2P kernel compiled
- * for at least that many resident blocks of 128 threads per SM (0: no
- * bound, the compiler's choice of registers). 4 was the fastest measured
- * (reports/results/h200/g2p-bound). */
-#define BG_CUDA_DEFAULT_G2P_MINBLOCKS 4
 /* Name of the backend in use ("cpu", "cuda"). */
 const char *bg_sim_backend(const bg_sim *sim);
 /* The descriptor the simulation was created from, with the current gravity

@@ -31,7 +31,9 @@
  * 4^3 block at 8 ppc holds ~512 particles, 16 per lane). */
 #define BG_CUDA_P2G_THREADS 32
 /* Lane L starts at column (L * this) mod 9 of its particle's stencil in the
- * column order (cuda_p2g.cu): coprime with 9, and 7 the best measured. */
+ * column order (cuda_p2g.cu): coprime with 9, so lanes 0-8 start on nine
+ * different columns, and not 1, which puts neighbouring lanes one column
+ * apart where their stencils overlap most. */
 #define BG_CUDA_P2G_ROT_MUL 7
 /* G2P is register-heavy (27-node gather, SVD, return map): unbounded,
  * ptxas gives it 168 registers on sm_90, 3 blocks of 128 threads per SM.
