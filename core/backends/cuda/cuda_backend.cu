@@ -8,6 +8,8 @@
  * cuda_grid.cu, cuda_g2p.cu and cuda_readback.cu (README.md). */
 #include "cuda_internal.cuh"
 
+/* New particles in slots off .. off + cnt from the staged upload: at rest
+ * unless v is given, F the identity, no stress, no plastic state. */
 __global__ void k_init(dparts P, int64_t off, int64_t cnt, const float *x, const float *v,
                        const float *vol, float rho0) {
   int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -102,8 +104,6 @@ static void cuda_destroy(void *state) {
   (void)cudaGetLastError();
   free(s);
 }
-
-/* Benchmark knob from the environment: an integer in [lo, hi], else def. */
 
 /* The properties of both resources, in the order bg_sim_describe lists them. */
 static const bg_property_def cuda_properties[] = {
