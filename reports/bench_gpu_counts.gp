@@ -6,7 +6,8 @@
 #   gnuplot -e "in='RUN_DIR'; out='PREFIX'" reports/bench_gpu_counts.gp
 #
 # Reads RUN_DIR/bench_gpu.tsv by column name: tag (count sweeps start with
-# "counts"), particles, p2g_mode, particle_steps_per_s, device, and scene
+# "counts"), particles, the variant (backend, or p2g_mode in a file from
+# before the named backends), particle_steps_per_s, device, and scene
 # (freefall or collapse; a file from before the scenes is all freefall):
 # one line per variant and scene, collapse dashed.
 
@@ -21,8 +22,10 @@ have_old = system(sprintf("test -s '%s' && test \"$(realpath '%s')\" != \"$(real
 awk_cols = "!/^#/ && !h { for (i = 1; i <= NF; ++i) c[$i] = i; h = 1; next } "
 dev = system(sprintf("awk -F'\t' '%s !/^#/ {print $c[\"device\"]; exit}' '%s'", awk_cols, f))
 
-# the variants this file's count sweeps carry (bench_gpu's p2g_mode column)
-modes = system(sprintf("awk -F'\t' '%s !/^#/ && $c[\"tag\"] ~ /^counts/ {print $c[\"p2g_mode\"]}' '%s' | sort -u | tr '\n' ' '", awk_cols, f))
+# the variants this file's count sweeps carry (bench_gpu's backend column;
+# p2g_mode in the files recorded before it)
+vcol = system(sprintf("awk -F'\t' '%s END {print (\"p2g_mode\" in c) ? \"p2g_mode\" : \"backend\"}' '%s'", awk_cols, f))
+modes = system(sprintf("awk -F'\t' '%s !/^#/ && $c[\"tag\"] ~ /^counts/ {print $c[\"%s\"]}' '%s' | sort -u | tr '\n' ' '", awk_cols, vcol, f))
 # the scenes the file has (no scene column: freefall only)
 has_scene = system(sprintf("awk -F'\t' '%s END {print (\"scene\" in c) ? 1 : 0}' '%s'", awk_cols, f)) + 0
 scenes = has_scene ? system(sprintf("awk -F'\t' '%s !/^#/ && $c[\"tag\"] ~ /^counts/ {print $c[\"scene\"]}' '%s' | sort -u | sort -r | tr '\n' ' '", awk_cols, f)) : "freefall"
@@ -32,9 +35,12 @@ label(m) = m eq "tiled" ? "tiled, fixed order (first version)" : \
            m eq "tiled-rotated-x7" ? "tiled, rotated, stride 7 (default)" : \
            m eq "tiled-rotated-default" ? "tiled, rotated, default stride" : \
            m eq "global-rotated-default" ? "global atomics, rotated, default stride" : \
-           m eq "fixed-columns-default" ? "fixed-point tile, column order (default)" : m
-is_counts(m) = strstrt(strcol("tag"), "counts") == 1 && strcol("p2g_mode") eq m
-y(m) = is_counts(m) ? column("particle_steps_per_s") / 1e6 : NaN
+           m eq "fixed-columns-default" ? "fixed-point tile, column order (default)" : \
+           m eq "cuda" ? "fixed-point tile (cuda)" : \
+           m eq "cuda/global" ? "global atomics (cuda/global)" : m
+is_counts(m) = strstrt(strcol("tag"), "counts") == 1 && strcol(vcol) eq m
+# the first version's file (../bench) names its variants in p2g_mode
+y(m) = strstrt(strcol("tag"), "counts") == 1 && strcol("p2g_mode") eq m ? column("particle_steps_per_s") / 1e6 : NaN
 marker(sc) = sc eq "collapse" ? 5 : 7
 dash(sc) = sc eq "collapse" ? 2 : 1
 ys(m, sc) = is_counts(m) && scene_of(0) eq sc ? column("particle_steps_per_s") / 1e6 : NaN

@@ -21,9 +21,15 @@
  * on its own), set against the device-to-device copy bandwidth measured in
  * the same run before and after the sweep.
  *
+ * The backend (--backend, a GPU resource of bg_backend_name) and its tuning
+ * (--property name=value, the descriptor's properties) are what the sims
+ * are created with; what the TSV records is what bg_sim_describe reports
+ * back: the backend's full name and every property with its value.
+ *
  * Output: a table on stdout, progress on stderr, with --out DIR the TSV
- * DIR/bench_gpu.tsv (one row per count and repetition, with commit and
- * device). Exit 77 when there is no CUDA device (or no CUDA backend). */
+ * DIR/bench_gpu.tsv (one row per count and repetition, with commit,
+ * device, backend and properties). Exit 77 when the backend cannot run
+ * here (no CUDA device, or not in this build). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -43,6 +49,7 @@
 #include "bg_version.h"
 
 #define MAX_COUNTS 32
+#define PROPS_LEN 512
 #define N_STAGES 4
 /* Device bytes per particle: 37 floats of state (BG_RAW_NF), a 64-bit id,
  * a park code, and the sort's key and permutation double buffers. */
@@ -85,6 +92,8 @@ typedef struct options {
   int ppc, steps, warmup, reps, sort_interval;
   const char *out;
   const char *tag;
+  const char *backend;     /* --backend: a name of bg_backend_name */
+  char props[PROPS_LEN];   /* --property, joined: "name=value,..." */
   int scenes[2], n_scenes; /* bench_kind, in the order timed */
 } options;
 
@@ -102,7 +111,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: bench_gpu [options]\n"
           "\n"
-          "Throughput of the CUDA backend (particle-steps per second) on a dense block of\n"
+          "Throughput of a GPU backend (particle-steps per second) on a dense block of\n"
           "sand, from 1 M particles doubling up to what the device holds, on two scenes:\n"
           "freefall (the block timed from rest: an ordered lattice falling, the friendliest\n"
           "case) and collapse (the block as a column with room to spread, particles added\n"
@@ -119,18 +128,39 @@ static void usage(FILE *f) {
           "  --scene LIST       freefall, collapse or both (comma-separated; default both)\n"
           "  --reps R           repetitions per count, in [1, 100] (default 3)\n"
           "  --sort-interval K  re-sort every K steps, >= 1 (default 32)\n"
-          "  --tag TEXT         free text for the TSV's tag column (e.g. the knobs swept)\n"
+          "  --backend NAME     the backend to time (default cuda; see below)\n"
+          "  --property N=V     a tuning property of that backend (repeatable; see below);\n"
+          "                     the TSV records every property as the sim reports it\n"
+          "  --tag TEXT         free text for the TSV's tag column (e.g. what is swept)\n"
           "  --out DIR          write DIR/bench_gpu.tsv (appends; header when new)\n"
           "  --help             this text\n"
           "\n"
-          "environment (the backend's knobs, recorded in the TSV):\n"
-          "  BAGNOLD_CUDA_BLOCK 2|4|8, BAGNOLD_CUDA_P2G_THREADS 32..1024,\n"
-          "  BAGNOLD_CUDA_P2G fixed|tiled|global|redux, BAGNOLD_CUDA_SORT block|cell (p2g_mode gains -sortK),\n"
-          "  BAGNOLD_CUDA_P2G_ORDER columns|rotated|fixed, BAGNOLD_CUDA_P2G_ROT 1..26 (not a multiple of 3),\n"
-          "  BAGNOLD_CUDA_G2P_MINBLOCKS 0|4|5 (the G2P kernel's register bound; p2g_mode gains -g2pmbK)\n"
+          "environment:\n"
           "  BAGNOLD_COMMIT     overrides the commit recorded at build time\n"
           "\n"
-          "exit status: 0 done, 2 bad usage, 3 a run failed, 77 no CUDA device.\n");
+          "exit status: 0 done, 2 bad usage, 3 a run failed, 77 the backend cannot run here.\n"
+          "\n"
+          "backends of this build and their properties (values, default):\n");
+  for (int i = 0; i < bg_backend_count(); ++i) {
+    const char *b = bg_backend_name(i);
+    fprintf(f, "  %s\n", b);
+    for (int k = 0; k < bg_backend_property_count(b); ++k) {
+      const char *name, *values, *def, *doc;
+      if (bg_backend_property(b, k, &name, &values, &def, &doc) == BG_OK)
+        fprintf(f, "    %s=%s (default %s): %s\n", name, values, def, doc);
+    }
+  }
+}
+
+/* --property N=V: appended to the descriptor's list; the library checks
+ * the name and the value against the backend's table at creation. */
+static void add_property(options *o, const char *nv) {
+  const char *eq = strchr(nv, '=');
+  if (!eq || eq == nv || !eq[1] || strchr(nv, ','))
+    die(2, "--property: '%s' must be NAME=VALUE (one property per option)", nv);
+  size_t used = strlen(o->props);
+  int w = snprintf(o->props + used, sizeof o->props - used, "%s%s", used ? "," : "", nv);
+  if (w < 0 || (size_t)w >= sizeof o->props - used) die(2, "--property: the properties exceed %d characters", PROPS_LEN - 1);
 }
 
 static long long parse_int(const char *s, long long lo, long long hi, const char *what) {
@@ -162,10 +192,11 @@ static void parse(int argc, char **argv, options *o) {
   o->reps = 3;
   o->sort_interval = 32;
   o->tag = "";
+  o->backend = "cuda";
   o->scenes[0] = BENCH_FREEFALL;
   o->scenes[1] = BENCH_COLLAPSE;
   o->n_scenes = 2;
-  enum { O_PART = 1, O_MAX, O_PPC, O_STEPS, O_WARM, O_REPS, O_SORT, O_TAG, O_OUT, O_SCENE, O_HELP };
+  enum { O_PART = 1, O_MAX, O_PPC, O_STEPS, O_WARM, O_REPS, O_SORT, O_TAG, O_OUT, O_SCENE, O_BACKEND, O_PROP, O_HELP };
   static const struct option lo[] = {{"particles", required_argument, NULL, O_PART},
                                      {"max-particles", required_argument, NULL, O_MAX},
                                      {"ppc", required_argument, NULL, O_PPC},
@@ -176,6 +207,8 @@ static void parse(int argc, char **argv, options *o) {
                                      {"tag", required_argument, NULL, O_TAG},
                                      {"out", required_argument, NULL, O_OUT},
                                      {"scene", required_argument, NULL, O_SCENE},
+                                     {"backend", required_argument, NULL, O_BACKEND},
+                                     {"property", required_argument, NULL, O_PROP},
                                      {"help", no_argument, NULL, O_HELP},
                                      {NULL, 0, NULL, 0}};
   int c;
@@ -203,6 +236,8 @@ static void parse(int argc, char **argv, options *o) {
       case O_SORT: o->sort_interval = (int)parse_int(optarg, 1, 1 << 30, "--sort-interval"); break;
       case O_TAG: o->tag = optarg; break;
       case O_OUT: o->out = optarg; break;
+      case O_BACKEND: o->backend = optarg; break;
+      case O_PROP: add_property(o, optarg); break;
       case O_SCENE: {
         o->n_scenes = 0;
         char *copy = strdup(optarg), *save = NULL;
@@ -252,8 +287,9 @@ typedef struct result {
 static result run_once(const bench_scene *sc, const options *o) {
   result r;
   memset(&r, 0, sizeof r);
-  bg_sim_desc d = bench_scene_desc(sc, "cuda", 0);
+  bg_sim_desc d = bench_scene_desc(sc, o->backend, 0);
   d.sort_interval = o->sort_interval;
+  d.properties = o->props;
   bg_sim *sim = NULL;
   char err[512];
   bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
@@ -281,6 +317,35 @@ static result run_once(const bench_scene *sc, const options *o) {
   return r;
 }
 
+/* --backend: a name of this build's list (bg_backend_name), else usage. */
+static void check_backend_name(const char *name) {
+  char list[512] = "";
+  for (int i = 0; i < bg_backend_count(); ++i) {
+    if (strcmp(name, bg_backend_name(i)) == 0) return;
+    size_t used = strlen(list);
+    snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", bg_backend_name(i));
+  }
+  die(2, "--backend: '%s' is not a backend of this build (%s)", name, list);
+}
+
+/* What the library runs for these options, as bg_sim_describe reports it:
+ * the backend's full name and every property with its value. A small sim
+ * (the default grid, no particles) checks the options before the sweep. */
+static void describe_backend(const options *o, char *backend, size_t blen, char *props, size_t plen) {
+  bg_sim_desc d = bg_sim_desc_default();
+  d.backend = o->backend;
+  d.properties = o->props;
+  bg_sim *sim = NULL;
+  char err[512];
+  bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
+  if (s != BG_OK) die(2, "--backend %s, properties '%s': %s: %s", o->backend, o->props, bg_status_name(s), err);
+  bg_sim_desc got;
+  if (bg_sim_describe(sim, &got) != BG_OK) die(3, "bg_sim_describe: %s", bg_sim_last_error(sim));
+  snprintf(backend, blen, "%s", got.backend);
+  snprintf(props, plen, "%s", got.properties ? got.properties : "");
+  bg_sim_destroy(sim);
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -292,10 +357,11 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   char why[256], dev[256];
   double free_b = 0, total_b = 0;
+  check_backend_name(o.backend);
   /* dev: the reason when unavailable, else the device's description (the
    * one every manifest carries) */
-  if (!bg_backend_available("cuda", dev, sizeof dev)) {
-    fprintf(stderr, "bench_gpu: no CUDA device to benchmark: %s\n", dev);
+  if (!bg_backend_available(o.backend, dev, sizeof dev)) {
+    fprintf(stderr, "bench_gpu: backend %s cannot run here: %s\n", o.backend, dev);
     return 77;
   }
   if (!bench_gpu_device_memory(&free_b, &total_b, why, sizeof why)) {
@@ -304,30 +370,8 @@ int main(int argc, char **argv) {
   }
   const char *commit = getenv("BAGNOLD_COMMIT");
   if (!commit || !*commit) commit = BAGNOLD_GIT_COMMIT;
-  const char *blk = getenv("BAGNOLD_CUDA_BLOCK"), *thr = getenv("BAGNOLD_CUDA_P2G_THREADS"),
-             *mode = getenv("BAGNOLD_CUDA_P2G");
-  blk = blk && *blk ? blk : "4";
-  thr = thr && *thr ? thr : "32";
-  mode = mode && *mode ? mode : BG_CUDA_DEFAULT_P2G;
-  /* the scatter's stencil order travels in the same column: tiled-rotated, global-fixed, ... */
-  const char *order = getenv("BAGNOLD_CUDA_P2G_ORDER");
-  char mode_buf[64];
-  const char *rot = getenv("BAGNOLD_CUDA_P2G_ROT");
-  /* the stride: -xK when set, -default when the backend's own default ran */
-  /* and the G2P kernel's register bound, when not the default: -g2pmbK */
-  const char *mb = getenv("BAGNOLD_CUDA_G2P_MINBLOCKS");
-  int g2p_mb = mb && *mb ? atoi(mb) : BG_CUDA_DEFAULT_G2P_MINBLOCKS;
-  char mb_buf[16] = "";
-  if (g2p_mb != BG_CUDA_DEFAULT_G2P_MINBLOCKS) snprintf(mb_buf, sizeof mb_buf, "-g2pmb%d", g2p_mb);
-  /* the sort key's resolution, when set: -sortcell / -sortblock */
-  const char *sortk = getenv("BAGNOLD_CUDA_SORT");
-  char sort_buf[24] = "";
-  if (sortk && *sortk) snprintf(sort_buf, sizeof sort_buf, "-sort%.12s", sortk);
-  /* redux visits the nodes in one order whatever the order knob says */
-  const char *ord = strcmp(mode, "redux") == 0 ? "fixed" : order && *order ? order : BG_CUDA_DEFAULT_ORDER;
-  snprintf(mode_buf, sizeof mode_buf, "%s-%s-%s%s%s%s", mode, ord, rot && *rot ? "x" : "default",
-           rot && *rot ? rot : "", mb_buf, sort_buf);
-  mode = mode_buf;
+  char backend[64], props[PROPS_LEN];
+  describe_backend(&o, backend, sizeof backend, props, sizeof props);
   if (!o.n_counts) {
     uint64_t cap = o.max_particles ? o.max_particles : (1ull << 34);
     for (uint64_t n = 1ull << 20; n <= cap && o.n_counts < MAX_COUNTS; n <<= 1) {
@@ -342,8 +386,8 @@ int main(int argc, char **argv) {
   }
   double copy0 = bench_gpu_copy_bandwidth(COPY_BYTES, 10);
   printf("bagnold bench_gpu: commit %s, device %s, copy bandwidth %.0f GB/s\n", commit, dev, copy0 / 1e9);
-  printf("knobs: block %s, p2g threads %s, p2g %s, sort every %d; ppc %d, %d warm-up + %d timed steps, %d reps\n",
-         blk, thr, mode, o.sort_interval, o.ppc, o.warmup, o.steps, o.reps);
+  printf("backend %s (%s), sort every %d; ppc %d, %d warm-up + %d timed steps, %d reps\n", backend,
+         *props ? props : "no properties", o.sort_interval, o.ppc, o.warmup, o.steps, o.reps);
   FILE *tsv = NULL;
   if (o.out) {
     mkdir(o.out, 0777);
@@ -354,7 +398,7 @@ int main(int argc, char **argv) {
     tsv = fopen(path, "a");
     if (!tsv) die(1, "cannot open %s: %s", path, strerror(errno));
     if (fresh)
-      fprintf(tsv, "commit\tdevice\ttag\tscene\tparticles\tppc\tnodes\tblock\tp2g_threads\tp2g_mode\tsort_interval\trep\t"
+      fprintf(tsv, "commit\tdevice\ttag\tscene\tparticles\tppc\tnodes\tbackend\tproperties\tsort_interval\trep\t"
                    "steps\twall_s\tparticle_steps_per_s\tms_sort\tms_p2g\tms_grid\tms_g2p\tbytes_per_step\t"
                    "effective_GBps\tcopy_GBps\tfraction_of_copy\tshear_fraction\ttip_fraction\t"
                    "B_sort\tB_p2g\tB_grid\tB_g2p\tcopy_frac_sort\tcopy_frac_p2g\tcopy_frac_grid\tcopy_frac_g2p\n");
@@ -396,9 +440,9 @@ int main(int argc, char **argv) {
           frac[k] = r.ms[k] > 0 && copy0 > 0 ? sbytes[k] / (r.ms[k] * 1e-3) / copy0 : 0;
         if (tsv)
           fprintf(tsv,
-                  "%s\t%s\t%s\t%s\t%llu\t%d\t%.0f\t%s\t%s\t%s\t%d\t%d\t%d\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t"
+                  "%s\t%s\t%s\t%s\t%llu\t%d\t%.0f\t%s\t%s\t%d\t%d\t%d\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t"
                   "%.6g\t%.6g\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\t%.2f\t%.2f\t%.4f\t%.4f\t%.4f\t%.4f\n",
-                  commit, dev, o.tag, bench_kind_name(kind), (unsigned long long)sc.n, o.ppc, nodes, blk, thr, mode,
+                  commit, dev, o.tag, bench_kind_name(kind), (unsigned long long)sc.n, o.ppc, nodes, backend, props,
                   o.sort_interval, rep, o.steps, r.wall_s, ps, r.ms[0], r.ms[1], r.ms[2], r.ms[3], bytes, eff / 1e9,
                   copy0 / 1e9, copy0 > 0 ? eff / copy0 : 0, r.shear, r.tip, sbytes[0] / sc.n, sbytes[1] / sc.n,
                   sbytes[2] / sc.n, sbytes[3] / sc.n, frac[0], frac[1], frac[2], frac[3]);

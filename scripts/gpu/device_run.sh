@@ -3,12 +3,13 @@
 # in one call. Configures and builds a fresh CUDA tree (sm_90 only, for a
 # short compile), runs the gpu and parity tests, compute-sanitizer on a few
 # of them, the GPU benchmark across particle counts, and a sweep of the
-# backend's knobs (sort interval, tile, P2G threads, global atomics). Every
-# log and TSV goes under OUTDIR; OUTDIR/summary.txt says what passed.
+# sort interval, the GPU resources (cuda, cuda/global) and their properties
+# (g2p_minblocks). Every log and TSV goes under OUTDIR; OUTDIR/summary.txt
+# says what passed.
 #
 # usage: scripts/gpu/device_run.sh OUTDIR [PHASE...]
 #   phases (default all, in this order): info build test sanitize bench sweep;
-#   p2g (not in the default): the scatters side by side (P2G_VARIANTS, P2G_PARTICLES)
+#   p2g (not in the default): the resources side by side (P2G_VARIANTS, P2G_PARTICLES)
 # environment:
 #   BAGNOLD_GPU_BUILD_DIR  build tree (default <repo>/build-gpu, wiped by 'build')
 #   BAGNOLD_CUDA_ARCHS     architectures to build (default 90)
@@ -76,13 +77,16 @@ phase_build() {
     "-DCMAKE_CUDA_COMPILER=$(command -v nvcc)" \
     "-DBAGNOLD_CUDA_ARCHS=$archs" -DBAGNOLD_WERROR=ON || return 1
   run build cmake --build "$build" -j "$(nproc)" || return 1
-  # registers, stack and spills of every kernel (the P2G and G2P ones matter)
-  local nvcc_bin
+  # registers, stack and spills of the P2G and G2P kernels (their stage files)
+  local nvcc_bin f
   nvcc_bin="$(command -v nvcc)"
-  "$nvcc_bin" -std=c++17 -O3 "-arch=sm_${archs%%;*}" -I"$root/core/include" -I"$root/core/physics" \
-    -I"$root/core/src" -Xptxas -v -c "$root/core/backends/cuda/cuda_backend.cu" -o "$out/ptxas.o" \
-    >"$out/ptxas.log" 2>&1 && rm -f "$out/ptxas.o"
-  note "ptxas: $(grep -A2 -E "k_p2gILi2ELb1|k_g2p" "$out/ptxas.log" | grep -E 'Used|spill' | tr -s ' ' | paste -sd ' ')"
+  : >"$out/ptxas.log"
+  for f in cuda_p2g.cu cuda_g2p.cu; do
+    "$nvcc_bin" -std=c++17 -O3 "-arch=sm_${archs%%;*}" -I"$root/core/include" -I"$root/core/physics" \
+      -I"$root/core/src" -Xptxas -v -c "$root/core/backends/cuda/$f" -o "$out/ptxas.o" \
+      >>"$out/ptxas.log" 2>&1 && rm -f "$out/ptxas.o"
+  done
+  note "ptxas: $(grep -A2 -E "k_p2gILi2E|k_g2p" "$out/ptxas.log" | grep -E 'Used|spill' | tr -s ' ' | paste -sd ' ')"
 }
 
 phase_test() {
@@ -99,7 +103,7 @@ phase_test() {
 phase_sanitize() {
   command -v compute-sanitizer >/dev/null || { note "SKIP  sanitize: no compute-sanitizer"; return 0; }
   local cs=(compute-sanitizer --error-exitcode 99 --print-limit 20)
-  # fall: every tile variant and the drifted path; silo: colliders, sinks, parking tallies
+  # fall: the tile and the drifted path; silo: colliders, sinks, parking tallies
   run memcheck_api "${cs[@]}" --tool memcheck "$build/bin/test_api" cuda
   run memcheck_parity_fall "${cs[@]}" --tool memcheck "$build/bin/test_parity" cuda fall
   run memcheck_parity_silo "${cs[@]}" --tool memcheck "$build/bin/test_parity" cuda silo
@@ -112,7 +116,7 @@ phase_sanitize() {
 
 phase_bench() {
   [[ -x "$build/bin/bench_gpu" ]] || { note "FAIL  bench: no bench_gpu"; status=1; return 1; }
-  # counts from 1 M doubling to what the card holds, default knobs
+  # counts from 1 M doubling to what the card holds, the default resource and properties
   run bench_counts "$build/bin/bench_gpu" --steps 30 --warmup 10 --reps 3 --tag counts --out "$out"
   sed -n '/particles/,$p' "$out/bench_counts.log" | grep -v '^bench_gpu:' >>"$summary"
 }
@@ -120,25 +124,14 @@ phase_bench() {
 phase_sweep() {
   [[ -x "$build/bin/bench_gpu" ]] || return 1
   local b="$build/bin/bench_gpu" common=(--particles 8M,32M --steps 30 --warmup 10 --reps 3 --out "$out")
-  local k blk thr
+  local k
   for k in 1 8 32 128; do
     run "sweep_sort_$k" "$b" "${common[@]}" --sort-interval "$k" --tag "sort_interval=$k"
   done
-  for blk in 2 8; do
-    run "sweep_block_$blk" env BAGNOLD_CUDA_BLOCK=$blk "$b" "${common[@]}" --tag "block=$blk"
-  done
-  for thr in 64 128; do
-    run "sweep_threads_$thr" env BAGNOLD_CUDA_P2G_THREADS=$thr "$b" "${common[@]}" --tag "p2g_threads=$thr"
-  done
-  run sweep_global env BAGNOLD_CUDA_P2G=global "$b" "${common[@]}" --tag "p2g=global"
+  # the plain GPU reference: global float atomics, no tile
+  run sweep_global "$b" "${common[@]}" --backend cuda/global --tag "backend=cuda/global"
   # the G2P kernel's register bound (default 4 resident blocks per SM; 0: none)
-  for mb in 0 5; do
-    run "sweep_g2p_minblocks_$mb" env BAGNOLD_CUDA_G2P_MINBLOCKS=$mb "$b" "${common[@]}" --tag "g2p_minblocks=$mb"
-  done
-  # the stencil order of the scatter (default rotated per lane), both scatters
-  run sweep_tiled_fixed env BAGNOLD_CUDA_P2G_ORDER=fixed "$b" "${common[@]}" --tag "p2g=tiled order=fixed"
-  run sweep_global_fixed env BAGNOLD_CUDA_P2G=global BAGNOLD_CUDA_P2G_ORDER=fixed "$b" "${common[@]}" \
-    --tag "p2g=global order=fixed"
+  run sweep_g2p_minblocks_0 "$b" "${common[@]}" --property g2p_minblocks=0 --tag "g2p_minblocks=0"
   # one line per setting: the median rows of the tables
   for f in "$out"/sweep_*.log; do
     printf '%s\n' "$(basename "$f" .log)" >>"$summary"
@@ -146,9 +139,9 @@ phase_sweep() {
   done
 }
 
-# The P2G scatters side by side at P2G_PARTICLES (default 8M) on both scenes,
-# one bench_gpu per variant in P2G_VARIANTS (default: all below, in order);
-# first the redux scatter's shared tile under racecheck and memcheck.
+# The GPU resources and properties side by side at P2G_PARTICLES (default
+# 8M) on both scenes, one bench_gpu per variant in P2G_VARIANTS (default:
+# all below, in order); first the default tile under racecheck and memcheck.
 phase_p2g() {
   [[ -x "$build/bin/bench_gpu" ]] || { note "FAIL  p2g: no bench_gpu"; status=1; return 1; }
   local b="$build/bin/bench_gpu" v
@@ -156,22 +149,15 @@ phase_p2g() {
   if command -v compute-sanitizer >/dev/null; then
     local cs=(compute-sanitizer --error-exitcode 99 --print-limit 20)
     local small=(--particles 32768 --scene freefall --steps 3 --warmup 1 --reps 1 --sort-interval 2)
-    run racecheck_redux env BAGNOLD_CUDA_P2G=redux "${cs[@]}" --tool racecheck "$b" "${small[@]}"
-    run memcheck_redux env BAGNOLD_CUDA_P2G=redux "${cs[@]}" --tool memcheck "$b" "${small[@]}"
+    run racecheck_tile "${cs[@]}" --tool racecheck "$b" "${small[@]}"
+    run memcheck_tile "${cs[@]}" --tool memcheck "$b" "${small[@]}"
   fi
-  for v in ${P2G_VARIANTS:-default redux fixed-cell redux-block redux-t64 g2p-mb0}; do
+  for v in ${P2G_VARIANTS:-default global g2p-mb0}; do
     case "$v" in
-      default) run p2g_default "$b" "${common[@]}" --tag "p2g=default" ;;
-      redux) run p2g_redux env BAGNOLD_CUDA_P2G=redux "$b" "${common[@]}" --tag "p2g=redux" ;;
-      fixed-cell) run p2g_fixed-cell env BAGNOLD_CUDA_SORT=cell "$b" "${common[@]}" --tag "p2g=fixed sort=cell" ;;
-      redux-block)
-        run p2g_redux-block env BAGNOLD_CUDA_P2G=redux BAGNOLD_CUDA_SORT=block "$b" "${common[@]}" \
-          --tag "p2g=redux sort=block" ;;
-      redux-t64)
-        run p2g_redux-t64 env BAGNOLD_CUDA_P2G=redux BAGNOLD_CUDA_P2G_THREADS=64 "$b" "${common[@]}" \
-          --tag "p2g=redux p2g_threads=64" ;;
-      g2p-mb0) run p2g_g2p-mb0 env BAGNOLD_CUDA_G2P_MINBLOCKS=0 "$b" "${common[@]}" --tag "g2p_minblocks=0" ;;
-      *) note "unknown P2G variant '$v'"; status=1 ;;
+      default) run p2g_default "$b" "${common[@]}" --tag "backend=cuda" ;;
+      global) run p2g_global "$b" "${common[@]}" --backend cuda/global --tag "backend=cuda/global" ;;
+      g2p-mb0) run p2g_g2p-mb0 "$b" "${common[@]}" --property g2p_minblocks=0 --tag "g2p_minblocks=0" ;;
+      *) note "unknown P2G variant '$v' (default global g2p-mb0)"; status=1 ;;
     esac
   done
   for f in "$out"/p2g_*.log; do

@@ -6,7 +6,7 @@
 # cut short by the call's limit still brings back what it wrote.
 #
 # usage: scripts/gpu/paper_runs.sh OUTDIR STEP[:SECONDS]...
-#   steps: parity    test_parity on "cuda" (free fall, column, silo; every variant)
+#   steps: parity    test_parity on "cuda" and "cuda/global" (free fall, column, silo)
 #          gputests  the other cuda unit tests (api, conservation, boundary, elastic, index64)
 #          NAME      every experiments/registry.tsv entry with paper_args: BINARY PAPER_ARGS,
 #                    e.g. silo: exp_silo --scale paper --backend cuda --jobs 6
@@ -17,7 +17,8 @@
 #   GSL_LIB          a folder holding libgsl.so.* when the machine has none
 #   EXTRA_<STEP>     further options for that step's command, e.g. EXTRA_REPOSE="--grids 5"
 #                    ('-' in a step's name becomes '_': EXTRA_RUNOUT_MUI)
-# The backend knobs (BAGNOLD_CUDA_P2G, ...) pass through and land in each manifest.
+# No environment tunes a backend: an experiment's --backend (and the properties
+# it passes) is what runs, and each manifest records what the sim reports.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
 registry="$root/experiments/registry.tsv"
@@ -56,7 +57,7 @@ for spec in "$@"; do
   read -r -a extra <<<"${!extra_var:-}"
   res="$out/$step"
   case "$step" in
-    parity) cmd=("$bin/test_parity" cuda) ;;
+    parity) cmd=(bash -c "\"$bin/test_parity\" cuda && \"$bin/test_parity\" cuda/global") ;;
     gputests) cmd=(bash -c "for t in api conservation boundary elastic index64; do echo \"== test_\$t\"; \"$bin/test_\$t\" cuda || exit \$?; done") ;;
     *)
       if [[ -z "${step_cmd[$step]:-}" ]]; then

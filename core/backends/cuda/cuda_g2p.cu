@@ -1,0 +1,143 @@
+/* cuda_g2p.cu: the grid-to-particle gather, one thread per particle on the
+ * global grid (its 27 reads per particle are served by L2), followed by
+ * the scalar constitutive update (bg_material_update) and the parking
+ * codes. The maximum speed for the next dt and the parking tallies are
+ * reduced on the device and come back with one small async copy per step:
+ * the front end's dt query is the step's only host wait. The kernel is
+ * compiled twice, with and without a bound on its registers (the property
+ * g2p_minblocks). */
+#include "cuda_internal.cuh"
+
+/* The G2P body, one thread per particle; the kernels below differ only in
+ * their launch bounds. */
+static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, const dmat &M, float dt,
+                                                const float4 *__restrict__ grid, const float *__restrict__ gs,
+                                                int nl, unsigned long long *tally) {
+  const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  double sp2 = 0.0;
+  if (p < n && P.park[p] < 0) {
+    float xg[3];
+    for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
+    const bg_bspline w = bg_bspline_eval(xg);
+    const float dx = G.dx, k4 = 4.0f * G.inv_dx * G.inv_dx;
+    /* lanes 1..3 of the CPU's 4-lane sums (lane 0, the mass, is ignored there) */
+    float av[3] = {0, 0, 0}, aa[3] = {0, 0, 0}, ab[3] = {0, 0, 0}, ac[3] = {0, 0, 0};
+    for (int a = 0; a < 3; ++a) {
+      const float dxa = ((float)a - w.fx[0]) * dx;
+      for (int b = 0; b < 3; ++b) {
+        const float dxb = ((float)b - w.fx[1]) * dx;
+        const float wab = w.w[0][a] * w.w[1][b];
+        const float4 *g = grid + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2]);
+        for (int k = 0; k < 3; ++k) {
+          const float dxc = ((float)k - w.fx[2]) * dx;
+          const float wt = wab * w.w[2][k];
+          const float4 q = g[k];
+          const float gv[3] = {q.y, q.z, q.w};
+          for (int l = 0; l < 3; ++l) {
+            const float wv = wt * gv[l];
+            av[l] += wv;
+            aa[l] += wv * dxa;
+            ab[l] += wv * dxb;
+            ac[l] += wv * dxc;
+          }
+        }
+      }
+    }
+    bg_mat3 C;
+    for (int i = 0; i < 3; ++i) {
+      C.m[i][0] = k4 * aa[i];
+      C.m[i][1] = k4 * ab[i];
+      C.m[i][2] = k4 * ac[i];
+    }
+    float xp[3];
+    for (int d = 0; d < 3; ++d) {
+      P.f[PV + d][p] = av[d];
+      xp[d] = P.f[PX + d][p] + dt * av[d];
+      P.f[PX + d][p] = xp[d];
+    }
+    for (int e = 0; e < 9; ++e) P.f[PC + e][p] = C.m[e / 3][e % 3];
+    bg_mat3 F;
+    for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = P.f[PF + e][p];
+    F = bg_f_update(&C, &F, dt);
+    float st[BG_NSTATE];
+    for (int k = 0; k < BG_NSTATE; ++k) st[k] = P.f[PS + k][p];
+    if (nl >= 0) {
+      /* the nonlocal service's Laplacian, as the CPU's nodal_laplacian */
+      float sum = 0.0f;
+      for (int a = 0; a < 3; ++a)
+        for (int b = 0; b < 3; ++b)
+          for (int k = 0; k < 3; ++k) {
+            const int64_t i = node_index(G, w.base[0] + a, w.base[1] + b, w.base[2] + k);
+            const float m = grid[i].x;
+            if (m > 0.0f) sum += bg_bspline_lap_weight(w.w, a, b, k) * (gs[i] / m);
+          }
+      st[nl + 1] = sum * G.inv_dx * G.inv_dx;
+    }
+    bg_mat3 tau;
+    P.f[PMODE][p] = (float)bg_material_update(&M.mat, dt, &F, st, &tau);
+    for (int e = 0; e < 9; ++e) P.f[PF + e][p] = F.m[e / 3][e % 3];
+    P.f[PT + 0][p] = tau.m[0][0];
+    P.f[PT + 1][p] = tau.m[1][1];
+    P.f[PT + 2][p] = tau.m[2][2];
+    P.f[PT + 3][p] = 0.5f * (tau.m[0][1] + tau.m[1][0]);
+    P.f[PT + 4][p] = 0.5f * (tau.m[0][2] + tau.m[2][0]);
+    P.f[PT + 5][p] = 0.5f * (tau.m[1][2] + tau.m[2][1]);
+    for (int k = 0; k < BG_NSTATE; ++k) P.f[PS + k][p] = st[k];
+    const int32_t code = bg_park_code(&M.cfg, M.sinks, xp);
+    if (code >= 0) {
+      P.park[p] = code;
+      atomicAdd(&tally[1 + code], 1ull);
+      atomicAdd((double *)(tally + 1 + (M.n_sinks + 1)) + code, (double)P.f[PM][p]);
+    } else {
+      sp2 = (double)av[0] * av[0] + (double)av[1] * av[1] + (double)av[2] * av[2];
+    }
+  }
+  /* warp maximum, one atomic per warp; non-negative doubles order as their bits */
+  for (int off = 16; off > 0; off >>= 1) sp2 = fmax(sp2, __shfl_xor_sync(0xffffffffu, sp2, off));
+  if ((threadIdx.x & 31) == 0 && sp2 > 0.0) atomicMax(&tally[0], (unsigned long long)__double_as_longlong(sp2));
+}
+
+/* No bound on the resident blocks: the compiler's own choice (168
+ * registers on sm_90). Note that __launch_bounds__(128, 1) is not the
+ * same: it lets ptxas take 247. */
+__global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
+    k_g2p_free(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
+               const float *__restrict__ gs, int nl, unsigned long long *tally) {
+  g2p_body(P, n, G, M, dt, grid, gs, nl, tally);
+}
+
+/* At least MINB resident blocks per SM: at most 65536 / (128 MINB) registers. */
+template <int MINB>
+__global__ void __launch_bounds__(BG_CUDA_G2P_THREADS, MINB)
+    k_g2p(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
+          const float *__restrict__ gs, int nl, unsigned long long *tally) {
+  g2p_body(P, n, G, M, dt, grid, gs, nl, tally);
+}
+
+bg_status cuda_g2p(void *state, bg_real dt) {
+  cuda_state *s = (cuda_state *)state;
+  /* only the maximum speed restarts each step; parking tallies accumulate */
+  CU(cudaMemsetAsync(s->d_tally, 0, sizeof(unsigned long long), s->st));
+  if (s->n) {
+    dmat M;
+    M.cfg = *s->cfg;
+    M.mat = s->cfg->mat;
+    M.sinks = s->sinks;
+    M.n_sinks = s->cfg->n_sinks;
+    const dim3 nb = grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS);
+    if (s->g2p_minb == 4)
+      k_g2p<4><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl,
+                                                      s->d_tally);
+    else
+      k_g2p_free<<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl,
+                                                        s->d_tally);
+    CU(cudaGetLastError());
+  }
+  bg_status st = mark(s, 4);
+  if (st != BG_OK) return st;
+  CU(cudaMemcpyAsync(s->h_tally, s->d_tally, s->tally_words * 8, cudaMemcpyDeviceToHost, s->st));
+  CU(cudaEventRecord(s->ev_tally, s->st));
+  s->pending = 1;
+  return BG_OK;
+}
+

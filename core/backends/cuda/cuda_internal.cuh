@@ -1,0 +1,210 @@
+/* cuda_internal.cuh: what the CUDA backend's stage files share: the
+ * constants, the device-side particle arrays (dparts), the grid geometry
+ * (dgeom) and material (dmat) passed by value to kernels, the backend state,
+ * the CUDA error helpers, the device helpers more than one stage uses, and
+ * the host entry points of each stage (its file in the comment).
+ *
+ * Layout. Particle state lives on the device in structure-of-arrays (one
+ * float array per component), indices are 64-bit everywhere. The grid is a
+ * dense array of float4 per node (mass, momentum; velocity after the update):
+ * one 16-byte load per stencil node in G2P and one vector atomic per node on
+ * sm_90. Every device helper here is static and inline, so each stage file
+ * is a whole CUDA translation unit (no relocatable device code). */
+#ifndef BG_CUDA_INTERNAL_CUH
+#define BG_CUDA_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bg_bspline.h"
+#include "bg_internal.h"
+#include "bg_transfer.h"
+
+/* ------------------------------------------------------------- constants */
+
+/* Threads per P2G block: the seed found one warp per grid block best (a
+ * 4^3 block at 8 ppc holds ~512 particles, 16 per lane). */
+#define BG_CUDA_P2G_THREADS 32
+/* Lane L starts at column (L * this) mod 9 of its particle's stencil in the
+ * column order (cuda_p2g.cu): coprime with 9, so lanes 0-8 start on nine
+ * different columns, and not 1, which puts neighbouring lanes one column
+ * apart where their stencils overlap most. */
+#define BG_CUDA_P2G_ROT_MUL 7
+/* G2P is register-heavy (27-node gather, SVD, return map): unbounded,
+ * ptxas gives it 168 registers on sm_90, 3 blocks of 128 threads per SM.
+ * The property g2p_minblocks asks for at least 4 resident blocks instead
+ * (128 registers), or 0 for no bound. */
+#define BG_CUDA_G2P_THREADS 128
+/* Element-wise kernels (keys, gathers, node update, read-back). */
+#define BG_CUDA_EW_THREADS 256
+/* Particles uploaded per staging chunk in add(): bounds the device scratch
+ * to 7 floats x this many particles however many are added at once. */
+#define BG_CUDA_UPLOAD_CHUNK ((size_t)1 << 22)
+
+/* The resources of this backend (bg_backend_ops.variant): the fixed-point
+ * shared tile ("cuda") and global float atomics ("cuda/global"). */
+enum { BG_CUDA_TILE = 0, BG_CUDA_GLOBAL = 1 };
+
+/* Particle float arrays, SoA: component k of particle p is f[k][p], in
+ * the raw layout every backend shares (bg_internal.h). */
+enum {
+  PX = BG_RAW_X,     /* x, y, z */
+  PV = BG_RAW_V,     /* velocity */
+  PF = BG_RAW_F,     /* elastic F, row-major */
+  PC = BG_RAW_C,     /* APIC C, row-major */
+  PT = BG_RAW_TAU,   /* Kirchhoff stress, symmetric: xx yy zz xy xz yz */
+  PS = BG_RAW_ST,    /* the plastic state, BG_NSTATE floats (bg_material_core.h) */
+  PM = BG_RAW_MASS,  /* mass */
+  PVOL = BG_RAW_VOL, /* reference volume */
+  PMODE = BG_RAW_MODE, /* return-map case of the last update */
+  NPF = BG_RAW_NF
+};
+
+typedef struct dparts {
+  float *f[NPF];
+  int64_t *id;   /* insertion index of the particle in each slot */
+  int32_t *park; /* -1 active, k < n_sinks in sink k, n_sinks left the grid */
+} dparts;
+
+/* Grid geometry and the sort's block decomposition, by value to kernels. */
+typedef struct dgeom {
+  int64_t dims[3];
+  int64_t nb[3];
+  int64_t n_blocks;
+  float origin[3];
+  float dx, inv_dx;
+  int lb; /* log2 of the block edge */
+} dgeom;
+
+/* What G2P needs besides particles and grid: the material, and the
+ * configuration by value for bg_park_code (its pointers are host pointers
+ * and are never followed on the device; sinks is the device copy). */
+typedef struct dmat {
+  bg_mat mat;
+  bg_config cfg;
+  const bg_sink *sinks;
+  int n_sinks;
+} dmat;
+
+typedef struct cuda_state {
+  const bg_config *cfg;
+  char *err; /* the simulation's message buffer, which outlives this state */
+  size_t err_len;
+  cudaStream_t st;
+  dgeom geo;
+  int variant;  /* BG_CUDA_TILE or BG_CUDA_GLOBAL */
+  int g2p_minb; /* the property g2p_minblocks: 0 or 4 */
+  size_t n, cap;
+  dparts P;
+  /* sort: keys and permutation double buffers (also the gather's spares) */
+  uint32_t *keys[2];
+  int64_t *vals[2];
+  size_t sort_cap;
+  void *cub_tmp;
+  size_t cub_bytes;
+  int64_t *runstart; /* first slot of each run of equal block key */
+  uint32_t *runkey;  /* its block key */
+  size_t run_cap;
+  int64_t n_runs;
+  int64_t *d_nsel;
+  int end_bit;
+  int dirty; /* particles added since the last sort: the run list misses them */
+  /* grid and boundaries */
+  float4 *grid;
+  /* the nonlocal service (bg_material_core.h): the model's slot, or -1,
+   * and the mass-weighted nodal sums of that slot */
+  int nl;
+  float *gs;
+  bg_bnode *bn;
+  size_t n_bn, bn_cap;
+  bg_wallc *walls;
+  bg_sink *sinks;
+  /* tallies: [0] max |v|^2 of the last G2P as double bits, [1 .. ns+1]
+   * parked counts per code, then ns+1 parked masses (double), then the
+   * wall forces of the last grid update (3 doubles per wall) */
+  unsigned long long *d_tally, *h_tally;
+  size_t tally_words;
+  cudaEvent_t ev_tally;
+  int pending;
+  size_t n_active, n_sink, n_out;
+  double parked_mass, total_mass, max_speed;
+  double *sink_mass;
+  double *wf; /* host copy of the wall forces */
+  /* stage timing: events at the stage boundaries of the current step */
+  cudaEvent_t ev[5];
+  unsigned ev_mask;
+  double stage_ms[BG_STAGE_COUNT];
+} cuda_state;
+
+/* ------------------------------------------------------------------ errors */
+
+static inline bg_status cu_fail(cuda_state *s, cudaError_t e, const char *what, const char *file, int line) {
+  /* a failed allocation is not sticky: clear it so later checks see their own errors */
+  (void)cudaGetLastError();
+  if (s && s->err && s->err_len)
+    snprintf(s->err, s->err_len, "cuda backend: %s failed (%s:%d): %s: %s", what, file, line,
+             cudaGetErrorName(e), cudaGetErrorString(e));
+  return e == cudaErrorMemoryAllocation ? BG_ERR_NOMEM : BG_ERR_DEVICE;
+}
+
+#define CU(call)                                                               \
+  do {                                                                         \
+    cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess) return cu_fail(s, e_, #call, __FILE__, __LINE__);   \
+  } while (0)
+/* Every launch is followed by CU(cudaGetLastError()): a bad configuration
+ * shows there, a fault inside a kernel at the next synchronisation (the
+ * tally wait of the next step, or a read-back). */
+
+static inline bg_status fail(cuda_state *s, bg_status st, const char *msg) {
+  if (s && s->err && s->err_len) snprintf(s->err, s->err_len, "cuda backend: %s", msg);
+  return st;
+}
+
+static inline unsigned grid_of(int64_t n, int threads) { return (unsigned)((n + threads - 1) / threads); }
+
+/* Records stage boundary k (0 before the sort .. 4 after G2P) on the stream. */
+static inline bg_status mark(cuda_state *s, int k) {
+  CU(cudaEventRecord(s->ev[k], s->st));
+  s->ev_mask |= 1u << k;
+  return BG_OK;
+}
+
+/* ------------------------------------------------------------- device code */
+
+static __device__ __forceinline__ int64_t node_index(const dgeom &G, int i, int j, int k) {
+  return ((int64_t)i * G.dims[1] + j) * G.dims[2] + k;
+}
+
+/* ------------------------------------------------ host entry points by file */
+
+/* cuda_backend.cu: lifecycle */
+bg_status cuda_grow(cuda_state *s, size_t need);
+/* cuda_sort.cu */
+bg_status cuda_ensure_sort_buffers(cuda_state *s);
+bg_status cuda_sort(void *state, uint64_t step);
+/* cuda_p2g.cu */
+bg_status cuda_p2g(void *state, bg_real dt);
+/* cuda_grid.cu; cuda_grid_kernel is a kernel of this build, for the
+ * availability check's image probe */
+bg_status cuda_grid_update(void *state, bg_real dt);
+const void *cuda_grid_kernel(void);
+/* cuda_g2p.cu */
+bg_status cuda_g2p(void *state, bg_real dt);
+/* cuda_readback.cu; cuda_flush folds the last step's device tallies in */
+bg_status cuda_flush(cuda_state *s);
+bg_status cuda_get(void *state, bg_field f, bg_real *out);
+bg_status cuda_stats(void *state, bg_backend_stats *out, double *sink_mass);
+bg_status cuda_grid(void *state, int which, bg_real *out);
+size_t cuda_count(void *state);
+bg_status cuda_stage_times(void *state, double ms[BG_STAGE_COUNT]);
+bg_status cuda_export(void *state, bg_raw *r);
+bg_status cuda_import(void *state, const bg_raw *r);
+bg_status cuda_wall_forces(void *state, double *out);
+
+#endif /* BG_CUDA_INTERNAL_CUH */

@@ -1,0 +1,294 @@
+/* cuda_p2g.cu: the particle-to-grid scatter (Gao et al. 2018, the seed's
+ * design). One CUDA block per run of the last sort (cuda_sort.cu): the
+ * particles whose lowest stencil node lies in one 4^3 grid block. They
+ * touch nodes origin .. origin + 5 per axis, a 6^3 tile held in shared
+ * memory and flushed once to the global grid with atomics; particles that
+ * drifted out of their block since the sort add to the global grid
+ * directly. The resource "cuda/global" sends every particle to the global
+ * grid with float atomics: the plain reference the tile is measured and
+ * checked against. Also the nonlocal service's scatter. */
+#include "cuda_internal.cuh"
+
+static __device__ __forceinline__ void atomic_add4(float4 *g, float a, float b, float c, float d) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  atomicAdd(g, make_float4(a, b, c, d));
+#else
+  atomicAdd(&g->x, a);
+  atomicAdd(&g->y, b);
+  atomicAdd(&g->z, c);
+  atomicAdd(&g->w, d);
+#endif
+}
+
+
+/* What a particle scatters, computed exactly as the CPU reference does:
+ * per node wt * (m, m v + A dpos), dpos = (node - xg) dx. */
+typedef struct contrib {
+  bg_bspline w;
+  float b4[4], ax[4], ay[4], az[4];
+} contrib;
+
+static __device__ __forceinline__ void particle_contrib(const dparts &P, int64_t p, const dgeom &G, float dt,
+                                                 contrib &c) {
+  float xg[3];
+  for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
+  c.w = bg_bspline_eval(xg);
+  bg_mat3 C, tau;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) C.m[i][j] = P.f[PC + 3 * i + j][p];
+  tau.m[0][0] = P.f[PT + 0][p];
+  tau.m[1][1] = P.f[PT + 1][p];
+  tau.m[2][2] = P.f[PT + 2][p];
+  tau.m[0][1] = tau.m[1][0] = P.f[PT + 3][p];
+  tau.m[0][2] = tau.m[2][0] = P.f[PT + 4][p];
+  tau.m[1][2] = tau.m[2][1] = P.f[PT + 5][p];
+  float m = P.f[PM][p];
+  bg_mat3 A = bg_p2g_affine(m, P.f[PVOL][p], &C, &tau, dt, G.inv_dx);
+  c.b4[0] = m;
+  for (int d = 0; d < 3; ++d) c.b4[1 + d] = m * P.f[PV + d][p];
+  c.ax[0] = c.ay[0] = c.az[0] = 0.0f;
+  for (int d = 0; d < 3; ++d) {
+    c.ax[1 + d] = A.m[d][0];
+    c.ay[1 + d] = A.m[d][1];
+    c.az[1 + d] = A.m[d][2];
+  }
+}
+
+static __device__ __forceinline__ float sel3(const float *v, int i) { return i == 0 ? v[0] : i == 1 ? v[1] : v[2]; }
+
+/* The scatters: every particle to the global grid with float atomics
+ * ("cuda/global"), or in-block particles to a shared fixed-point tile
+ * ("cuda"; see k_p2g). */
+enum { P2G_GLOBAL = 0, P2G_FIXED = 1 };
+
+/* The fixed-point tile's per-block scales, powers of two per component:
+ * a value v goes in as hi = rint(v sh) plus lo = rint((v - hi / sh) sl). */
+typedef struct fixscale {
+  float sh[4], sl[4], ish[4]; /* ish = 1 / sh, exact: a multiply, not a division, per node */
+} fixscale;
+
+/* One node of a particle's 27: the same arithmetic, in the same order, as
+ * the CPU reference, whatever order the nodes are visited in. */
+static __device__ __forceinline__ void node_value(const contrib &c, int a, int b, int k, float dx, float val[4]) {
+  const float dxa = ((float)a - c.w.fx[0]) * dx;
+  const float dxb = ((float)b - c.w.fx[1]) * dx;
+  const float dxc = ((float)k - c.w.fx[2]) * dx;
+  const float wab = sel3(c.w.w[0], a) * sel3(c.w.w[1], b);
+  const float wt = wab * sel3(c.w.w[2], k);
+#pragma unroll
+  for (int l = 0; l < 4; ++l) {
+    const float vab = c.b4[l] + c.ax[l] * dxa + c.ay[l] * dxb;
+    val[l] = wt * (vab + c.az[l] * dxc);
+  }
+}
+
+template <int LB, int MODE>
+static __device__ __forceinline__ void scatter_node(const dgeom &G, const contrib &c, bool in, int o0, int o1, int o2,
+                                             int a, int b, int k, float dx, float *tile, const fixscale &fs,
+                                             float4 *grid) {
+  constexpr int T = (1 << LB) + 2, TN = T * T * T;
+  float val[4];
+  node_value(c, a, b, k, dx, val);
+  if (MODE == P2G_FIXED && in) {
+    const int t = (((c.w.base[0] - o0 + a) * T + (c.w.base[1] - o1 + b)) * T + (c.w.base[2] - o2 + k));
+    int *ti = (int *)tile;
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      /* v sh is exact (a power of two), so is hi / sh, and so is the
+       * remainder v - hi / sh (it is smaller than either): hi and lo carry
+       * v to within 0.5 / sl, whatever its size */
+      const float h = rintf(val[l] * fs.sh[l]);
+      const float r = val[l] - h * fs.ish[l];
+      atomicAdd(&ti[l * TN + t], (int)h);
+      atomicAdd(&ti[(4 + l) * TN + t], __float2int_rn(r * fs.sl[l]));
+    }
+  } else {
+    atomic_add4(grid + node_index(G, c.w.base[0] + a, c.w.base[1] + b, c.w.base[2] + k), val[0], val[1], val[2],
+                val[3]);
+  }
+}
+
+/* The fixed-point tile's scales for one block, from a first pass over its
+ * particles. Every node sum of component l is bounded by
+ * S_l = sum_p (|b_l| + 1.5 dx (|ax_l| + |ay_l| + |az_l|)) (weights <= 1,
+ * |node - particle| <= 1.5 dx per axis), so sh = 2^(30 - ceil log2 S_l)
+ * keeps every hi sum, rounding included, inside int32; lo's terms are
+ * below 0.5 sl / sh each, so sl = sh 2^(30 - ceil log2 (n + 1)) does the
+ * same for n particles. A node then resolves 2^-51 S_l in a 512-particle
+ * block, where float atomics resolve 2^-24 of each partial sum, and the
+ * sum is exact integer arithmetic, so its order does not matter. Returns
+ * false (the block takes the float path) when a bound is not finite or a
+ * scale leaves float's range. */
+template <int LB>
+static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, int64_t end, int64_t bx, int64_t by,
+                           int64_t bz, float dt, fixscale &fs) {
+  __shared__ float ssum[4], ssh[4], ssl[4];
+  __shared__ int scount, sok;
+  if (threadIdx.x == 0) {
+    for (int l = 0; l < 4; ++l) ssum[l] = 0.0f;
+    scount = 0;
+  }
+  __syncthreads();
+  float sum[4] = {0, 0, 0, 0};
+  int cnt = 0;
+  const float h = 1.5f * G.dx;
+  for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x) {
+    if (P.park[p] >= 0) continue;
+    contrib c;
+    particle_contrib(P, p, G, dt, c);
+    if ((c.w.base[0] >> LB) != bx || (c.w.base[1] >> LB) != by || (c.w.base[2] >> LB) != bz) continue;
+    ++cnt;
+#pragma unroll
+    for (int l = 0; l < 4; ++l) sum[l] += fabsf(c.b4[l]) + h * (fabsf(c.ax[l]) + fabsf(c.ay[l]) + fabsf(c.az[l]));
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    cnt += __shfl_xor_sync(0xffffffffu, cnt, off);
+#pragma unroll
+    for (int l = 0; l < 4; ++l) sum[l] += __shfl_xor_sync(0xffffffffu, sum[l], off);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&scount, cnt);
+    for (int l = 0; l < 4; ++l) atomicAdd(&ssum[l], sum[l]);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int ok = scount < (1 << 28);
+    int lb = 0; /* ceil log2 (n + 1) */
+    while ((1 << lb) < scount + 1) ++lb;
+    for (int l = 0; l < 4; ++l) {
+      /* the float sums of the bounds round below the true ones by far less
+       * than the factor 2 that ceil log2 leaves; 1.001 covers them */
+      const float S = ssum[l] * 1.001f;
+      int e = 0;
+      if (!isfinite(S)) ok = 0;
+      else if (S > 0.0f) (void)frexpf(S, &e); /* S < 2^e */
+      const int eh = 30 - e, el = eh + 30 - lb;
+      if (eh < -126 || el > 126) ok = 0;
+      ssh[l] = ok ? ldexpf(1.0f, eh) : 1.0f;
+      ssl[l] = ok ? ldexpf(1.0f, el) : 1.0f;
+    }
+    sok = ok;
+  }
+  __syncthreads();
+  for (int l = 0; l < 4; ++l) {
+    fs.sh[l] = ssh[l];
+    fs.sl[l] = ssl[l];
+    fs.ish[l] = 1.0f / ssh[l];
+  }
+  return sok != 0;
+}
+
+/* One CUDA block per run of particles sharing a grid block (the run list of
+ * the last sort). P2G_FIXED: in-block particles accumulate into the shared
+ * tile, drifted ones go to global atomics; P2G_GLOBAL: every particle goes
+ * global. On sm_80/90 a shared float atomicAdd is a compare-and-swap loop
+ * (ATOMS.CAST.SPIN in the SASS, retried on every collision), and so is a
+ * 64-bit integer one, while a 32-bit integer add is one native ATOMS.ADD:
+ * the tile holds each float as two int32 fixed-point words (fix_scales),
+ * converted once per node at the flush.
+ * A lane visits its particle's 27 nodes as the nine (a, b) columns starting
+ * at column (L * BG_CUDA_P2G_ROT_MUL) mod 9 for lane L, each column's three
+ * nodes in a fixed, unrolled order. Sorted neighbours share most of their
+ * stencil, so in one order for all lanes a warp's adds go to the same few
+ * nodes at once and serialise; offset per lane, they mostly do not. The
+ * order of the additions into a node changes, as any parallel float
+ * scatter does; each particle's contribution does not. */
+template <int LB, int MODE>
+__global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
+                      int64_t n, float dt, float4 *grid) {
+  constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
+  /* component-major (the four hi planes: mass, then the three momenta;
+   * then the four lo ones): lanes adding to different nodes t then fall in
+   * banks t mod 32, where a node-major layout used only t mod 8 */
+  constexpr bool FIXPT = MODE == P2G_FIXED;
+  __shared__ float tile[FIXPT ? 8 * TN : 1];
+  const int64_t r = blockIdx.x;
+  const uint32_t key = runkey[r];
+  if (key >= (uint32_t)G.n_blocks) return; /* the parked bucket; uniform across the block */
+  const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
+  const int64_t bz = key % G.nb[2], by = (key / G.nb[2]) % G.nb[1], bx = key / (G.nb[2] * G.nb[1]);
+  const int o0 = (int)(bx << LB), o1 = (int)(by << LB), o2 = (int)(bz << LB);
+  constexpr int TW = 8 * TN;
+  if (FIXPT) {
+    for (int i = threadIdx.x; i < TW; i += blockDim.x) tile[i] = 0.0f; /* also int 0 */
+    __syncthreads();
+  }
+  fixscale fs;
+  bool use_tile = FIXPT;
+  if (FIXPT) use_tile = fix_scales<LB>(P, G, beg, end, bx, by, bz, dt, fs);
+  const float dx = G.dx;
+  const unsigned lane = threadIdx.x & 31u;
+  const int rot = (int)(lane * (unsigned)BG_CUDA_P2G_ROT_MUL) % 9;
+  for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x) {
+    if (P.park[p] >= 0) continue;
+    contrib c;
+    particle_contrib(P, p, G, dt, c);
+    /* in the block iff the lowest stencil node is: then base - origin is in
+     * [0, B) and base - origin + {0,1,2} in [0, B+2) = the tile */
+    const bool in = use_tile && (c.w.base[0] >> LB) == bx && (c.w.base[1] >> LB) == by &&
+                    (c.w.base[2] >> LB) == bz;
+    int a = rot / 3, b = rot - 3 * (rot / 3);
+    for (int s = 0; s < 9; ++s) {
+#pragma unroll
+      for (int k = 0; k < 3; ++k) scatter_node<LB, MODE>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid);
+      if (++b == 3) {
+        b = 0;
+        a = a == 2 ? 0 : a + 1;
+      }
+    }
+  }
+  if (FIXPT && use_tile) {
+    __syncthreads();
+    for (int t = threadIdx.x; t < TN; t += blockDim.x) {
+      float q[4];
+      const int *ti = (const int *)tile;
+      if (ti[t] == 0 && ti[4 * TN + t] == 0) continue; /* no mass: untouched, or weights below resolution */
+      for (int l = 0; l < 4; ++l)
+        q[l] = (float)((double)ti[l * TN + t] * (double)fs.ish[l] + (double)ti[(4 + l) * TN + t] / (double)fs.sl[l]);
+      const int li = t / (T * T), lj = (t / T) % T, lk = t % T;
+      const int i = o0 + li, j = o1 + lj, k = o2 + lk;
+      if (i >= G.dims[0] || j >= G.dims[1] || k >= G.dims[2]) continue;
+      atomic_add4(grid + node_index(G, i, j, k), q[0], q[1], q[2], q[3]);
+    }
+  }
+}
+
+/* The nonlocal service's scatter: mass times state slot nl to the nodal
+ * sums gs. Only a nonlocal model runs it; plain global atomics, since no
+ * such model is on the fast path the tiled scatter is tuned for. */
+__global__ void k_p2g_nonlocal(dparts P, dgeom G, int64_t n, int nl, float *gs) {
+  const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (p >= n || P.park[p] >= 0) return;
+  float xg[3];
+  for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
+  const bg_bspline w = bg_bspline_eval(xg);
+  const float mf = P.f[PM][p] * P.f[PS + nl][p];
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b)
+      for (int k = 0; k < 3; ++k)
+        atomicAdd(gs + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2] + k), bg_bspline_weight(&w, a, b, k) * mf);
+}
+
+bg_status cuda_p2g(void *state, bg_real dt) {
+  cuda_state *s = (cuda_state *)state;
+  const bg_config *c = s->cfg;
+  CU(cudaMemsetAsync(s->grid, 0, (size_t)c->n_nodes * sizeof(float4), s->st));
+  if (s->n && s->n_runs > 0) {
+    if (s->dirty) return fail(s, BG_ERR_INTERNAL, "p2g called before particles added since the last step were sorted");
+    if (s->variant == BG_CUDA_GLOBAL)
+      k_p2g<BG_BLOCK_LOG2, P2G_GLOBAL><<<(unsigned)s->n_runs, BG_CUDA_P2G_THREADS, 0, s->st>>>(
+          s->P, s->geo, s->runstart, s->runkey, s->n_runs, (int64_t)s->n, dt, s->grid);
+    else
+      k_p2g<BG_BLOCK_LOG2, P2G_FIXED><<<(unsigned)s->n_runs, BG_CUDA_P2G_THREADS, 0, s->st>>>(
+          s->P, s->geo, s->runstart, s->runkey, s->n_runs, (int64_t)s->n, dt, s->grid);
+    CU(cudaGetLastError());
+    if (s->nl >= 0) {
+      CU(cudaMemsetAsync(s->gs, 0, (size_t)c->n_nodes * sizeof(float), s->st));
+      k_p2g_nonlocal<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
+          s->P, s->geo, (int64_t)s->n, s->nl, s->gs);
+      CU(cudaGetLastError());
+    }
+  }
+  return mark(s, 2);
+}
+
