@@ -164,10 +164,10 @@ typedef struct noise {
 
 /* Parses and checks the options; exits 2 on a bad one. */
 static bg_lab *parse_options(int argc, char **argv, options *o) {
+  /* clang-format off */
   *o = (options){.phi_true = 31.7, .phi_lo = 20, .phi_hi = 45, .aspect = 2, .R0 = 0.05,
                  .mu_floor = 0.6, .jitter = 0.5, .scan_step = 0.5e-3, .scan_sd = 0.5e-3,
                  .xtol = 0.05, .delta = 1.0, .t_max = 6, .domain = 5.5, .max_sims = 40};
-  /* clang-format off */
   bg_lab_param params[] = {
       {.name = "phi-true", .type = BG_PARAM_DOUBLE, .dest = &o->phi_true, .lo = 20, .hi = 45,
        .help = "the hidden friction angle of the measured deposit, deg", .key = "phi_true_deg"},

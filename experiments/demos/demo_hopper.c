@@ -174,9 +174,9 @@ typedef struct search {
 
 /* Parses and checks the options; exits 2 on a bad one. */
 static bg_lab *parse_options(int argc, char **argv, options *o) {
+  /* clang-format off */
   *o = (options){.silo_fits = "", .hr = 5.5, .mu_wall = 0.5, .mu_floor = 0.5, .jitter = 0.5,
                  .t_max = 20, .w_tol = 0.005, .drop = 1.0, .max_sims = 16, .slab_cells = 1};
-  /* clang-format off */
   bg_lab_param params[] = {
       {.name = "geometry", .type = BG_PARAM_STRING, .dest = &o->geometry,
        .help = "slot (planar: W per unit width, kg/(m s)) or round (kg/s)", .quick = "slot",

@@ -41,7 +41,9 @@
  *
  * Claims: demo.surrogate.coverage = |phi_est - phi_true| / 2 sd <= 1;
  * demo.surrogate.error = |phi_est - phi_true| within the stated tolerance;
- * demo.surrogate.certain = 2 sd at the stop within the same tolerance. */
+ * demo.surrogate.certain = 2 sd at the stop within the same tolerance.
+ *
+ * The GP is surrogate_gp.c, the posterior surrogate_inverse.c. */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -161,10 +163,10 @@ static const char *const surrogate_mutants[] = {"noise-ignored", "scanner-coarse
 
 /* Parses and checks the options; exits 2 on a bad one. */
 static bg_lab *parse_options(int argc, char **argv, options *o) {
+  /* clang-format off */
   *o = (options){.phi_true = 32.4, .phi_lo = 20, .phi_hi = 45, .aspect = 2, .R0 = 0.05,
                  .mu_floor = 0.6, .jitter = 0.5, .meas_sd = 0.2e-3, .t_max = 6, .domain = 5.5,
                  .n_init = 4, .reps = 3, .max_sims = 24};
-  /* clang-format off */
   bg_lab_param params[] = {
       {.name = "phi-true", .type = BG_PARAM_DOUBLE, .dest = &o->phi_true, .lo = 20, .hi = 45,
        .help = "the held-out deposit's friction angle, deg", .key = "phi_true_deg"},
@@ -320,6 +322,29 @@ static post active_loop(ctx *c, const options *o, gp *g[NOUT], const double *sn,
   return p;
 }
 
+/* A posterior against an end of the range: the deposit lies at or beyond
+ * it for this model, which the interval (cut by the prior) understates. */
+static int at_range_end(bg_lab *lab, const options *o, const post *p) {
+  const int at_edge =
+      p->mean - 2 * p->sd <= o->phi_lo + DPHI_GRID || p->mean + 2 * p->sd >= o->phi_hi - DPHI_GRID;
+  if (at_edge)
+    bg_lab_progress(
+        lab,
+        "the posterior's 2-sd interval reaches an end of the range [%g, %g] deg: the model matches "
+        "this deposit only at or beyond it",
+        o->phi_lo, o->phi_hi);
+  return at_edge;
+}
+
+/* The posterior density of phi on its grid, per degree. */
+static double *posterior_density(gp *g[NOUT], const options *o, const double *sn,
+                                 const double *yobs) {
+  double *dens = calloc((size_t)posterior_grid_points(o->phi_lo, o->phi_hi), sizeof *dens);
+  if (!dens) bg_lab_fail("out of memory for the posterior grid");
+  invert(g, yobs, sn, o->meas_sd, 0, dens);
+  return dens;
+}
+
 /* The inverse on this design had the instrument been ten times noisier,
  * had it ignored the run and instrument noise, and with each length scale
  * held at half its likelihood optimum (s refitted): the answer should not
@@ -462,20 +487,9 @@ int main(int argc, char **argv) {
   post p = active_loop(&c, &o, g, sn, d.yobs, &certain);
   const int n_design = c.n;
   const double err = p.mean - o.phi_true;
-  /* a posterior against an end of the range: the deposit lies at or beyond
-   * it for this model, which the interval (cut by the prior) understates */
-  const int at_edge =
-      p.mean - 2 * p.sd <= o.phi_lo + DPHI_GRID || p.mean + 2 * p.sd >= o.phi_hi - DPHI_GRID;
-  if (at_edge)
-    bg_lab_progress(
-        lab,
-        "the posterior's 2-sd interval reaches an end of the range [%g, %g] deg: the model matches "
-        "this deposit only at or beyond it",
-        o.phi_lo, o.phi_hi);
+  const int at_edge = at_range_end(lab, &o, &p);
   checks k = check_inverse(&c, &o, g, sn, d.yobs, &p);
-  double *dens = calloc((size_t)posterior_grid_points(o.phi_lo, o.phi_hi), sizeof *dens);
-  if (!dens) bg_lab_fail("out of memory for the posterior grid");
-  invert(g, d.yobs, sn, o.meas_sd, 0, dens);
+  double *dens = posterior_density(g, &o, sn, d.yobs);
   uniform u = uniform_design(&c, &o, n_design, sn, d.yobs);
 
   /* read-out */

@@ -203,8 +203,8 @@ typedef struct triaxial {
 /* Parses the options; the probe runs each model in its own section, so it
  * takes no --material. */
 static bg_lab *parse_options(int argc, char **argv, options *o) {
-  *o = (options){0, 0, 0};
   /* clang-format off */
+  *o = (options){0, 0, 0};
   bg_lab_param params[] = {
       {.name = "axial-strain", .type = BG_PARAM_DOUBLE, .dest = &o->strain_end, .lo = 1e-3,
        .hi = 1.0, .help = "final axial log strain (magnitude)", .quick = "1", .paper = "1",
