@@ -153,153 +153,182 @@ static int read_silo_fit(const char *path, double *C, double *k, double *n) {
 
 static const char *const hopper_mutants[] = {"window-short", NULL};
 
-int main(int argc, char **argv) {
-  const char *geometry = NULL, *silo_fits = "";
-  double Wstar = 0, d_lo = 0, d_hi = 0, L = 0, hr = 5.5, mu_wall = 0.5, mu_floor = 0.5,
-         jitter = 0.5, t_max = 20, w_tol = 0.005, drop = 1.0;
-  int n_cells = 0, max_sims = 16, slab_cells = 1;
+typedef struct options {
+  const char *geometry, *silo_fits;
+  double Wstar, d_lo, d_hi, L, hr, mu_wall, mu_floor, jitter, t_max, w_tol, drop;
+  int n_cells, max_sims, slab_cells;
+} options;
+
+/* The silo experiment's Beverloo fit this demo is compared with. */
+typedef struct beverloo {
+  char path[4096]; /* "" when none was found */
+  double C, k, n;
+  int have;
+} beverloo;
+
+/* What the root search found. */
+typedef struct search {
+  double D, W;
+  int n_sims, converged;
+} search;
+
+/* Parses and checks the options; exits 2 on a bad one. */
+static bg_lab *parse_options(int argc, char **argv, options *o) {
+  /* clang-format off */
+  *o = (options){.silo_fits = "", .hr = 5.5, .mu_wall = 0.5, .mu_floor = 0.5, .jitter = 0.5,
+                 .t_max = 20, .w_tol = 0.005, .drop = 1.0, .max_sims = 16, .slab_cells = 1};
   bg_lab_param params[] = {
-      {"geometry", BG_PARAM_STRING, &geometry, 0, 0,
-       "slot (planar: W per unit width, kg/(m s)) or round (kg/s)", 0, "slot", "round", NULL},
-      {"target", BG_PARAM_DOUBLE, &Wstar, 1e-4, 1e4,
-       "target discharge rate W*: kg/(m s) for the slot, kg/s round", 0, "25", "0.134", "target_W"},
-      {"d-lo", BG_PARAM_DOUBLE, &d_lo, 1e-3, 1, "lower end of the diameter bracket, m", 0, "0.03",
-       "0.016", "d_lo_m"},
-      {"d-hi", BG_PARAM_DOUBLE, &d_hi, 1e-3, 1, "upper end of the diameter bracket, m", 0, "0.045",
-       "0.026", "d_hi_m"},
-      {"orifice-cells", BG_PARAM_INT, &n_cells, 3, 64,
-       "cells across the orifice at every trial (dx = D / N)", 0, "6", "10", "orifice_cells"},
-      {"silo-width", BG_PARAM_DOUBLE, &L, 0.01, 5, "silo width (slot) or diameter (round) L, m", 0,
-       "0.12", "0.075", "silo_width_m"},
-      {"h-over-r", BG_PARAM_DOUBLE, &hr, 5, 20, "fill height over the silo half-width", 0, NULL,
-       NULL, NULL},
-      {"mu-wall", BG_PARAM_DOUBLE, &mu_wall, 0, 2, "silo wall Coulomb coefficient", 0, NULL, NULL,
-       NULL},
-      {"mu-floor", BG_PARAM_DOUBLE, &mu_floor, 0, 2, "floor Coulomb coefficient", 0, NULL, NULL,
-       NULL},
-      {"slab-cells", BG_PARAM_INT, &slab_cells, 1, 32, "slot silo thickness, cells", 0, NULL, NULL,
-       NULL},
-      {"drop", BG_PARAM_DOUBLE, &drop, 0.1, 1,
-       "fraction of the fill H -> 1.2 L each run drains inside its window", 0, "1", "0.2", NULL},
-      {"jitter", BG_PARAM_DOUBLE, &jitter, 0, 1, "lattice jitter, fraction of the particle spacing",
-       0, NULL, NULL, NULL},
-      {"t-max", BG_PARAM_DOUBLE, &t_max, 0.1, 100, "maximum simulated time per run, s", 0, NULL,
-       NULL, "t_max_s"},
-      {"w-tol", BG_PARAM_DOUBLE, &w_tol, 1e-4, 0.1,
-       "search stops once an evaluation is within this of W* (relative)", 0, NULL, NULL, NULL},
-      {"max-sims", BG_PARAM_INT, &max_sims, 3, MAX_EVAL - 1,
-       "most simulations the root search may use", 0, NULL, NULL, NULL},
-      {"silo-fits", BG_PARAM_STRING, &silo_fits, 0, 0,
-       "fits.tsv of an exp_silo run of the same geometry (default: ../silo or ../exp_silo beside "
-       "--out)",
-       0, NULL, NULL, NULL},
+      {.name = "geometry", .type = BG_PARAM_STRING, .dest = &o->geometry,
+       .help = "slot (planar: W per unit width, kg/(m s)) or round (kg/s)", .quick = "slot",
+       .paper = "round"},
+      {.name = "target", .type = BG_PARAM_DOUBLE, .dest = &o->Wstar, .lo = 1e-4, .hi = 1e4,
+       .help = "target discharge rate W*: kg/(m s) for the slot, kg/s round", .quick = "25",
+       .paper = "0.134", .key = "target_W"},
+      {.name = "d-lo", .type = BG_PARAM_DOUBLE, .dest = &o->d_lo, .lo = 1e-3, .hi = 1,
+       .help = "lower end of the diameter bracket, m", .quick = "0.03", .paper = "0.016",
+       .key = "d_lo_m"},
+      {.name = "d-hi", .type = BG_PARAM_DOUBLE, .dest = &o->d_hi, .lo = 1e-3, .hi = 1,
+       .help = "upper end of the diameter bracket, m", .quick = "0.045", .paper = "0.026",
+       .key = "d_hi_m"},
+      {.name = "orifice-cells", .type = BG_PARAM_INT, .dest = &o->n_cells, .lo = 3, .hi = 64,
+       .help = "cells across the orifice at every trial (dx = D / N)", .quick = "6", .paper = "10",
+       .key = "orifice_cells"},
+      {.name = "silo-width", .type = BG_PARAM_DOUBLE, .dest = &o->L, .lo = 0.01, .hi = 5,
+       .help = "silo width (slot) or diameter (round) L, m", .quick = "0.12", .paper = "0.075",
+       .key = "silo_width_m"},
+      {.name = "h-over-r", .type = BG_PARAM_DOUBLE, .dest = &o->hr, .lo = 5, .hi = 20,
+       .help = "fill height over the silo half-width"},
+      {.name = "mu-wall", .type = BG_PARAM_DOUBLE, .dest = &o->mu_wall, .lo = 0, .hi = 2,
+       .help = "silo wall Coulomb coefficient"},
+      {.name = "mu-floor", .type = BG_PARAM_DOUBLE, .dest = &o->mu_floor, .lo = 0, .hi = 2,
+       .help = "floor Coulomb coefficient"},
+      {.name = "slab-cells", .type = BG_PARAM_INT, .dest = &o->slab_cells, .lo = 1, .hi = 32,
+       .help = "slot silo thickness, cells"},
+      {.name = "drop", .type = BG_PARAM_DOUBLE, .dest = &o->drop, .lo = 0.1, .hi = 1,
+       .help = "fraction of the fill H -> 1.2 L each run drains inside its window", .quick = "1",
+       .paper = "0.2"},
+      {.name = "jitter", .type = BG_PARAM_DOUBLE, .dest = &o->jitter, .lo = 0, .hi = 1,
+       .help = "lattice jitter, fraction of the particle spacing"},
+      {.name = "t-max", .type = BG_PARAM_DOUBLE, .dest = &o->t_max, .lo = 0.1, .hi = 100,
+       .help = "maximum simulated time per run, s", .key = "t_max_s"},
+      {.name = "w-tol", .type = BG_PARAM_DOUBLE, .dest = &o->w_tol, .lo = 1e-4, .hi = 0.1,
+       .help = "search stops once an evaluation is within this of W* (relative)"},
+      {.name = "max-sims", .type = BG_PARAM_INT, .dest = &o->max_sims, .lo = 3, .hi = MAX_EVAL - 1,
+       .help = "most simulations the root search may use"},
+      {.name = "silo-fits", .type = BG_PARAM_STRING, .dest = &o->silo_fits,
+       .help = "fits.tsv of an exp_silo run of the same geometry (default: ../silo or ../exp_silo beside --out)"},
   };
-  int np = (int)(sizeof params / sizeof params[0]);
+  /* clang-format on */
   bg_lab *lab = bg_lab_init(
       "demo_hopper",
       "Hopper design: the orifice diameter for a target discharge rate by GSL Brent root "
       "finding over silo runs, checked by an independent re-run and against Beverloo inverted.",
-      argc, argv, params, np, hopper_mutants);
-  if (strcmp(geometry, "slot") && strcmp(geometry, "round")) {
-    fprintf(stderr, "error: --geometry: '%s' is not one of slot, round\n", geometry);
-    return 2;
+      argc, argv, params, (int)(sizeof params / sizeof params[0]), hopper_mutants);
+  if (strcmp(o->geometry, "slot") && strcmp(o->geometry, "round")) {
+    fprintf(stderr, "error: --geometry: '%s' is not one of slot, round\n", o->geometry);
+    exit(2);
   }
-  int round = !strcmp(geometry, "round");
-  if (d_lo >= d_hi) {
-    fprintf(stderr, "error: --d-lo %g must be below --d-hi %g\n", d_lo, d_hi);
-    return 2;
+  if (o->d_lo >= o->d_hi) {
+    fprintf(stderr, "error: --d-lo %g must be below --d-hi %g\n", o->d_lo, o->d_hi);
+    exit(2);
   }
-  if (d_hi * 2.5 > L * (1 + 1e-9)) {
+  if (o->d_hi * 2.5 > o->L * (1 + 1e-9)) {
     fprintf(stderr,
             "error: --d-hi %g m: the silo (--silo-width %g m) must be at least 2.5 D_hi wide "
-            "(Beverloo's law "
-            "needs the walls away from the orifice)\n",
-            d_hi, L);
-    return 2;
+            "(Beverloo's law needs the walls away from the orifice)\n",
+            o->d_hi, o->L);
+    exit(2);
   }
-  gsl_set_error_handler_off();
-  ctx c;
-  memset(&c, 0, sizeof c);
-  c.lab = lab;
-  c.L = L;
-  c.Wstar = Wstar;
-  c.n_cells = n_cells;
-  c.max_sims = max_sims;
-  c.window_short = bg_lab_mutant_is(lab, "window-short");
+  return lab;
+}
+
+/* The silo every trial shares (its grid follows D in run_at). */
+static void setup_scene(ctx *c, bg_lab *lab, const options *o, int round) {
+  memset(c, 0, sizeof *c);
+  c->lab = lab;
+  c->L = o->L;
+  c->Wstar = o->Wstar;
+  c->n_cells = o->n_cells;
+  c->max_sims = o->max_sims;
+  c->window_short = bg_lab_mutant_is(lab, "window-short");
   bg_material sand = bg_lab_material(lab);
-  c.period_per_m = 4 * (hr * 0.5) / (double)bg_material_pwave_speed(&sand);
+  c->period_per_m = 4 * (o->hr * 0.5) / (double)bg_material_pwave_speed(&sand);
   bg_silo_scene base;
   memset(&base, 0, sizeof base);
   base.round = round;
-  base.hr = hr;
+  base.hr = o->hr;
   base.floor_cells = 2;
   base.gap_cells = 3;
-  base.slab_cells = slab_cells;
-  base.mu_wall = mu_wall;
-  base.mu_floor = mu_floor;
-  base.drop = drop;
-  base.steady_stop = drop < 1;
+  base.slab_cells = o->slab_cells;
+  base.mu_wall = o->mu_wall;
+  base.mu_floor = o->mu_floor;
+  base.drop = o->drop;
+  base.steady_stop = o->drop < 1;
   base.rel_se_max = 0.005;
   base.startup_frac = 0.05;
-  base.t_max = t_max;
-  base.jitter = jitter;
+  base.t_max = o->t_max;
+  base.jitter = o->jitter;
   base.backend = bg_lab_backend(lab);
   base.threads = bg_lab_threads(lab);
   base.seed = bg_lab_seed(lab);
   base.material = sand;
-  c.base = base;
+  c->base = base;
   bg_lab_manifest_material(lab, &sand);
   bg_lab_manifest_str(lab, "grid", "dx = D / orifice_cells at each trial");
   bg_lab_manifest_str(lab, "solver", "gsl_root_fsolver_brent on ln(W(D) / W*)");
-  const char *unit = round ? "kg/s" : "kg/(m s)";
-  bg_lab_manifest_str(lab, "W_unit", unit);
+  bg_lab_manifest_str(lab, "W_unit", round ? "kg/s" : "kg/(m s)");
+}
 
-  /* the silo experiment's fit, looked up now so a bad path fails before any run */
-  char fits_path[4096] = "";
-  double bev_C = NAN, bev_k = NAN, bev_n = NAN;
-  int have_bev = 0;
+/* The silo experiment's fit, looked up before any run so that a bad path
+ * fails at once: --silo-fits, else a sibling run folder. */
+static beverloo find_silo_fit(bg_lab *lab, const char *silo_fits, int round) {
+  beverloo b = {.path = "", .C = NAN, .k = NAN, .n = NAN, .have = 0};
   if (silo_fits[0]) {
     if (access(silo_fits, R_OK) != 0) {
       fprintf(stderr, "error: --silo-fits %s: cannot read it\n", silo_fits);
-      return 2;
+      exit(2);
     }
-    snprintf(fits_path, sizeof fits_path, "%s", silo_fits);
+    snprintf(b.path, sizeof b.path, "%s", silo_fits);
   } else {
     const char *sib[] = {"silo", "exp_silo"};
-    for (int i = 0; i < 2 && !fits_path[0]; ++i) {
+    for (int i = 0; i < 2 && !b.path[0]; ++i) {
       char p[4096];
       snprintf(p, sizeof p, "%s/../%s/fits.tsv", bg_lab_outdir(lab), sib[i]);
-      if (access(p, R_OK) == 0) snprintf(fits_path, sizeof fits_path, "%s", p);
+      if (access(p, R_OK) == 0) snprintf(b.path, sizeof b.path, "%s", p);
     }
   }
-  if (fits_path[0]) {
-    have_bev = read_silo_fit(fits_path, &bev_C, &bev_k, &bev_n);
+  if (b.path[0]) {
+    b.have = read_silo_fit(b.path, &b.C, &b.k, &b.n);
     double n_law = round ? 2.5 : 1.5;
-    if (have_bev && fabs(bev_n - n_law) > 1e-9) {
+    if (b.have && fabs(b.n - n_law) > 1e-9) {
       bg_lab_progress(lab, "%s: its fit has n = %g, not this geometry's %g: no Beverloo comparison",
-                      fits_path, bev_n, n_law);
-      have_bev = 0;
+                      b.path, b.n, n_law);
+      b.have = 0;
     }
   }
-  bg_lab_manifest_str(lab, "silo_fits", have_bev ? fits_path : "none");
+  bg_lab_manifest_str(lab, "silo_fits", b.have ? b.path : "none");
+  return b;
+}
 
-  /* 1. the root search */
+/* Brent's root search on ln(W(D) / W*) over [d_lo, d_hi]; the best
+ * evaluation is the design. */
+static search root_search(ctx *c, const options *o, const char *unit) {
   gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
-  gsl_function F = {f_root, &c};
-  c.role = "bracket";
-  int st = gsl_root_fsolver_set(s, &F, d_lo, d_hi);
+  gsl_function F = {f_root, c};
+  c->role = "bracket";
+  int st = gsl_root_fsolver_set(s, &F, o->d_lo, o->d_hi);
   if (st != GSL_SUCCESS) {
     bg_lab_fail(
         "W* = %g %s is not inside the bracket: W(%g mm) = %g and W(%g mm) = %g; widen "
         "--d-lo/--d-hi",
-        Wstar, unit, d_lo * 1e3, c.ev[0].W, d_hi * 1e3, c.n > 1 ? c.ev[1].W : NAN);
+        o->Wstar, unit, o->d_lo * 1e3, c->ev[0].W, o->d_hi * 1e3, c->n > 1 ? c->ev[1].W : NAN);
   }
-  c.role = "brent";
+  c->role = "brent";
   int converged = 0;
-  for (int it = 0; it < max_sims && !converged; ++it) {
+  for (int it = 0; it < o->max_sims && !converged; ++it) {
     /* stop once an evaluation meets W* to w_tol, or the bracket is below 0.1% of D */
-    for (int i = 0; i < c.n; ++i)
-      if (fabs(c.ev[i].W / Wstar - 1) <= w_tol) converged = 1;
+    for (int i = 0; i < c->n; ++i)
+      if (fabs(c->ev[i].W / o->Wstar - 1) <= o->w_tol) converged = 1;
     if (converged) break;
     if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s), 0, 1e-3) ==
         GSL_SUCCESS) {
@@ -310,77 +339,104 @@ int main(int argc, char **argv) {
     if (st != GSL_SUCCESS) bg_lab_fail("gsl_root_fsolver_iterate: %s", gsl_strerror(st));
   }
   gsl_root_fsolver_free(s);
-  int n_search = c.n;
   int best = 0;
-  for (int i = 1; i < c.n; ++i)
-    if (fabs(log(c.ev[i].W / Wstar)) < fabs(log(c.ev[best].W / Wstar))) best = i;
-  double D_found = c.ev[best].D, W_found = c.ev[best].W;
-  bg_lab_progress(lab, "search: D = %.3f mm after %d simulations, W %.5g %s (%+.2f%% of W*)%s",
-                  D_found * 1e3, n_search, W_found, unit, 100 * (W_found / Wstar - 1),
+  for (int i = 1; i < c->n; ++i)
+    if (fabs(log(c->ev[i].W / o->Wstar)) < fabs(log(c->ev[best].W / o->Wstar))) best = i;
+  search r = {.D = c->ev[best].D, .W = c->ev[best].W, .n_sims = c->n, .converged = converged};
+  bg_lab_progress(c->lab, "search: D = %.3f mm after %d simulations, W %.5g %s (%+.2f%% of W*)%s",
+                  r.D * 1e3, r.n_sims, r.W, unit, 100 * (r.W / o->Wstar - 1),
                   converged ? "" : " (not converged)");
+  return r;
+}
 
-  /* 2. the independent re-run: another seed, its own lattice */
-  eval re = run_at(&c, D_found, base.seed + 7919ul, "re-run");
-  double rate_err = fabs(re.W / Wstar - 1);
-
-  /* 3. Beverloo inverted with the silo experiment's C and k */
-  double rho_b = re.rho_b, D_bev = NAN;
-  if (have_bev) {
-    double a = pow(Wstar / (bev_C * rho_b * sqrt(G)), 1.0 / bev_n);
-    D_bev = a / (1 - bev_k / n_cells);
-  }
-
+static void write_evaluations(const ctx *c) {
   FILE *fe = bg_lab_tsv(
-      lab, "evaluations.tsv",
+      c->lab, "evaluations.tsv",
       "every simulation, in order: the bracket's two ends, the Brent iterations, then the "
       "independent re-run at the found diameter (another seed); W from the parked mass over the "
       "steady window",
       "sim\trole\tD_m\tdx_m\tsilo_cells\torifice_free_cells\tW\tsigma_W\tW_rel_se\tW_over_target\t"
       "rho_b_kg_m3\tflatness\tstop_rule\tparticles\tsteps");
-  for (int i = 0; i < c.n; ++i) {
-    const eval *e = &c.ev[i];
+  for (int i = 0; i < c->n; ++i) {
+    const eval *e = &c->ev[i];
     fprintf(fe, "%d\t%s\t%.6g\t%.6g\t%d\t%d\t%.6g\t%.3g\t%.3g\t%.6f\t%.2f\t%.4f\t%s\t%zu\t%llu\n",
             i + 1, e->role, e->D, e->dx, e->silo_cells, e->d_free, e->W, e->sW, e->rel_se,
-            e->W / Wstar, e->rho_b, e->flat, e->stop_rule, e->particles, e->steps);
+            e->W / c->Wstar, e->rho_b, e->flat, e->stop_rule, e->particles, e->steps);
   }
   fclose(fe);
-  /* Beverloo's curve over the bracket at this demo's resolution, for the figure */
+}
+
+/* Beverloo's curve over the bracket at this demo's resolution, for the figure */
+static void write_beverloo_curve(bg_lab *lab, const options *o, const beverloo *b, double rho_b) {
   FILE *fc = bg_lab_tsv(
       lab, "beverloo_curve.tsv",
       "Beverloo with the silo experiment's C and k (fits.tsv row C_k_free_all) at dx = D / "
       "orifice_cells, rho_b of the re-run; NaN when no silo run was found",
       "D_m\tW_beverloo");
   for (int i = 0; i <= 40; ++i) {
-    double D = d_lo + (d_hi - d_lo) * i / 40.0;
-    double eff = D * (1 - bev_k / n_cells);
-    double W = have_bev && eff > 0 ? bev_C * rho_b * sqrt(G) * pow(eff, bev_n) : NAN;
+    double D = o->d_lo + (o->d_hi - o->d_lo) * i / 40.0;
+    double eff = D * (1 - b->k / o->n_cells);
+    double W = b->have && eff > 0 ? b->C * rho_b * sqrt(G) * pow(eff, b->n) : NAN;
     fprintf(fc, "%.6g\t%.6g\n", D, W);
   }
   fclose(fc);
-  FILE *fs = bg_lab_tsv(lab, "summary.tsv", "the design and its checks", "quantity\tvalue\tunit");
+}
+
+static void write_summary(const ctx *c, const search *s, const eval *re, const beverloo *b,
+                          double D_bev, const char *unit) {
+  double Wstar = c->Wstar;
+  FILE *fs =
+      bg_lab_tsv(c->lab, "summary.tsv", "the design and its checks", "quantity\tvalue\tunit");
   fprintf(fs, "target_W\t%.6g\t%s\n", Wstar, unit);
-  fprintf(fs, "D_found\t%.6g\tm\n", D_found);
-  fprintf(fs, "W_search\t%.6g\t%s\n", W_found, unit);
-  fprintf(fs, "W_rerun\t%.6g\t%s\n", re.W, unit);
-  fprintf(fs, "rerun_error\t%.6g\t1\n", re.W / Wstar - 1);
-  fprintf(fs, "rerun_rel_se\t%.6g\t1\n", re.rel_se);
-  fprintf(fs, "simulations_search\t%d\t1\n", n_search);
-  fprintf(fs, "simulations_total\t%d\t1\n", c.n);
-  fprintf(fs, "converged\t%d\t1\n", converged);
-  fprintf(fs, "rho_b\t%.6g\tkg/m3\n", rho_b);
-  fprintf(fs, "beverloo_C\t%.6g\t1\n", bev_C);
-  fprintf(fs, "beverloo_k_cells\t%.6g\t1\n", bev_k);
-  fprintf(fs, "beverloo_n\t%.6g\t1\n", bev_n);
+  fprintf(fs, "D_found\t%.6g\tm\n", s->D);
+  fprintf(fs, "W_search\t%.6g\t%s\n", s->W, unit);
+  fprintf(fs, "W_rerun\t%.6g\t%s\n", re->W, unit);
+  fprintf(fs, "rerun_error\t%.6g\t1\n", re->W / Wstar - 1);
+  fprintf(fs, "rerun_rel_se\t%.6g\t1\n", re->rel_se);
+  fprintf(fs, "simulations_search\t%d\t1\n", s->n_sims);
+  fprintf(fs, "simulations_total\t%d\t1\n", c->n);
+  fprintf(fs, "converged\t%d\t1\n", s->converged);
+  fprintf(fs, "rho_b\t%.6g\tkg/m3\n", re->rho_b);
+  fprintf(fs, "beverloo_C\t%.6g\t1\n", b->C);
+  fprintf(fs, "beverloo_k_cells\t%.6g\t1\n", b->k);
+  fprintf(fs, "beverloo_n\t%.6g\t1\n", b->n);
   fprintf(fs, "D_beverloo\t%.6g\tm\n", D_bev);
-  fprintf(fs, "D_found_over_D_beverloo_minus_1\t%.6g\t1\n", D_found / D_bev - 1);
+  fprintf(fs, "D_found_over_D_beverloo_minus_1\t%.6g\t1\n", s->D / D_bev - 1);
   fclose(fs);
-  bg_lab_manifest_num(lab, "D_found_m", D_found);
-  bg_lab_manifest_num(lab, "simulations_search", n_search);
+}
+
+int main(int argc, char **argv) {
+  options o;
+  bg_lab *lab = parse_options(argc, argv, &o);
+  const int round = !strcmp(o.geometry, "round");
+  const char *unit = round ? "kg/s" : "kg/(m s)";
+  gsl_set_error_handler_off();
+
+  /* scene: the silo, and the fit to compare with */
+  ctx c;
+  setup_scene(&c, lab, &o, round);
+  beverloo bev = find_silo_fit(lab, o.silo_fits, round);
+
+  /* run: the root search, then the independent re-run (another seed, its own lattice) */
+  search s = root_search(&c, &o, unit);
+  eval re = run_at(&c, s.D, c.base.seed + 7919ul, "re-run");
+
+  /* read-out: Beverloo inverted with the silo experiment's C and k */
+  double rho_b = re.rho_b, D_bev = NAN;
+  if (bev.have)
+    D_bev = pow(o.Wstar / (bev.C * rho_b * sqrt(G)), 1.0 / bev.n) / (1 - bev.k / o.n_cells);
+  write_evaluations(&c);
+  write_beverloo_curve(lab, &o, &bev, rho_b);
+  write_summary(&c, &s, &re, &bev, D_bev, unit);
+  bg_lab_manifest_num(lab, "D_found_m", s.D);
+  bg_lab_manifest_num(lab, "simulations_search", s.n_sims);
   bg_lab_progress(lab,
                   "re-run at D = %.3f mm: W %.5g %s, %+.2f%% of W* (rel. s.e. %.2g%%); Beverloo "
                   "inverted: %s%.3f mm",
-                  D_found * 1e3, re.W, unit, 100 * (re.W / Wstar - 1), 100 * re.rel_se,
-                  have_bev ? "" : "(no silo run) ", D_bev * 1e3);
-  bg_lab_claim(lab, "demo.hopper.rate", converged ? rate_err : NAN);
+                  s.D * 1e3, re.W, unit, 100 * (re.W / o.Wstar - 1), 100 * re.rel_se,
+                  bev.have ? "" : "(no silo run) ", D_bev * 1e3);
+
+  /* judge */
+  bg_lab_claim(lab, "demo.hopper.rate", s.converged ? fabs(re.W / o.Wstar - 1) : NAN);
   return bg_lab_finish(lab);
 }

@@ -7,7 +7,8 @@
  * The loading is coaxial, so the element lives in principal Hencky strain:
  * each increment adds (d_axial, d_lat, d_lat) to the elastic strain, and
  * d_lat is found (GSL Brent) so that the lateral Kirchhoff stress after the
- * return map equals the confining pressure. Compression is negative. */
+ * return map equals the confining pressure. Compression is negative.
+ * The rate-dependent models' simple shear is in probe_shear.c. */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include <math.h>
@@ -18,6 +19,7 @@
 #include "bg_lab.h"
 #include "bg_materials.h"
 #include "bg_stress.h"
+#include "probe_shear.h"
 
 /* Consecutive shear increments that count as critical state. */
 #define CRIT_RUN 100
@@ -26,13 +28,6 @@
  * claimed at the pressures the lab's scenes reach: rho0 g H for columns up
  * to ~0.23 m of Klar's sand is 5 kPa. Higher pressures are reported. */
 #define SCENE_PRESSURE 5e3
-
-/* Confining pressure of the mu(I) simple shear, Pa: low, so that the
- * elastic strain mu p / (2 G) ~ 1e-4 that separates the plastic rate from
- * the imposed one stays small. */
-#ifndef P_SHEAR
-#define P_SHEAR 1e3
-#endif
 
 typedef struct element {
   bg_vec3 eps; /* elastic principal Hencky strain */
@@ -115,53 +110,6 @@ static double phi_mob_deg(bg_vec3 tau) {
   return asin((lo - hi) / (lo + hi)) * 180.0 / M_PI;
 }
 
-/* Steady simple shear of one element at the imposed inertial number I
- * (confining pressure p_conf, grains d, rho_s), through the full scalar
- * update (bg_material_update, the oracle both backends share): F grows by
- * (I + dt L) with L = gammadot e_x e_y^T each step. Returns the last
- * step's return-map mode and gives the shear rate, the Cauchy pressure,
- * the inertial number of the element's own plastic rate (sqrt 2 dq / dt)
- * and the measured sqrt(J2) / p. */
-typedef struct shear_result {
-  double gd, pc, Ip, mu;
-  int mode;
-} shear_result;
-
-static shear_result steady_shear(const bg_mat *m, double I, double p_conf, double d, double rho_s, int n_steps) {
-  shear_result r;
-  r.gd = I * sqrt(p_conf / rho_s) / d;
-  /* the shear strain per step is set by accuracy, not stability: the
-   * elastic strain at yield, mu p / (2 G) ~ 1e-3, in ~50 steps */
-  double dt = 2e-5 / r.gd;
-  bg_real e0 = (bg_real)(-p_conf / (2.0 * m->el.lame.mu + 3.0 * m->el.lame.lambda));
-  bg_mat3 F = bg_mat3_identity(), tau;
-  for (int i = 0; i < 3; ++i) F.m[i][i] = expf(e0);
-  bg_real st[BG_NSTATE] = {0, 0, 0, 0};
-  bg_mat3 Lm = bg_mat3_zero();
-  Lm.m[0][1] = (bg_real)(r.gd * dt);
-  r.mode = 0;
-  for (int k = 0; k < n_steps; ++k) {
-    bg_mat3 Ft = bg_mat3_mul(Lm, F);
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) F.m[i][j] += Ft.m[i][j];
-    /* q plays no part in either law; zeroing it before the last step reads
-     * that step's dq without the cancellation of q_after - q_before */
-    if (k == n_steps - 1) st[BG_STATE_Q] = 0;
-    r.mode = bg_material_update(m, (bg_real)dt, &F, st, &tau);
-  }
-  double dq = st[BG_STATE_Q];
-  double pk = -((double)tau.m[0][0] + tau.m[1][1] + tau.m[2][2]) / 3.0, j2 = 0;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      double sij = tau.m[i][j] - (i == j ? -pk : 0.0);
-      j2 += 0.5 * sij * sij;
-    }
-  r.pc = pk / (double)bg_mat3_det(F);
-  r.Ip = sqrt(2.0) * dq / dt * d / sqrt(r.pc / rho_s);
-  r.mu = sqrt(j2) / pk;
-  return r;
-}
-
 /* The probe's mutants (references/mutants.tsv says what each must flip). */
 static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardening-off", "cone-swapped",
                                       "mui-rate-sqrt2", "ngf-rate-sqrt2", NULL};
@@ -233,33 +181,63 @@ static double alpha_from_mc(double phi_deg, gsl_root_fsolver *solver) {
   return gsl_root_fsolver_root(solver);
 }
 
-int main(int argc, char **argv) {
-  double strain_end = 0, d_step = 0, q_end = 0;
+typedef struct options {
+  double strain_end, d_step, q_end;
+} options;
+
+/* The confining pressures every cone is driven at. */
+typedef struct pressures {
+  const double *p;
+  int n;
+} pressures;
+
+static const double phis[] = {20, 25, 30, 35, 40, 45};
+#define N_PHI ((int)(sizeof phis / sizeof phis[0]))
+
+/* The Drucker-Prager cone in triaxial compression: its fed phi, and the gap
+ * to the fixed-corotated force stress. */
+typedef struct triaxial {
+  double max_err, max_gap, max_gap_all;
+} triaxial;
+
+/* Parses the options; the probe runs each model in its own section, so it
+ * takes no --material. */
+static bg_lab *parse_options(int argc, char **argv, options *o) {
+  /* clang-format off */
+  *o = (options){0, 0, 0};
   bg_lab_param params[] = {
-      {"axial-strain", BG_PARAM_DOUBLE, &strain_end, 1e-3, 1.0, "final axial log strain (magnitude)", 0, "1", "1",
-       "axial_strain_end"},
-      {"increment", BG_PARAM_DOUBLE, &d_step, 1e-6, 1e-1, "axial strain per increment", 0, "2e-4", "2.5e-5", NULL},
-      {"hardening-q", BG_PARAM_DOUBLE, &q_end, 1.0, 100.0, "plastic strain q reached with hardening on", 0, "30",
-       "30", "hardening_q_end"},
+      {.name = "axial-strain", .type = BG_PARAM_DOUBLE, .dest = &o->strain_end, .lo = 1e-3,
+       .hi = 1.0, .help = "final axial log strain (magnitude)", .quick = "1", .paper = "1",
+       .key = "axial_strain_end"},
+      {.name = "increment", .type = BG_PARAM_DOUBLE, .dest = &o->d_step, .lo = 1e-6, .hi = 1e-1,
+       .help = "axial strain per increment", .quick = "2e-4", .paper = "2.5e-5"},
+      {.name = "hardening-q", .type = BG_PARAM_DOUBLE, .dest = &o->q_end, .lo = 1.0, .hi = 100.0,
+       .help = "plastic strain q reached with hardening on", .quick = "30", .paper = "30",
+       .key = "hardening_q_end"},
   };
+  /* clang-format on */
   bg_lab *lab = bg_lab_init("probe_constitutive",
                             "Triaxial compression of one element through the solver's return map.",
-                            argc, argv, params, 3, mutants);
+                            argc, argv, params, (int)(sizeof params / sizeof params[0]), mutants);
   if (bg_lab_material_model(lab) != BG_MODEL_DP)
     bg_lab_fail("--material: the probe runs each model in its own section (Drucker-Prager's cones, mu(I)'s and "
                 "nonlocal fluidity's "
                 "simple shear); it takes no --material");
-  int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
-  const double phis[] = {20, 25, 30, 35, 40, 45};
-  const double pconf_quick[] = {1e3, 5e3, 5e4};
-  const double pconf_paper[] = {1e2, 1e3, 2e3, 5e3, 2e4, 5e4};
-  const double *pconf = paper ? pconf_paper : pconf_quick;
-  int n_p = paper ? 6 : 3;
-  bg_lab_manifest_str(lab, "device", "host: header functions only, no grid");
-  bg_lab_manifest_str(lab, "material", "Klar 2016 sand: E 3.537e5 Pa, nu 0.3, Hencky, volume correction on");
+  return lab;
+}
 
-  gsl_set_error_handler_off();
-  gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+static pressures confining_pressures(const bg_lab *lab) {
+  static const double pconf_quick[] = {1e3, 5e3, 5e4};
+  static const double pconf_paper[] = {1e2, 1e3, 2e3, 5e3, 2e4, 5e4};
+  int paper = bg_lab_scale(lab) == BG_SCALE_PAPER;
+  return (pressures){paper ? pconf_paper : pconf_quick, paper ? 6 : 3};
+}
+
+/* Triaxial compression of the compression cone at every (phi, p_conf) to
+ * critical state; paths.tsv and critical.tsv. */
+static triaxial triaxial_compression(bg_lab *lab, gsl_root_fsolver *solver, const options *o,
+                                     pressures pc) {
+  const double *pconf = pc.p, d_step = o->d_step, strain_end = o->strain_end;
   FILE *paths = bg_lab_tsv(lab, "paths.tsv",
                            "triaxial compression paths: every increment up to 200, then every 10th; blank lines separate paths",
                            "phi_deg\tp_conf_Pa\taxial_strain\tp_Pa\tq_Pa\tphi_mob_deg\tphi_mob_fcr_deg\tmode");
@@ -267,8 +245,8 @@ int main(int argc, char **argv) {
                           "phi_deg\tp_conf_Pa\tphi_mob_deg\terr_deg\tphi_mob_fcr_deg\tgap_fcr_deg\tshear_steps");
   double max_err = 0, max_gap = 0, max_gap_all = 0;
   int failures = 0;
-  for (size_t ip = 0; ip < sizeof phis / sizeof phis[0]; ++ip) {
-    for (int ic = 0; ic < n_p; ++ic) {
+  for (int ip = 0; ip < N_PHI; ++ip) {
+    for (int ic = 0; ic < pc.n; ++ic) {
       bg_mat m = make_sand(lab, phis[ip], 0, BG_CONE_COMPRESSION);
       drive d = {&m, consolidated(&m, pconf[ic]), -d_step, pconf[ic], AXES_TRIAXIAL, {{{0}}, 0, 0, 0}, 0};
       /* critical state: CRIT_RUN consecutive increments flowing on the cone;
@@ -312,14 +290,17 @@ int main(int argc, char **argv) {
       if (isnan(gap) || gap > max_gap_all) max_gap_all = isnan(max_gap_all) ? max_gap_all : gap;
     }
     bg_lab_progress(lab, "phi %g: %d confining pressures done, max |phi_mob - phi| so far %.3g deg",
-                    phis[ip], n_p, max_err);
+                    phis[ip], pc.n, max_err);
   }
   fclose(paths);
   fclose(crit);
   if (failures) max_err = NAN;
+  return (triaxial){max_err, max_gap, max_gap_all};
+}
 
-  /* alpha against the Mohr-Coulomb compression meridian, and a look at
-   * extension, where the cone is known not to match */
+/* Klar's alpha against the one fitted to the Mohr-Coulomb compression
+ * meridian (alpha.tsv); returns the largest relative difference. */
+static double alpha_table(bg_lab *lab, gsl_root_fsolver *solver) {
   FILE *al = bg_lab_tsv(lab, "alpha.tsv", "Klar alpha vs alpha fitted to Mohr-Coulomb (compression)",
                         "phi_deg\talpha_klar\talpha_mc\trel_diff");
   double max_alpha = 0;
@@ -330,185 +311,151 @@ int main(int argc, char **argv) {
     if (rel > max_alpha) max_alpha = rel;
   }
   fclose(al);
+  return max_alpha;
+}
 
-  /* hardening: phi_mob at critical state against phi_F(q) */
+/* Hardening on: phi_mob at critical state against phi_F(q) up to q_end
+ * (hardening.tsv); returns the largest difference, deg. */
+static double hardening_path(bg_lab *lab, gsl_root_fsolver *solver, const options *o) {
   FILE *hd = bg_lab_tsv(lab, "hardening.tsv", "hardening on (h0 35, h1 9, h2 0.2, h3 10 deg), confining pressure 10 kPa; every 25th increment, shear increments only",
                         "q\tphi_F_deg\tphi_mob_deg\terr_deg");
   double max_hard = 0;
-  {
-    bg_mat m = make_sand(lab, 35, 1, BG_CONE_COMPRESSION);
-    const double p = 1e4;
-    drive d = {&m, consolidated(&m, p), -d_step * 5, p, AXES_TRIAXIAL, {{{0}}, 0, 0, 0}, 0};
-    int k = 0, reached = 0;
-    while (d.e.q < q_end && k < 10000000) {
-      bg_real q_before = d.e.q;
-      if (drive_step(&d, solver) != 0) {
-        max_hard = NAN;
-        break;
-      }
-      k++;
-      if (d.r.mode != BG_RM_SHEAR) continue;
-      reached = 1;
-      /* the return map used alpha(phi_F(q before the increment)) */
-      double phif = bg_hardening_phi_deg(q_before, m.c.dp.h0, m.c.dp.h1, m.c.dp.h2, m.c.dp.h3);
-      double pm = phi_mob_deg(bg_tau_hencky_eps(d.e.eps, m.el.lame));
-      double err = fabs(pm - phif);
-      if (err > max_hard) max_hard = err;
-      if (k % 25 == 0) fprintf(hd, "%.6g\t%.7f\t%.7f\t%.3g\n", (double)q_before, phif, pm, err);
+  bg_mat m = make_sand(lab, 35, 1, BG_CONE_COMPRESSION);
+  const double p = 1e4;
+  drive d = {&m, consolidated(&m, p), -o->d_step * 5, p, AXES_TRIAXIAL, {{{0}}, 0, 0, 0}, 0};
+  int k = 0, reached = 0;
+  while (d.e.q < o->q_end && k < 10000000) {
+    bg_real q_before = d.e.q;
+    if (drive_step(&d, solver) != 0) {
+      max_hard = NAN;
+      break;
     }
-    if (!reached) max_hard = NAN;
-    bg_lab_progress(lab, "hardening: q = %.2f after %d increments, max |phi_mob - phi_F| %.3g deg",
-                    (double)d.e.q, k, max_hard);
+    k++;
+    if (d.r.mode != BG_RM_SHEAR) continue;
+    reached = 1;
+    /* the return map used alpha(phi_F(q before the increment)) */
+    double phif = bg_hardening_phi_deg(q_before, m.c.dp.h0, m.c.dp.h1, m.c.dp.h2, m.c.dp.h3);
+    double pm = phi_mob_deg(bg_tau_hencky_eps(d.e.eps, m.el.lame));
+    double err = fabs(pm - phif);
+    if (err > max_hard) max_hard = err;
+    if (k % 25 == 0) fprintf(hd, "%.6g\t%.7f\t%.7f\t%.3g\n", (double)q_before, phif, pm, err);
   }
+  if (!reached) max_hard = NAN;
+  bg_lab_progress(lab, "hardening: q = %.2f after %d increments, max |phi_mob - phi_F| %.3g deg",
+                  (double)d.e.q, k, max_hard);
   fclose(hd);
+  return max_hard;
+}
 
-  /* The other two cone matchings, each in the stress state it is matched
-   * to (references/derivations/cone.md): the extension cone in triaxial
-   * extension, the plane-strain cone in plane-strain compression, where at
-   * critical state the out-of-plane stress settles at the mean of the other
-   * two because the plastic flow is deviatoric. Each must mobilise phi. */
+/* One cone matching driven to critical state in its own stress state: the
+ * extension cone in triaxial extension (which == 0), the plane-strain cone
+ * in plane-strain compression (which == 1); one row of cones.tsv. Returns
+ * |phi_mob - phi|, NaN when it never flowed on the cone. */
+static double cone_critical(bg_lab *lab, gsl_root_fsolver *solver, const options *o, FILE *cn, int which,
+                            double phi, double p_conf) {
+  const double d_step = o->d_step;
+  bg_mat m = make_sand(lab, phi, 0, which == 0 ? BG_CONE_EXTENSION : BG_CONE_PLANE_STRAIN);
+  drive d = {&m, consolidated(&m, p_conf), which == 0 ? d_step : -d_step, p_conf,
+             which == 0 ? AXES_TRIAXIAL : AXES_PLANE, {{{0}}, 0, 0, 0}, 0};
+  /* plane strain approaches its critical state only exponentially:
+   * each increment removes about d / |eh| of the out-of-plane deviator,
+   * |eh| = sin(phi) p / (sqrt(2) G) on this cone, and the float
+   * rounding of every increment is amplified by |eh| / d. So the
+   * increment is at least |eh| / 50 and the path runs for 40
+   * e-foldings (and at least strain_end); triaxial extension keeps
+   * d_step and stops at CRIT_RUN */
+  double eh_cone = sin(phi * M_PI / 180.0) * p_conf / (sqrt(2.0) * m.el.lame.mu);
+  double d_inc = which == 1 ? fmax(d_step, eh_cone / 50.0) : d_step;
+  d.d_axial = which == 0 ? d_inc : -d_inc;
+  int n_inc = (int)ceil(fmax(o->strain_end, which == 1 ? 40.0 * eh_cone : 0.0) / d_inc), run = 0, k = 0, bad = 0;
+  for (k = 1; k <= n_inc && (which == 1 || run < CRIT_RUN); ++k) {
+    if (drive_step(&d, solver) != 0) {
+      bad = 1;
+      break;
+    }
+    run = d.r.mode == BG_RM_SHEAR ? run + 1 : 0;
+  }
+  bg_vec3 tau = bg_tau_hencky_eps(d.e.eps, m.el.lame);
+  double pm = phi_mob_deg(tau);
+  double err = (bad || d.r.mode != BG_RM_SHEAR) ? NAN : fabs(pm - phi);
+  /* Lode parameter b = (s2 - s3) / (s1 - s3): 0 in triaxial
+   * compression, 1 in extension, 1/2 at the plane-strain critical state */
+  double t[3] = {tau.v[0], tau.v[1], tau.v[2]};
+  for (int i = 0; i < 2; ++i)
+    for (int j = i + 1; j < 3; ++j)
+      if (t[j] < t[i]) {
+        double x = t[i];
+        t[i] = t[j];
+        t[j] = x;
+      }
+  double b = (t[1] - t[0]) / (t[2] - t[0]);
+  fprintf(cn, "%s\t%g\t%g\t%.7f\t%.3g\t%.6f\t%d\n", which == 0 ? "extension" : "plane_strain", phi, p_conf, pm,
+          err, b, k - 1);
+  return err;
+}
+
+/* The other two cone matchings, each in the stress state it is matched to
+ * (references/derivations/cone.md): at the plane-strain critical state the
+ * out-of-plane stress settles at the mean of the other two because the
+ * plastic flow is deviatoric. Each must mobilise phi; cones.tsv. */
+static void other_cones(bg_lab *lab, gsl_root_fsolver *solver, const options *o, pressures pc,
+                        double *max_ext, double *max_ps) {
   FILE *cn = bg_lab_tsv(lab, "cones.tsv", "critical state of each cone matching in its own stress state",
                         "cone\tphi_deg\tp_conf_Pa\tphi_mob_deg\terr_deg\tb_lode\tincrements");
-  double max_ext = 0, max_ps = 0;
+  *max_ext = 0;
+  *max_ps = 0;
   for (int which = 0; which < 2; ++which) {
-    bg_dp_cone cone = which == 0 ? BG_CONE_EXTENSION : BG_CONE_PLANE_STRAIN;
-    for (size_t ip = 0; ip < sizeof phis / sizeof phis[0]; ++ip)
-      for (int ic = 0; ic < n_p; ++ic) {
-        bg_mat m = make_sand(lab, phis[ip], 0, cone);
-        drive d = {&m, consolidated(&m, pconf[ic]), which == 0 ? d_step : -d_step, pconf[ic],
-                   which == 0 ? AXES_TRIAXIAL : AXES_PLANE, {{{0}}, 0, 0, 0}, 0};
-        /* plane strain approaches its critical state only exponentially:
-         * each increment removes about d / |eh| of the out-of-plane deviator,
-         * |eh| = sin(phi) p / (sqrt(2) G) on this cone, and the float
-         * rounding of every increment is amplified by |eh| / d. So the
-         * increment is at least |eh| / 50 and the path runs for 40
-         * e-foldings (and at least strain_end); triaxial extension keeps
-         * d_step and stops at CRIT_RUN */
-        double eh_cone = sin(phis[ip] * M_PI / 180.0) * pconf[ic] / (sqrt(2.0) * m.el.lame.mu);
-        double d_inc = which == 1 ? fmax(d_step, eh_cone / 50.0) : d_step;
-        d.d_axial = which == 0 ? d_inc : -d_inc;
-        int n_inc = (int)ceil(fmax(strain_end, which == 1 ? 40.0 * eh_cone : 0.0) / d_inc), run = 0, k = 0, bad = 0;
-        for (k = 1; k <= n_inc && (which == 1 || run < CRIT_RUN); ++k) {
-          if (drive_step(&d, solver) != 0) {
-            bad = 1;
-            break;
-          }
-          run = d.r.mode == BG_RM_SHEAR ? run + 1 : 0;
-        }
-        bg_vec3 tau = bg_tau_hencky_eps(d.e.eps, m.el.lame);
-        double pm = phi_mob_deg(tau);
-        double err = (bad || d.r.mode != BG_RM_SHEAR) ? NAN : fabs(pm - phis[ip]);
-        /* Lode parameter b = (s2 - s3) / (s1 - s3): 0 in triaxial
-         * compression, 1 in extension, 1/2 at the plane-strain critical state */
-        double t[3] = {tau.v[0], tau.v[1], tau.v[2]};
-        for (int i = 0; i < 2; ++i)
-          for (int j = i + 1; j < 3; ++j)
-            if (t[j] < t[i]) {
-              double x = t[i];
-              t[i] = t[j];
-              t[j] = x;
-            }
-        double b = (t[1] - t[0]) / (t[2] - t[0]);
-        fprintf(cn, "%s\t%g\t%g\t%.7f\t%.3g\t%.6f\t%d\n", which == 0 ? "extension" : "plane_strain", phis[ip],
-                pconf[ic], pm, err, b, k - 1);
-        double *mx = which == 0 ? &max_ext : &max_ps;
+    double *mx = which == 0 ? max_ext : max_ps;
+    for (int ip = 0; ip < N_PHI; ++ip)
+      for (int ic = 0; ic < pc.n; ++ic) {
+        double err = cone_critical(lab, solver, o, cn, which, phis[ip], pc.p[ic]);
         *mx = (isnan(err) || err > *mx) ? err : *mx;
       }
     bg_lab_progress(lab, "%s cone: max |phi_mob - phi| %.3g deg", which == 0 ? "extension" : "plane-strain",
-                    which == 0 ? max_ext : max_ps);
+                    *mx);
   }
   fclose(cn);
+}
+
+int main(int argc, char **argv) {
+  options o;
+  bg_lab *lab = parse_options(argc, argv, &o);
+  const pressures pc = confining_pressures(lab);
+  bg_lab_manifest_str(lab, "device", "host: header functions only, no grid");
+  bg_lab_manifest_str(lab, "material", "Klar 2016 sand: E 3.537e5 Pa, nu 0.3, Hencky, volume correction on");
+
+  /* run and read out, one element per section: Drucker-Prager's cones first */
+  gsl_set_error_handler_off();
+  gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+  triaxial tx = triaxial_compression(lab, solver, &o, pc);
+  double max_alpha = alpha_table(lab, solver);
+  double max_hard = hardening_path(lab, solver, &o);
+  double max_ext, max_ps;
+  other_cones(lab, solver, &o, pc, &max_ext, &max_ps);
   gsl_root_fsolver_free(solver);
+  /* then the rate-dependent models in steady simple shear */
+  shear_check mui = probe_shear_mui(lab);
+  shear_check ngf = probe_shear_ngf(lab);
 
-  /* mu(I): one element of Jop et al. 2006's material (bg_material_mui) in
-   * steady simple shear at imposed rates (steady_shear). At steady state the
-   * stress must sit on mu(I) at the inertial number of the element's own
-   * plastic shear rate (sqrt 2 dq / dt), to float round-off, and that rate
-   * must be the imposed one. */
-  FILE *mu = bg_lab_tsv(lab, "mu_i.tsv",
-                        "steady simple shear of mu(I) sand (Jop et al. 2006), confining pressure p_conf, imposed rate",
-                        "I_imposed\tgammadot_per_s\tp_Pa\tI_plastic\tmu_measured\tmu_of_I\terr\trate_rel_err\tsteps");
-  double max_mu = 0, max_rate = 0;
-  {
-    bg_material mm = bg_material_mui();
-    bg_mat m = params_of(&mm);
-    /* the mutant converts the plastic strain increment to a rate without
-     * the sqrt 2 of engineering shear, inside the model's solve */
-    if (bg_lab_mutant_is(lab, "mui-rate-sqrt2")) m.c.mui.beta_scale *= 1.4142135623730951f;
-    const double p_conf = P_SHEAR, I_targets[] = {1e-3, 1e-2, 0.05, 0.2, 1.0, 3.0};
-    const int n_steps = 4000;
-    for (size_t it = 0; it < sizeof I_targets / sizeof I_targets[0]; ++it) {
-      shear_result sr = steady_shear(&m, I_targets[it], p_conf, mm.mui.d, mm.mui.rho_s, n_steps);
-      double gd = sr.gd, pc = sr.pc, Ip = sr.Ip, mu_meas = sr.mu;
-      int mode = sr.mode;
-      double mu_I = bg_mui_mu(mm.mui.mu_s, mm.mui.mu_2, mm.mui.I0, (bg_real)Ip);
-      double err = mode == BG_RM_SHEAR ? fabs(mu_meas - mu_I) : NAN;
-      double rel = fabs(Ip / I_targets[it] - 1.0);
-      fprintf(mu, "%g\t%.6g\t%.6g\t%.7g\t%.8f\t%.8f\t%.3g\t%.3g\t%d\n", I_targets[it], gd, pc, Ip, mu_meas, mu_I,
-              err, rel, n_steps);
-      max_mu = (isnan(err) || err > max_mu) ? err : max_mu;
-      max_rate = (isnan(rel) || rel > max_rate) ? rel : max_rate;
-    }
-    bg_lab_progress(lab, "mu(I) simple shear: max |mu - mu(I)| %.3g, max rate error %.3g", max_mu, max_rate);
-  }
-  fclose(mu);
-
-  /* Nonlocal granular fluidity (bg_mat_ngf.h, Henann & Kamrin 2013's glass
-   * beads) in the same steady simple shear. The flow is homogeneous, so the
-   * Laplacian slot stays 0 and the fluidity must settle on g_loc: the
-   * stress then sits on the local law mu_s + b I at the inertial number of
-   * the element's own plastic rate. The relaxation time t0 sets only how
-   * fast that state is reached (its local term is implicit), so the probe
-   * takes t0 = 1 ns, which makes the lag behind the slowly drifting
-   * pressure negligible at every rate. */
-  FILE *ng = bg_lab_tsv(lab, "ngf.tsv",
-                        "steady simple shear of nonlocal fluidity sand (Henann & Kamrin 2013), homogeneous, t0 1 ns",
-                        "I_imposed\tgammadot_per_s\tp_Pa\tI_plastic\tmu_measured\tmu_local\terr\trate_rel_err\tsteps");
-  double max_ngf = 0, max_ngf_rate = 0;
-  {
-    bg_material mm = bg_material_default(BG_MODEL_NGF);
-    mm.ngf.t0 = 1e-9f;
-    bg_mat m = params_of(&mm);
-    /* the mutant converts the fluidity to a local rate without the sqrt 2
-     * of engineering shear */
-    if (bg_lab_mutant_is(lab, "ngf-rate-sqrt2")) m.c.ngf.gloc_scale *= 1.4142135623730951f;
-    const double p_conf = P_SHEAR, I_targets[] = {1e-3, 1e-2, 0.05, 0.2, 1.0, 3.0};
-    const int n_steps = 4000;
-    for (size_t it = 0; it < sizeof I_targets / sizeof I_targets[0]; ++it) {
-      shear_result sr = steady_shear(&m, I_targets[it], p_conf, mm.ngf.d, mm.ngf.rho_s, n_steps);
-      double gd = sr.gd, pc = sr.pc, Ip = sr.Ip, mu_meas = sr.mu;
-      int mode = sr.mode;
-      double mu_loc = mm.ngf.mu_s + mm.ngf.b * Ip;
-      double err = mode == BG_RM_SHEAR ? fabs(mu_meas - mu_loc) : NAN;
-      double rel = fabs(Ip / I_targets[it] - 1.0);
-      fprintf(ng, "%g\t%.6g\t%.6g\t%.7g\t%.8f\t%.8f\t%.3g\t%.3g\t%d\n", I_targets[it], gd, pc, Ip, mu_meas,
-              mu_loc, err, rel, n_steps);
-      max_ngf = (isnan(err) || err > max_ngf) ? err : max_ngf;
-      max_ngf_rate = (isnan(rel) || rel > max_ngf_rate) ? rel : max_ngf_rate;
-    }
-    bg_lab_progress(lab, "nonlocal fluidity simple shear: max |mu - (mu_s + b I)| %.3g, max rate error %.3g",
-                    max_ngf, max_ngf_rate);
-  }
-  fclose(ng);
-
-  /* Klar's closed form against the Mohr-Coulomb meridian is an identity, so
-   * it is tabulated (alpha.tsv) and not claimed: probe.triaxial.phi checks
-   * the alpha the return map actually uses, end to end */
+  /* judge. Klar's closed form against the Mohr-Coulomb meridian is an
+   * identity, so it is tabulated (alpha.tsv) and not claimed:
+   * probe.triaxial.phi checks the alpha the return map actually uses, end
+   * to end */
   bg_lab_manifest_num(lab, "alpha_max_rel_diff_mc", max_alpha);
-  bg_lab_manifest_num(lab, "max_err_deg", max_err);
-  bg_lab_manifest_num(lab, "force_stress_gap_all_pressures_deg", max_gap_all);
+  bg_lab_manifest_num(lab, "max_err_deg", tx.max_err);
+  bg_lab_manifest_num(lab, "force_stress_gap_all_pressures_deg", tx.max_gap_all);
   bg_lab_manifest_num(lab, "scene_pressure_Pa", SCENE_PRESSURE);
-  bg_lab_claim(lab, "probe.triaxial.phi", max_err);
-  bg_lab_claim(lab, "probe.force_stress_gap", max_gap);
+  bg_lab_claim(lab, "probe.triaxial.phi", tx.max_err);
+  bg_lab_claim(lab, "probe.force_stress_gap", tx.max_gap);
   bg_lab_claim(lab, "probe.hardening", max_hard);
   bg_lab_claim(lab, "probe.extension.phi", max_ext);
   bg_lab_claim(lab, "probe.plane_strain.phi", max_ps);
-  bg_lab_claim(lab, "probe.mui.simple_shear", max_mu);
-  bg_lab_claim(lab, "probe.ngf.simple_shear", max_ngf);
-  bg_lab_manifest_num(lab, "ngf_max_rate_rel_err", max_ngf_rate);
+  bg_lab_claim(lab, "probe.mui.simple_shear", mui.max_err);
+  bg_lab_claim(lab, "probe.ngf.simple_shear", ngf.max_err);
+  bg_lab_manifest_num(lab, "ngf_max_rate_rel_err", ngf.max_rate);
   /* the plastic rate against the imposed one is tabulated, not claimed: it
    * differs by terms of the order of the elastic strain (the logarithmic
    * rate, the pressure's drift in shear), which no claim here bounds */
-  bg_lab_manifest_num(lab, "mui_max_rate_rel_err", max_rate);
+  bg_lab_manifest_num(lab, "mui_max_rate_rel_err", mui.max_rate);
   return bg_lab_finish(lab);
 }
