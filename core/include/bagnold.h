@@ -222,6 +222,10 @@ const char *bg_backend_name(int i);
  * BG_ERR_DEVICE (BG_ERR_BACKEND when the build lacks it); "auto" falls back
  * along the list. Tests skip (exit 77) on 0. */
 int bg_backend_available(const char *name, char *why, size_t why_len);
+/* 1 when the backend (a name of the list, or "auto" resolved as
+ * bg_sim_create would) runs on a device, 0 when on the host, as its row of
+ * the list says; -1 for a name not in this build. */
+int bg_backend_on_device(const char *name);
 /* The named tuning properties of a backend ("auto" resolves as
  * bg_sim_create would): their count (-1 for a name not in this build), and
  * property i in [0, count): its name, its accepted values ('|'-separated),

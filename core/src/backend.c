@@ -68,6 +68,12 @@ static const backend_row *find_row(const char *name) {
   return NULL;
 }
 
+int bg_backend_on_device(const char *name) {
+  const backend_row *r = find_row(name);
+  if (!r || !r->ops) return -1;
+  return strcmp(r->requires, "CPU") != 0;
+}
+
 const char *bg_backend_resolve(const char *name) {
   const backend_row *r = find_row(name);
   return r && r->ops ? r->name : NULL;

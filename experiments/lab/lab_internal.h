@@ -88,6 +88,8 @@ struct bg_lab {
   const char *backend;
   /* what the first simulation said it ran on (bglab_backend_note), "" before one */
   char sim_backend[64];
+  /* and the properties it reported (bg_sim_describe), "name=value,..." */
+  char sim_properties[256];
   int material;   /* bg_material_model of --material */
   int n_unjudged; /* claims measured but not in the table for this model */
   double mu_s;    /* --mu-s (mu(I) only), 0: the model's default */
