@@ -33,6 +33,18 @@ bg_column_scene bg_column_scene_default(void) {
   return sc;
 }
 
+bg_column_scene bg_column_scene_lab(const bg_lab *lab, double R0, double phi) {
+  bg_column_scene sc = bg_column_scene_default();
+  sc.R0 = R0;
+  sc.phi = phi;
+  sc.material = bg_lab_material(lab);
+  if (sc.material.model == BG_MODEL_DP) sc.material.dp.phi_deg = (bg_real)phi;
+  sc.backend = bg_lab_backend(lab);
+  sc.threads = bg_lab_threads(lab);
+  sc.seed = bg_lab_seed(lab);
+  return sc;
+}
+
 static double kinetic_energy(bg_sim *sim, size_t n, bg_real *v, const bg_real *m) {
   bg_sim_get(sim, BG_FIELD_V, v, 3 * n);
   double ke = 0;

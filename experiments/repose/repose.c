@@ -128,12 +128,8 @@ static void repose_plan_runs(repose_plan *pl, const repose_opts *o) {
   bg_lab_manifest_num(lab, "phi_flow_deg", phi_flow);
   bg_lab_manifest_str(lab, "symmetry", "quarter cylinder, slip faces at x = 0 and y = 0 as mirror planes");
 
-  bg_column_scene base = bg_column_scene_default();
-  base.R0 = R0;
+  bg_column_scene base = bg_column_scene_lab(lab, R0, phi);
   base.aspect = aspect;
-  base.phi = phi;
-  base.material = bg_lab_material(lab);
-  if (base.material.model == BG_MODEL_DP) base.material.dp.phi_deg = (bg_real)phi;
   /* the planted bug of issue 31: the sand fed 5 deg more than the lab's
    * phi, while the claims compare with the lab's copy */
   int fed_off = bg_lab_mutant_is(lab, "phi-fed-40");
@@ -164,9 +160,6 @@ static void repose_plan_runs(repose_plan *pl, const repose_opts *o) {
   base.ke_frac = KE_FRAC;
   base.check_frac = CHECK_DT_FRAC;
   base.runout_h = RUNOUT_H;
-  base.backend = bg_lab_backend(lab);
-  base.threads = bg_lab_threads(lab);
-  base.seed = bg_lab_seed(lab);
 
   if (bg_lab_needed(lab, "repose.lower_band")) {
     char bpath[1200];

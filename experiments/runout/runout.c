@@ -169,11 +169,7 @@ static void runout_plan_runs(runout_plan *pl) {
   bg_lab_manifest_str(lab, "runout_estimator", "toe extrapolated from the mass fractions 0.80-0.99 against sqrt(1-F)");
   bg_lab_manifest_str(lab, "symmetry", "quarter cylinder, slip faces at x = 0 and y = 0 as mirror planes");
 
-  bg_column_scene base = bg_column_scene_default();
-  base.R0 = R0;
-  base.phi = phi;
-  base.material = bg_lab_material(lab);
-  if (base.material.model == BG_MODEL_DP) base.material.dp.phi_deg = (bg_real)phi;
+  bg_column_scene base = bg_column_scene_lab(lab, R0, phi);
   bg_lab_manifest_material(lab, &base.material);
   base.t_max_s = t_max;
   base.jitter = jitter;
@@ -183,9 +179,6 @@ static void runout_plan_runs(runout_plan *pl) {
   base.ke_frac = KE_FRAC;
   base.check_frac = CHECK_DT_FRAC;
   base.runout_h = 1.0;
-  base.backend = bg_lab_backend(lab);
-  base.threads = bg_lab_threads(lab);
-  base.seed = bg_lab_seed(lab);
   double dx = R0 / cells;
   lit_law lube = runout_read_law(lab, LAWS, "lube2004");
 
