@@ -274,8 +274,9 @@ typedef struct bg_seed_lattice_desc {
 /* A jittered lattice: point (i, j, k) starts at origin + (i + 1/2, j + 1/2,
  * k + 1/2) s, visited k fastest, then j, then i. A point inside the region
  * draws three numbers u from uniform (x, y, z in turn) and is written as
- * p + jitter s (u - 1/2) per axis; a point outside draws none. x receives
- * 3 *n coordinates (at most cap points); x NULL only counts (*n, no draws).
+ * p + jitter s (u - 1/2) per axis; a point outside draws none. The *n
+ * points kept go to x (3 coordinates each, at most cap points); with x NULL
+ * the call only counts them into *n and draws nothing.
  * Errors (message in err): BG_ERR_NULL (d, n, or uniform with jitter > 0),
  * BG_ERR_NONFINITE, BG_ERR_RANGE (spacing <= 0, jitter outside [0, 1], more
  * points than cap), BG_ERR_OVERFLOW (count product). */
