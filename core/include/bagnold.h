@@ -251,6 +251,39 @@ bg_status bg_sim_add_particles(bg_sim *sim, size_t n, const bg_real *x, const bg
 bg_status bg_sim_add_particles_volume(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,
                                       const bg_real *volume);
 
+/* ---------------------------------------------------------------- seeding
+ * Particle positions for bg_sim_add_particles. Each seeding call is named
+ * bg_seed_<pattern> (a jittered lattice today; other patterns sit beside it)
+ * and draws its randomness from the caller's uniform source, so the caller
+ * keeps its own generator and stream. */
+/* A uniform number in [0, 1) from the caller's generator (ctx). */
+typedef double (*bg_uniform_fn)(void *ctx);
+/* Nonzero keeps the point p (m) of a seeding pattern: the region to fill. */
+typedef int (*bg_region_fn)(const double p[3], void *ctx);
+
+typedef struct bg_seed_lattice_desc {
+  double origin[3];         /* corner of the lattice's box, m */
+  double spacing;           /* point spacing s, m (> 0) */
+  size_t count[3];          /* points per axis */
+  double jitter;            /* in [0, 1]: a coordinate moves by jitter s (u - 1/2) */
+  bg_region_fn inside;      /* NULL: every point */
+  void *inside_ctx;
+  bg_uniform_fn uniform;    /* NULL: no draws (needs jitter 0) */
+  void *uniform_ctx;
+} bg_seed_lattice_desc;
+
+/* A jittered lattice: point (i, j, k) starts at origin + (i + 1/2, j + 1/2,
+ * k + 1/2) s, visited k fastest, then j, then i. A point inside the region
+ * draws three numbers u from uniform (x, y, z in turn) and is written as
+ * p + jitter s (u - 1/2) per axis; a point outside draws none. The *n
+ * points kept go to x (3 coordinates each, at most cap points); with x NULL
+ * the call only counts them into *n and draws nothing.
+ * Errors (message in err): BG_ERR_NULL (d, n, or uniform with jitter > 0),
+ * BG_ERR_NONFINITE, BG_ERR_RANGE (spacing <= 0, jitter outside [0, 1], more
+ * points than cap), BG_ERR_OVERFLOW (count product). */
+bg_status bg_seed_lattice(const bg_seed_lattice_desc *d, bg_real *x, size_t cap, size_t *n, char *err,
+                          size_t err_len);
+
 /* One step; the dt taken is written to *dt_taken when not NULL. */
 bg_status bg_sim_step(bg_sim *sim, bg_real *dt_taken);
 /* n steps. */

@@ -1,7 +1,8 @@
 /* bg_column.c: the released sand column (see bg_column.h). */
 #include "bg_column.h"
 
-#include <gsl/gsl_fit.h>
+#include "bg_fit.h"
+
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -29,6 +30,18 @@ bg_column_scene bg_column_scene_default(void) {
   sc.runout_h = 1.0;
   sc.backend = "cpu";
   sc.seed = 1;
+  return sc;
+}
+
+bg_column_scene bg_column_scene_lab(const bg_lab *lab, double R0, double phi) {
+  bg_column_scene sc = bg_column_scene_default();
+  sc.R0 = R0;
+  sc.phi = phi;
+  sc.material = bg_lab_material(lab);
+  if (sc.material.model == BG_MODEL_DP) sc.material.dp.phi_deg = (bg_real)phi;
+  sc.backend = bg_lab_backend(lab);
+  sc.threads = bg_lab_threads(lab);
+  sc.seed = bg_lab_seed(lab);
   return sc;
 }
 
@@ -67,14 +80,21 @@ static void *xcalloc(size_t n, size_t s) {
 static double column_front(const double *sorted, size_t n) {
   static const double F[] = {0.80, 0.85, 0.90, 0.95, 0.98, 0.99};
   enum { NF = sizeof F / sizeof F[0] };
-  double xs[NF], ys[NF], c0, c1, v00, v01, v11, ss;
+  double xs[NF], ys[NF];
   for (int i = 0; i < NF; ++i) {
     xs[i] = sqrt(1 - F[i]);
     ys[i] = gsl_stats_quantile_from_sorted_data(sorted, 1, n, F[i]);
   }
-  gsl_fit_linear(xs, 1, ys, 1, NF, &c0, &c1, &v00, &v01, &v11, &ss);
-  return c0;
+  return bg_fit_line(xs, ys, NF).c0;
 }
+
+/* the column's footprint: lattice points within R0 (ctx) of the axis */
+static int in_column(const double p[3], void *ctx) {
+  const double R0 = *(const double *)ctx;
+  return !(p[0] * p[0] + p[1] * p[1] > R0 * R0);
+}
+
+static double rng_uniform(void *rng) { return gsl_rng_uniform(rng); }
 
 /* The loop's state between iterations (what a checkpoint must carry): the
  * time reached, the last kinetic energy, its peak and whether it settled. */
@@ -154,18 +174,16 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   double sp = 0.5 * dx;
   int ni = (int)floor(R0 / sp + 1e-9), nk = (int)floor(H0 / sp + 1e-9);
   int nj = sc->ridge ? (int)floor(Ly / sp + 1e-9) : ni;
+  bg_seed_lattice_desc lat = {.spacing = sp,
+                              .count = {(size_t)ni, (size_t)nj, (size_t)nk},
+                              .jitter = sc->jitter,
+                              .inside = sc->ridge ? NULL : in_column,
+                              .inside_ctx = &R0,
+                              .uniform = rng_uniform,
+                              .uniform_ctx = rng};
   size_t cap = (size_t)ni * nj * nk, n = 0;
   bg_real *x = xmalloc(3 * cap * sizeof *x);
-  for (int i = 0; i < ni; ++i)
-    for (int j = 0; j < nj; ++j)
-      for (int k = 0; k < nk; ++k) {
-        double px = (i + 0.5) * sp, py = (j + 0.5) * sp, pz = (k + 0.5) * sp;
-        if (!sc->ridge && px * px + py * py > R0 * R0) continue;
-        x[3 * n] = (bg_real)(px + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        x[3 * n + 1] = (bg_real)(py + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        x[3 * n + 2] = (bg_real)(pz + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        n++;
-      }
+  if ((s = bg_seed_lattice(&lat, x, cap, &n, err, sizeof err)) != BG_OK) fail_sim("bg_seed_lattice", s, err);
   gsl_rng_free(rng);
   s = bg_sim_add_particles(sim, n, x, NULL, 8);
   if (s != BG_OK) fail_sim("bg_sim_add_particles", s, bg_sim_last_error(sim));

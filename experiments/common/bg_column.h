@@ -80,6 +80,10 @@ typedef struct bg_column_result {
 /* Defaults for everything but the geometry and the run's identity. */
 bg_column_scene bg_column_scene_default(void);
 
+/* The defaults with the lab's part: radius R0, friction angle phi (fed to a
+ * Drucker-Prager material), the lab's material, backend, threads and seed. */
+bg_column_scene bg_column_scene_lab(const bg_lab *lab, double R0, double phi);
+
 /* Runs one scene to rest and measures its deposit; exits with a message if
  * the solver refuses (an experiment cannot go on without the run). */
 bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const char *tag);

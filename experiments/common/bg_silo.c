@@ -1,12 +1,13 @@
 /* bg_silo.c: one silo discharge run (see bg_silo.h and experiments/silo/silo.c). */
 #include "bg_silo.h"
 
-#include <gsl/gsl_fit.h>
 #include <gsl/gsl_math.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "bg_fit.h"
 
 #define G 9.81
 
@@ -158,11 +159,15 @@ static double slope(const double *t, const double *y, int a, int b, double *sd) 
     *sd = NAN;
     return NAN;
   }
-  double c0, c1, c00, c01, c11, ss;
-  gsl_fit_linear(t + a, 1, y + a, 1, (size_t)(b - a), &c0, &c1, &c00, &c01, &c11, &ss);
-  *sd = sqrt(c11);
-  return c1;
+  bg_fit_line_result l = bg_fit_line(t + a, y + a, (size_t)(b - a));
+  *sd = sqrt(l.cov11);
+  return l.c1;
 }
+
+/* the round silo's interior: lattice points within r_max (ctx) of the axis */
+static int in_round(const double p[3], void *ctx) { return !(hypot(p[0], p[1]) > *(const double *)ctx); }
+
+static double rng_uniform(void *rng) { return gsl_rng_uniform(rng); }
 
 /* Relative standard error of the window's rate W, samples [a, b): the larger
  * of the GSL fit's own error sW / W (from the scatter about the line, which
@@ -320,19 +325,18 @@ bg_silo_result bg_silo_run(bg_lab *lab, const bg_silo_scene *sc, const char *tag
   double sp = 0.5 * dx;
   int ni = (int)floor(g.L / sp + 1e-9), nk = (int)floor(g.H / sp + 1e-9);
   int nj = sc->round ? ni : (int)floor(g.T / sp + 1e-9);
+  double r_max = 0.5 * g.L - 0.25 * sp; /* round: lattice points this far from the axis */
+  bg_seed_lattice_desc lat = {.origin = {-0.5 * g.L, sc->round ? -0.5 * g.L : 0, 0},
+                              .spacing = sp,
+                              .count = {(size_t)ni, (size_t)nj, (size_t)nk},
+                              .jitter = sc->jitter,
+                              .inside = sc->round ? in_round : NULL,
+                              .inside_ctx = &r_max,
+                              .uniform = rng_uniform,
+                              .uniform_ctx = rng};
   size_t cap = (size_t)ni * nj * nk, n = 0;
   bg_real *x = malloc(3 * cap * sizeof *x);
-  for (int i = 0; i < ni; ++i)
-    for (int j = 0; j < nj; ++j)
-      for (int k = 0; k < nk; ++k) {
-        double px = -0.5 * g.L + (i + 0.5) * sp, pz = (k + 0.5) * sp;
-        double py = sc->round ? -0.5 * g.L + (j + 0.5) * sp : (j + 0.5) * sp;
-        if (sc->round && hypot(px, py) > 0.5 * g.L - 0.25 * sp) continue;
-        x[3 * n] = (bg_real)(px + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        x[3 * n + 1] = (bg_real)(py + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        x[3 * n + 2] = (bg_real)(pz + sc->jitter * sp * (gsl_rng_uniform(rng) - 0.5));
-        n++;
-      }
+  if ((s = bg_seed_lattice(&lat, x, cap, &n, err, sizeof err)) != BG_OK) fail_sim("bg_seed_lattice", s, err);
   gsl_rng_free(rng);
   s = bg_sim_add_particles(sim, n, x, NULL, 8);
   if (s != BG_OK) fail_sim("bg_sim_add_particles", s, bg_sim_last_error(sim));
