@@ -226,6 +226,9 @@ int bg_backend_available(const char *name, char *why, size_t why_len);
  * bg_sim_create would) runs on a device, 0 when on the host, as its row of
  * the list says; -1 for a name not in this build. */
 int bg_backend_on_device(const char *name);
+/* The full name of the compiled backend that name ("auto" or a name of the
+ * list) picks, as bg_sim_create would; NULL for a name not in this build. */
+const char *bg_backend_resolve(const char *name);
 /* The named tuning properties of a backend ("auto" resolves as
  * bg_sim_create would): their count (-1 for a name not in this build), and
  * property i in [0, count): its name, its accepted values ('|'-separated),

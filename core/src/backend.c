@@ -68,6 +68,12 @@ static const backend_row *find_row(const char *name) {
   return NULL;
 }
 
+const char *bg_backend_ops_name(const bg_backend_ops *ops) {
+  for (int k = 0; k < N_ROWS; ++k)
+    if (rows[k].ops == ops) return rows[k].name;
+  return "(not in the list)";
+}
+
 int bg_backend_on_device(const char *name) {
   const backend_row *r = find_row(name);
   if (!r || !r->ops) return -1;
@@ -159,14 +165,14 @@ bg_status bg_backend_configure(bg_sim *sim, const bg_backend_ops *ops, const cha
   c->prop_defs = ops->properties;
   c->n_props = ops->n_properties;
   CHECK(c->n_props <= BG_MAX_PROPERTIES, BG_ERR_BACKEND, "backend \"%s\" defines %d properties, more than %d",
-        ops->name, c->n_props, BG_MAX_PROPERTIES);
+        bg_backend_ops_name(ops), c->n_props, BG_MAX_PROPERTIES);
   int given[BG_MAX_PROPERTIES] = {0};
   for (int i = 0; i < c->n_props; ++i) snprintf(c->prop[i], BG_PROPERTY_LEN, "%s", ops->properties[i].def);
   for (const char *t = text ? text : ""; *t;) {
     size_t len = strcspn(t, ",");
     const char *eq = memchr(t, '=', len);
     CHECK(eq && eq > t, BG_ERR_RANGE, "properties: \"%.*s\" is not name=value (backend \"%s\")", (int)len, t,
-          ops->name);
+          bg_backend_ops_name(ops));
     size_t nlen = (size_t)(eq - t), vlen = len - nlen - 1;
     int k = -1;
     for (int i = 0; i < c->n_props; ++i)
@@ -177,12 +183,12 @@ bg_status bg_backend_configure(bg_sim *sim, const bg_backend_ops *ops, const cha
       for (int i = 0; i < c->n_props && at < sizeof names; ++i)
         at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", i ? ", " : "", ops->properties[i].name);
       return bg_fail(sim, BG_ERR_RANGE, "properties: backend \"%s\" has no property \"%.*s\" (its properties: %s)",
-                     ops->name, (int)nlen, t, c->n_props ? names : "none");
+                     bg_backend_ops_name(ops), (int)nlen, t, c->n_props ? names : "none");
     }
     CHECK(!given[k], BG_ERR_RANGE, "properties: \"%s\" is given twice (backend \"%s\")", ops->properties[k].name,
-          ops->name);
+          bg_backend_ops_name(ops));
     CHECK(vlen < BG_PROPERTY_LEN && value_accepted(ops->properties[k].values, eq + 1, vlen), BG_ERR_RANGE,
-          "properties: %s of backend \"%s\" must be one of %s (got \"%.*s\")", ops->properties[k].name, ops->name,
+          "properties: %s of backend \"%s\" must be one of %s (got \"%.*s\")", ops->properties[k].name, bg_backend_ops_name(ops),
           ops->properties[k].values, (int)vlen, eq + 1);
     given[k] = 1;
     memcpy(c->prop[k], eq + 1, vlen);

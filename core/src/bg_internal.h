@@ -126,7 +126,6 @@ typedef enum bg_stage { BG_STAGE_SORT = 0, BG_STAGE_P2G, BG_STAGE_GRID, BG_STAGE
  * required unless marked optional. The configuration pointer outlives the
  * backend state. */
 typedef struct bg_backend_ops {
-  const char *name;                  /* its row in bg_backend_list.h */
   int variant;                       /* passed to create as cfg->variant */
   const bg_property_def *properties; /* NULL when none */
   int n_properties;
@@ -207,9 +206,9 @@ struct bg_sim {
   char err[512];
 };
 
-/* backend.c. The full name of the compiled backend that name ("auto" or a
- * list name) picks, or NULL. */
-const char *bg_backend_resolve(const char *name);
+/* backend.c. The name of an ops table's row in bg_backend_list.h (the
+ * tables do not spell their names: the list is the one source). */
+const char *bg_backend_ops_name(const bg_backend_ops *ops);
 /* The ops table name picks (NULL: "auto"), or the reason in sim->err. */
 bg_status bg_backend_pick(bg_sim *sim, const char *name, const bg_backend_ops **out);
 /* The backend's properties from text ("name=value,...", each name once,

@@ -150,7 +150,7 @@ bg_status bg_boundary_build(bg_sim *sim, double t) {
   bg_status s = sim->ops->set_boundary(sim->state, list, n);
   if (s != BG_OK) {
     free(list);
-    return bg_fail(sim, s, "backend %s could not take the solid-node list", sim->ops->name);
+    return bg_fail(sim, s, "backend %s could not take the solid-node list", bg_backend_ops_name(sim->ops));
   }
   free(sim->bnodes);
   sim->bnodes = list;

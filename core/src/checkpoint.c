@@ -85,7 +85,7 @@ static void put_desc(writer *w, const bg_sim *sim) {
   put_i32(w, d->sort_interval);
   /* the backend that wrote it and its resolved properties (a load on the
    * same backend keeps them; version 1 held the retired cpu_reference here) */
-  put_str(w, sim->ops->name);
+  put_str(w, bg_backend_ops_name(sim->ops));
   put_str(w, sim->properties);
   put_real(w, sim->cfg.damping);
   put_u64(w, d->n_colliders);
@@ -564,7 +564,7 @@ static bg_status apply(bg_sim *sim, ckpt *c) {
   bg_status s = sim->ops->import_raw(sim->state, r);
   if (s != BG_OK) {
     if (!sim->err[0])
-      bg_fail(sim, s, "backend %s could not take the checkpoint's particles", sim->ops->name);
+      bg_fail(sim, s, "backend %s could not take the checkpoint's particles", bg_backend_ops_name(sim->ops));
     return s;
   }
   size_t nw = 3 * (size_t)sim->cfg.n_walls;

@@ -54,7 +54,7 @@ bg_status bg_raw_export(bg_sim *sim, bg_raw *r) {
   if ((s = sim->ops->export_raw(sim->state, r)) != BG_OK) {
     bg_raw_free(r);
     if (!sim->err[0])
-      bg_fail(sim, s, "backend %s could not copy its particles out", sim->ops->name);
+      bg_fail(sim, s, "backend %s could not copy its particles out", bg_backend_ops_name(sim->ops));
   }
   return s;
 }
@@ -245,7 +245,7 @@ bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n) {
   s = sim->ops->import_raw(sim->state, &r);
   bg_raw_free(&r);
   if (s != BG_OK && !sim->err[0])
-    bg_fail(sim, s, "backend %s could not take the particles back", sim->ops->name);
+    bg_fail(sim, s, "backend %s could not take the particles back", bg_backend_ops_name(sim->ops));
   return s;
 }
 

@@ -436,7 +436,7 @@ void bg_sim_destroy(bg_sim *sim) { sim_free(sim); }
 
 const char *bg_sim_last_error(const bg_sim *sim) { return sim ? sim->err : "sim is NULL"; }
 
-const char *bg_sim_backend(const bg_sim *sim) { return sim && sim->ops ? sim->ops->name : ""; }
+const char *bg_sim_backend(const bg_sim *sim) { return sim && sim->ops ? bg_backend_ops_name(sim->ops) : ""; }
 
 /* ---------------------------------------------------------------- particles */
 
@@ -478,7 +478,7 @@ static bg_status add_common(bg_sim *sim, size_t n, const bg_real *x, const bg_re
   }
   bg_status s = sim->ops->add(sim->state, n, x, v, vol);
   free(tmp);
-  if (s != BG_OK && !sim->err[0]) bg_fail(sim, s, "backend %s could not add %zu particles", sim->ops->name, n);
+  if (s != BG_OK && !sim->err[0]) bg_fail(sim, s, "backend %s could not add %zu particles", bg_backend_ops_name(sim->ops), n);
   return s;
 }
 
@@ -674,7 +674,7 @@ bg_status bg_sim_wall_impulses(bg_sim *sim, double *out, size_t cap) {
 bg_status bg_sim_describe(const bg_sim *sim, bg_sim_desc *out) {
   if (!sim || !out) return BG_ERR_NULL;
   *out = sim->desc;
-  out->backend = sim->ops->name;
+  out->backend = bg_backend_ops_name(sim->ops);
   return BG_OK;
 }
 

@@ -28,7 +28,7 @@ bg_column_scene bg_column_scene_default(void) {
   sc.ke_frac = 1e-4;
   sc.check_frac = 0.1;
   sc.runout_h = 1.0;
-  sc.backend = "cpu";
+  sc.backend = "auto";
   sc.seed = 1;
   return sc;
 }

@@ -80,18 +80,8 @@ void bglab_manifest_backend(FILE *fp, const bg_lab *lab, const char *cpu) {
   snprintf(used, sizeof used, "%s", lab->sim_backend);
   snprintf(props, sizeof props, "%s", lab->sim_properties);
   if (!used[0]) {
-    const char *r = bg_backend_on_device(lab->backend) == 1 ? lab->backend : "auto";
-    /* "auto" on the host: the list's first host backend "auto" may pick */
-    for (int i = 0; !used[0] && i < bg_backend_count(); ++i) {
-      const char *nm = bg_backend_name(i);
-      if (!strcmp(r, nm) || (!strcmp(r, "auto") && !strcmp(lab->backend, nm))) snprintf(used, sizeof used, "%s", nm);
-    }
-    if (!used[0]) {
-      /* what "auto" resolves to when the request is a host backend by another name */
-      for (int i = 0; !used[0] && i < bg_backend_count(); ++i)
-        if (bg_backend_on_device(bg_backend_name(i)) == 0 && bg_backend_on_device("auto") == 0)
-          snprintf(used, sizeof used, "%s", bg_backend_name(i));
-    }
+    const char *r = bg_backend_resolve(lab->backend);
+    snprintf(used, sizeof used, "%s", r ? r : lab->backend);
     props[0] = 0;
     size_t at = 0;
     for (int i = 0; i < bg_backend_property_count(used) && at < sizeof props; ++i) {

@@ -141,3 +141,9 @@ bg_sim_desc bench_scene_desc(const bench_scene *sc, const char *backend, int thr
   d.threads = threads;
   return d;
 }
+
+const char *bench_first_backend(int device) {
+  for (int i = 0; i < bg_backend_count(); ++i)
+    if (bg_backend_on_device(bg_backend_name(i)) == device) return bg_backend_name(i);
+  return NULL;
+}

@@ -67,5 +67,9 @@ void bench_yield_fraction(bg_sim *sim, double *shear, double *tip);
 
 /* The simulation descriptor of the scene. */
 bg_sim_desc bench_scene_desc(const bench_scene *sc, const char *backend, int threads);
+/* The first backend of the library's list that runs on the host (device 0)
+ * or on a device (device 1): what bench_cpu and bench_gpu time by default;
+ * NULL when the build has none. */
+const char *bench_first_backend(int device);
 
 #endif /* BENCH_COMMON_H */

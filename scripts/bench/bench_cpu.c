@@ -387,7 +387,7 @@ static void sim_fail(bg_sim *sim, const char *call, bg_status s) {
 
 /* One timed block on a fresh simulation. */
 static void run_block(const options *o, const bench_scene *sc, int threads, block_result *r) {
-  bg_sim_desc d = bench_scene_desc(sc, "cpu", threads);
+  bg_sim_desc d = bench_scene_desc(sc, bench_first_backend(0), threads);
   bg_sim *sim = NULL;
   char err[512] = "";
   bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
@@ -668,7 +668,9 @@ int main(int argc, char **argv) {
     f = open_out(o.out, "bench_cpu.json", path, sizeof path, tpath, sizeof tpath);
     fprintf(f, "{\n  \"benchmark\": \"bench_cpu\",\n  \"bagnold_version\": ");
     json_str(f, BG_VERSION_STRING);
-    fprintf(f, ",\n  \"backend\": \"cpu\",\n  \"commit\": ");
+    fprintf(f, ",\n  \"backend\": ");
+    json_str(f, bench_first_backend(0));
+    fprintf(f, ",\n  \"commit\": ");
     json_str(f, commit);
     fprintf(f, ",\n  \"machine\": ");
     json_str(f, host);

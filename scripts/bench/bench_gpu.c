@@ -192,7 +192,7 @@ static void parse(int argc, char **argv, options *o) {
   o->reps = 3;
   o->sort_interval = 32;
   o->tag = "";
-  o->backend = "cuda";
+  o->backend = bench_first_backend(1) ? bench_first_backend(1) : "auto";
   o->scenes[0] = BENCH_FREEFALL;
   o->scenes[1] = BENCH_COLLAPSE;
   o->n_scenes = 2;

@@ -75,7 +75,8 @@ static void usage(FILE *f) {
           "  --particles N  particles, in [1, %llu] (default 32768)\n"
           "  --ppc K        particles per cell: 1, 8, 27 or 64 (default 8)\n"
           "  --threads T    CPU threads, in [0, 4096], 0 = OpenMP's default (default 2)\n"
-          "  --backend B    a backend of the library (bg_backend_name) or auto\n"
+          "  --backend B    a backend of the library (bg_backend_name), auto, or host / device\n"
+          "                 (the first backend of the list that runs there)\n"
           "                 (default); another fails with the library's reason\n"
           "  --scene NAME   freefall (default) or collapse: 'run' then first advances\n"
           "                 the column untimed to mid-runout (bench_common.h);\n"
@@ -132,6 +133,11 @@ static void parse_args(int argc, char **argv, options *o) {
         /* the library judges the name (bg_sim_create's message lists the
          * compiled backends, or says what this build lacks) */
         o->backend = optarg;
+        /* a placement instead of a name: the list's first backend there */
+        if (!strcmp(optarg, "host") || !strcmp(optarg, "device")) {
+          o->backend = bench_first_backend(!strcmp(optarg, "device"));
+          if (!o->backend) die(2, "--backend %s: this build has no backend that runs on the %s", optarg, optarg);
+        }
         break;
       case O_SCENE: {
         int k = bench_kind_from_name(optarg);
@@ -213,9 +219,9 @@ static void cmd_run(const options *o, const bench_scene *sc, uint64_t warm, uint
   }
   bg_stats st;
   bg_sim_stats(sim, &st);
-  printf("result wall_s=%.9g steps=%llu first_step_s=%.9g dt=%.9g n_active=%zu max_speed=%.9g backend=%s\n",
+  printf("result wall_s=%.9g steps=%llu first_step_s=%.9g dt=%.9g n_active=%zu max_speed=%.9g backend=%s on_device=%d\n",
          t1 - t0, (unsigned long long)steps, t_first, (double)st.dt, st.n_active, st.max_speed,
-         bg_sim_backend(sim));
+         bg_sim_backend(sim), bg_backend_on_device(bg_sim_backend(sim)));
   fflush(stdout);
   bg_sim_destroy(sim);
 }

@@ -915,7 +915,6 @@ static bg_status cpu_wall_forces(void *state, double *out) {
 }
 
 const bg_backend_ops bg_backend_cpu = {
-    .name = "cpu",
     .variant = 0,
     .properties = NULL,
     .n_properties = 0,

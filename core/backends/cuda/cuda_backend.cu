@@ -318,7 +318,6 @@ static bg_status cuda_set_boundary(void *state, const bg_bnode *nodes, size_t n)
  * follow the declaration order anyway; the labels keep a slot from shifting
  * silently. */
 extern "C" const bg_backend_ops bg_backend_cuda = {
-    /* .name         = */ "cuda",
     /* .variant      = */ BG_CUDA_TILE,
     /* .properties   = */ cuda_properties,
     /* .n_properties = */ CUDA_N_PROPERTIES,
@@ -342,7 +341,6 @@ extern "C" const bg_backend_ops bg_backend_cuda = {
 };
 
 extern "C" const bg_backend_ops bg_backend_cuda_global = {
-    /* .name         = */ "cuda/global",
     /* .variant      = */ BG_CUDA_GLOBAL,
     /* .properties   = */ cuda_properties,
     /* .n_properties = */ CUDA_N_PROPERTIES,

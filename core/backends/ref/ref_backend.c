@@ -407,7 +407,6 @@ static bg_status ref_wall_forces(void *state, double *out) {
 }
 
 const bg_backend_ops bg_backend_cpu_ref = {
-    .name = "cpu/ref",
     .variant = 0,
     .properties = NULL,
     .n_properties = 0,

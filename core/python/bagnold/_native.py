@@ -282,6 +282,7 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_backend_name": (c_char_p, [c_int]),
     "bg_backend_available": (c_int, [c_char_p, c_char_p, c_size_t]),
     "bg_backend_on_device": (c_int, [c_char_p]),
+    "bg_backend_resolve": (c_char_p, [c_char_p]),
     "bg_backend_property_count": (c_int, [c_char_p]),
     "bg_backend_property": (bg_status, [c_char_p, c_int, POINTER(c_char_p), POINTER(c_char_p),
                                         POINTER(c_char_p), POINTER(c_char_p)]),
