@@ -7,17 +7,17 @@
 
 /* Row i of model n's field list BG_<N>_PARAMS into name/offset/kind; the
  * function returns the field count, so i = -1 counts. */
-#define BG_PARAM_ROW_(type, f, kd)        \
-  if (k++ == i) {                         \
-    *name = #f;                           \
-    *offset = offsetof(params_t_, f);     \
-    *kind = kd;                           \
+#define BG_PARAM_ROW_(type, f, kd)    \
+  if (k++ == i) {                     \
+    *name = #f;                       \
+    *offset = offsetof(params_t_, f); \
+    *kind = kd;                       \
   }
-#define BG_X_(n, N, lane, label)                                                               \
-  static int n##_param(int i, const char **name, size_t *offset, bg_matp_kind *kind) {        \
-    typedef bg_##n##_params params_t_;                                                         \
-    int k = 0;                                                                                 \
-    BG_##N##_PARAMS(BG_PARAM_ROW_) return k;                                                   \
+#define BG_X_(n, N, lane, label)                                                       \
+  static int n##_param(int i, const char **name, size_t *offset, bg_matp_kind *kind) { \
+    typedef bg_##n##_params params_t_;                                                 \
+    int k = 0;                                                                         \
+    BG_##N##_PARAMS(BG_PARAM_ROW_) return k;                                           \
   }
 BG_MATERIAL_LIST(BG_X_)
 #undef BG_X_
@@ -37,21 +37,26 @@ const char *bg_material_model_member(bg_material_model m) {
 size_t bg_material_params_size(bg_material_model m) {
   switch (m) {
 #define BG_X_(n, N, lane, label) \
-  case BG_MODEL_##N: return sizeof(bg_##n##_params);
+  case BG_MODEL_##N:             \
+    return sizeof(bg_##n##_params);
     BG_MATERIAL_LIST(BG_X_)
 #undef BG_X_
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
 /* Model m's row i (or its count, i = -1); -1 outside the list. */
-static int param_row(bg_material_model m, int i, const char **name, size_t *offset, bg_matp_kind *kind) {
+static int param_row(bg_material_model m, int i, const char **name, size_t *offset,
+                     bg_matp_kind *kind) {
   switch (m) {
 #define BG_X_(n, N, lane, label) \
-  case BG_MODEL_##N: return n##_param(i, name, offset, kind);
+  case BG_MODEL_##N:             \
+    return n##_param(i, name, offset, kind);
     BG_MATERIAL_LIST(BG_X_)
 #undef BG_X_
-    default: return -1;
+    default:
+      return -1;
   }
 }
 

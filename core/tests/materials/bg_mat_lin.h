@@ -64,7 +64,8 @@ static inline bg_state_desc bg_lin_state(void) {
 static inline int bg_lin_validate(const bg_material *m, char *msg, size_t len) {
   int bad = bg_elastic_validate(m, msg, len);
   if (bad) return bad;
-  if (!isfinite(m->lin.p0)) return snprintf(msg, len, "material.lin.p0 is not finite (got %g)", (double)m->lin.p0), 1;
+  if (!isfinite(m->lin.p0))
+    return snprintf(msg, len, "material.lin.p0 is not finite (got %g)", (double)m->lin.p0), 1;
   return 0;
 }
 

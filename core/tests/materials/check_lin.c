@@ -12,18 +12,21 @@
 #include "bg_materials.h"
 
 static void test_registered(void) {
-  bg_check_true(bg_material_model_from_name("linear-elastic") == BG_MODEL_LIN, "listed by its label");
-  bg_check_true(BG_MODEL_LIN == BG_MODEL_COUNT - 1 && BG_MODEL_DP == 0 && BG_MODEL_MUI == 1 && BG_MODEL_NGF == 2,
+  bg_check_true(bg_material_model_from_name("linear-elastic") == BG_MODEL_LIN,
+                "listed by its label");
+  bg_check_true(BG_MODEL_LIN == BG_MODEL_COUNT - 1 && BG_MODEL_DP == 0 && BG_MODEL_MUI == 1 &&
+                    BG_MODEL_NGF == 2,
                 "after the built-in models, whose numbers stay (count %d)", (int)BG_MODEL_COUNT);
   bg_check_true(bg_material_model_count() == BG_MODEL_COUNT, "bg_material_model_count");
   const char *name = NULL;
   size_t off = 99;
   bg_matp_kind kind = BG_MATP_INT;
   bg_check_true(bg_material_param_count(BG_MODEL_LIN) == 1 &&
-                    bg_material_param_info(BG_MODEL_LIN, 0, &name, &off, &kind) == BG_OK && !strcmp(name, "p0") &&
-                    off == 0 && kind == BG_MATP_REAL,
+                    bg_material_param_info(BG_MODEL_LIN, 0, &name, &off, &kind) == BG_OK &&
+                    !strcmp(name, "p0") && off == 0 && kind == BG_MATP_REAL,
                 "its one parameter p0 introspected");
-  bg_check_true(!strcmp(bg_material_model_member(BG_MODEL_LIN), "lin") && !strcmp(bg_material_state_name(BG_MODEL_LIN, 0), ""),
+  bg_check_true(!strcmp(bg_material_model_member(BG_MODEL_LIN), "lin") &&
+                    !strcmp(bg_material_state_name(BG_MODEL_LIN, 0), ""),
                 "member name 'lin', no state slot used");
 }
 
@@ -33,11 +36,13 @@ static void test_validation(void) {
   char err[256];
   bg_check_true(bg_material_params(&m, &c, err, sizeof err) == BG_OK, "defaults valid (%s)", err);
   m.nu = 0.6f;
-  bg_check_true(bg_material_params(&m, &c, err, sizeof err) == BG_ERR_RANGE && strstr(err, "material.nu"),
-                "nu = 0.6 refused by the model's hook (%s)", err);
+  bg_check_true(
+      bg_material_params(&m, &c, err, sizeof err) == BG_ERR_RANGE && strstr(err, "material.nu"),
+      "nu = 0.6 refused by the model's hook (%s)", err);
   m.nu = 0.3f;
   m.lin.p0 = NAN;
-  bg_check_true(bg_material_params(&m, &c, err, sizeof err) == BG_ERR_NONFINITE && strstr(err, "material.lin.p0"),
+  bg_check_true(bg_material_params(&m, &c, err, sizeof err) == BG_ERR_NONFINITE &&
+                    strstr(err, "material.lin.p0"),
                 "p0 = NaN refused (%s)", err);
 }
 
@@ -56,7 +61,8 @@ static void test_stress(void) {
   bg_real st[BG_NSTATE] = {0, 0, 0, 0};
   bg_update_ctx u = {&F, &C, 1e-4f, st, &tau};
   int mode = bg_material_update(&c, &u);
-  double lam = 1e6 * 0.25 / (1.25 * 0.5), mu = 1e6 / 2.5, tr = H[0][0] + H[1][1] + H[2][2], worst = 0;
+  double lam = 1e6 * 0.25 / (1.25 * 0.5), mu = 1e6 / 2.5, tr = H[0][0] + H[1][1] + H[2][2],
+         worst = 0;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) {
       double want = mu * (H[i][j] + H[j][i]) + (i == j ? lam * tr - 100.0 : 0.0);
@@ -64,7 +70,8 @@ static void test_stress(void) {
     }
   bg_check_le(worst, 0.05, "closed-form small-strain stress (max error, Pa; entries ~ 300 Pa)");
   bg_check_true(mode == BG_RM_ELASTIC, "elastic mode");
-  bg_check_rel(bg_material_pwave_speed(&m), sqrt((lam + 2 * mu) / m.rho0), 1e-6, "wave speed of the model's hook");
+  bg_check_rel(bg_material_pwave_speed(&m), sqrt((lam + 2 * mu) / m.rho0), 1e-6,
+               "wave speed of the model's hook");
 }
 
 static void test_step(void) {
@@ -81,7 +88,8 @@ static void test_step(void) {
   if (s != BG_OK) return;
   bg_real x[3 * 27];
   for (int p = 0; p < 27; ++p)
-    for (int k = 0; k < 3; ++k) x[3 * p + k] = 0.5f + 0.05f * (bg_real)((k == 0 ? p : k == 1 ? p / 3 : p / 9) % 3);
+    for (int k = 0; k < 3; ++k)
+      x[3 * p + k] = 0.5f + 0.05f * (bg_real)((k == 0 ? p : k == 1 ? p / 3 : p / 9) % 3);
   bg_check_true(bg_sim_add_particles(sim, 27, x, NULL, 8) == BG_OK, "particles added");
   bg_real dt = 0, jp[27], q[27];
   int ok = 1;
