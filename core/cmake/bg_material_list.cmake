@@ -23,6 +23,8 @@ function(bg_generate_material_list)
   set(entries "")
   foreach(dir IN LISTS G_DIRS)
     file(GLOB headers CONFIGURE_DEPENDS ${dir}/*.h)
+    # an edited marker re-runs the generation, as an added or removed header does
+    set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${headers})
     foreach(h IN LISTS headers)
       file(STRINGS ${h} marks REGEX "BG_MATERIAL\\(")
       list(LENGTH marks n)
