@@ -69,7 +69,10 @@ typedef enum bg_matp_kind {
   BG_MATP_ENUM = 2  /* a C enum of the model's header */
 } bg_matp_kind;
 #define BG_PARAM_MEMBER_(type, name, kind) type name;
-#define BG_MATERIAL_PARAMS_STRUCT(n, LIST) typedef struct bg_##n##_params { LIST(BG_PARAM_MEMBER_) } bg_##n##_params;
+#define BG_MATERIAL_PARAMS_STRUCT(n, LIST) \
+  typedef struct bg_##n##_params {         \
+    LIST(BG_PARAM_MEMBER_)                 \
+  } bg_##n##_params;
 #define BG_MAT_PARAMS_ONLY
 #include "materials/bg_material_list.h"
 #undef BG_MAT_PARAMS_ONLY
