@@ -55,10 +55,24 @@ typedef enum bg_stress_model {
   BG_STRESS_FIXED_COROTATED = 1  /* Stomakhin 2013 (the seed's choice for force) */
 } bg_stress_model;
 
-/* The material models (core/physics/materials/bg_material_list.h, the one
- * registry): BG_MODEL_DP, Drucker-Prager sand (Klar 2016), and BG_MODEL_MUI,
- * rate-dependent mu(I) sand (Jop et al. 2006). Each has its parameter
- * struct, a member of the union below named after the model. */
+/* The material models: one header each under core/physics/materials/,
+ * listed by the build in the generated materials/bg_material_list.h (in
+ * order: BG_MODEL_DP, Drucker-Prager sand (Klar 2016); BG_MODEL_MUI,
+ * rate-dependent mu(I) sand (Jop et al. 2006); BG_MODEL_NGF, nonlocal
+ * granular fluidity). Each has its parameter struct, a member of the union
+ * below named after the model, made from the header's field list
+ * BG_<NAME>_PARAMS(X), one X(type, name, kind) per field, so that the
+ * fields can be listed at run time (bg_material_param_info). */
+typedef enum bg_matp_kind {
+  BG_MATP_REAL = 0, /* bg_real */
+  BG_MATP_INT = 1,  /* int (0/1 switches) */
+  BG_MATP_ENUM = 2  /* a C enum of the model's header */
+} bg_matp_kind;
+#define BG_PARAM_MEMBER_(type, name, kind) type name;
+#define BG_MATERIAL_PARAMS_STRUCT(n, LIST) \
+  typedef struct bg_##n##_params {         \
+    LIST(BG_PARAM_MEMBER_)                 \
+  } bg_##n##_params;
 #define BG_MAT_PARAMS_ONLY
 #include "materials/bg_material_list.h"
 #undef BG_MAT_PARAMS_ONLY
@@ -66,7 +80,7 @@ typedef enum bg_stress_model {
 typedef struct bg_material {
   bg_material_model model; /* which member of the union holds the parameters */
   bg_real E;        /* Young's modulus, Pa, > 0 */
-  bg_real nu;       /* Poisson ratio, in (-1, 0.5) */
+  bg_real nu;       /* Poisson ratio: (-1, 0.5) for the sand models */
   bg_real rho0;     /* reference density, kg/m^3, > 0 */
   bg_stress_model stress;
   int volume_correction;  /* 1: Tampubolon 2017 log Jp fed back to tr(eps); 0: off */
@@ -94,10 +108,28 @@ bg_material bg_material_mui(void);
  * model comes back with that tag, which bg_sim_create refuses. */
 bg_material bg_material_default(bg_material_model model);
 
-/* "drucker-prager", "mu-i"; NULL for a value outside the list. */
+/* "drucker-prager", "mu-i", "ngf"; NULL for a value outside the list. */
 const char *bg_material_model_name(bg_material_model m);
 /* The model of a name bg_material_model_name gives, or -1. */
 int bg_material_model_from_name(const char *name);
+
+/* The registry at run time, for bindings (the Python package builds its
+ * mirror of the union from these). The number of models; the union member
+ * and function prefix of model m ("dp"; NULL outside the list); the size of
+ * its parameter struct (0 outside); its parameter count (-1 outside). */
+int bg_material_model_count(void);
+const char *bg_material_model_member(bg_material_model m);
+size_t bg_material_params_size(bg_material_model m);
+int bg_material_param_count(bg_material_model m);
+/* Parameter i of model m, in the struct's order: its name, byte offset in
+ * the model's parameter struct and kind; BG_ERR_RANGE outside. */
+bg_status bg_material_param_info(bg_material_model m, int i, const char **name, size_t *offset,
+                                 bg_matp_kind *kind);
+/* The number of state slots every particle carries, and what slot k of
+ * model m holds ("log_jp", "q", ...; "" for a slot the model leaves unused;
+ * NULL outside). */
+int bg_material_state_count(void);
+const char *bg_material_state_name(bg_material_model m, int slot);
 
 /* ---------------------------------------------------------------- boundaries */
 
@@ -357,7 +389,9 @@ bg_status bg_sim_grid_velocity(bg_sim *sim, bg_real *out, size_t cap);
  * each stage. Benchmarks read this; tests never assert on it. */
 bg_status bg_sim_stage_times(bg_sim *sim, double ms[4]);
 
-/* Material wave speed sqrt((lambda + 2 mu) / rho0), m/s. */
+/* The material's fastest signal speed, m/s, as its model declares it (for
+ * the elastic-plastic sand models the P wave sqrt((lambda + 2 mu) / rho0)):
+ * the speed in the CFL bound; 0 for an invalid material. */
 bg_real bg_material_pwave_speed(const bg_material *m);
 
 /* ---------------------------------------------------- set-up after creation */

@@ -34,16 +34,12 @@ static inline int bg_material_update_chunk(const bg_mat *m, bg_real dt, bg_mat_c
       default: break;
     }
   for (int l = 0; l < len; ++l) {
-    bg_mat3 Fm, tm;
+    bg_mat3 Fm, Cm, tm;
     bg_real st[BG_NSTATE];
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) Fm.m[i][j] = c->F[3 * i + j][l];
-    for (int s = 0; s < BG_NSTATE; ++s) st[s] = c->st[s][l];
-    c->mode[l] = bg_material_update(m, dt, &Fm, st, &tm);
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) c->F[3 * i + j][l] = Fm.m[i][j];
-    for (int s = 0; s < BG_NSTATE; ++s) c->st[s][l] = st[s];
-    bg_mat_chunk_put_tau(c, l, &tm);
+    bg_update_ctx u = bg_mat_chunk_lane_ctx(c, l, &Fm, &Cm, st, &tm);
+    u.dt = dt;
+    c->mode[l] = bg_material_update(m, &u);
+    bg_mat_chunk_lane_put(c, l, &u);
   }
   return 0;
 }
@@ -56,6 +52,7 @@ static inline int bg_material_update_soa(const bg_mat *m, bg_real dt, int n, bg_
                                          bg_real *const *tau, int *mode, int reference) {
   bg_mat_chunk c;
   int fell_back = 0;
+  c.C = NULL; /* no velocity gradient outside a step */
   for (int base = 0; base < n; base += BG_BATCH_CHUNK) {
     int len = (n - base < BG_BATCH_CHUNK) ? n - base : BG_BATCH_CHUNK;
     for (int e = 0; e < 9; ++e)

@@ -634,6 +634,9 @@ typedef struct bg_mat_chunk {
   bg_real st[BG_NSTATE][BG_BATCH_CHUNK]; /* in/out: the plastic state (bg_material_core.h) */
   bg_real tau[6][BG_BATCH_CHUNK];        /* out: Kirchhoff stress xx yy zz xy xz yz */
   int mode[BG_BATCH_CHUNK];              /* out: BG_RM_* of each particle */
+  /* in: the lanes' velocity gradients C[3*i+j][l] in the caller's storage,
+   * or NULL (read as zero): read by the scalar updates (bg_update_ctx) only */
+  const bg_real (*C)[BG_BATCH_CHUNK];
 } bg_mat_chunk;
 
 /* A symmetric matrix into the chunk's six-entry storage (the CPU backend's
@@ -645,6 +648,28 @@ BG_HD void bg_mat_chunk_put_tau(bg_mat_chunk *c, int l, const bg_mat3 *t) {
   c->tau[3][l] = 0.5f * (t->m[0][1] + t->m[1][0]);
   c->tau[4][l] = 0.5f * (t->m[0][2] + t->m[2][0]);
   c->tau[5][l] = 0.5f * (t->m[1][2] + t->m[2][1]);
+}
+
+/* The scalar update's context for lane l (bg_update_ctx): F, C and the
+ * state copied out of the chunk into the caller's F, C, st; tau is the
+ * caller's. bg_mat_chunk_lane_put copies the results back. */
+BG_HD bg_update_ctx bg_mat_chunk_lane_ctx(const bg_mat_chunk *c, int l, bg_mat3 *F, bg_mat3 *C, bg_real *st,
+                                          bg_mat3 *tau) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      F->m[i][j] = c->F[3 * i + j][l];
+      C->m[i][j] = c->C ? c->C[3 * i + j][l] : 0.0f;
+    }
+  for (int s = 0; s < BG_NSTATE; ++s) st[s] = c->st[s][l];
+  bg_update_ctx u = {F, C, 0.0f, st, tau};
+  return u;
+}
+
+BG_HD void bg_mat_chunk_lane_put(bg_mat_chunk *c, int l, const bg_update_ctx *u) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) c->F[3 * i + j][l] = u->F->m[i][j];
+  for (int s = 0; s < BG_NSTATE; ++s) c->st[s][l] = u->st[s];
+  bg_mat_chunk_put_tau(c, l, u->tau);
 }
 
 /* Lanes len .. BG_BATCH_CHUNK-1 are scratch: padded with the identity and
@@ -695,7 +720,8 @@ typedef struct bg_lane_out {
  * the one-lane update bg_<name>_update_lane (SVD, log strain, return map,
  * exp, stress, reassembly, restated from BG_MATERIAL_SCALAR_UPDATE) and the
  * chunk driver bg_<name>_update_chunk: the vector lanes first, then the
- * model's scalar bg_<name>_update on every lane they could not certify
+ * model's scalar bg_<name>_update on every lane they could not certify.
+ * The lanes carry the sand layout of the state (BG_STATE_LOG_JP, BG_STATE_Q)
  * (returns how many). Lanes len .. BG_BATCH_CHUNK-1 are scratch. */
 #define BG_MATERIAL_LANE_UPDATE(name) \
 BG_LANE bg_lane_out bg_##name##_update_lane(const bg_lane_consts *c, const bg_##name##_c *mc, bg_real dt,            \
@@ -787,16 +813,12 @@ BG_BATCH_DRIVER int bg_##name##_update_chunk(const bg_elastic_c *el, const bg_##
   }                                                                                                                  \
   for (int l = 0; l < len; ++l) {                                                                                    \
     if (!bad[l]) continue;                                                                                           \
-    bg_mat3 Fm, tm;                                                                                                  \
+    bg_mat3 Fm, Cm, tm;                                                                                              \
     bg_real st[BG_NSTATE];                                                                                           \
-    for (int i = 0; i < 3; ++i)                                                                                      \
-      for (int j = 0; j < 3; ++j) Fm.m[i][j] = c->F[3 * i + j][l];                                                   \
-    for (int s = 0; s < BG_NSTATE; ++s) st[s] = c->st[s][l];                                                         \
-    c->mode[l] = bg_##name##_update(el, m, dt, &Fm, st, &tm);                                                        \
-    for (int i = 0; i < 3; ++i)                                                                                      \
-      for (int j = 0; j < 3; ++j) c->F[3 * i + j][l] = Fm.m[i][j];                                                   \
-    for (int s = 0; s < BG_NSTATE; ++s) c->st[s][l] = st[s];                                                         \
-    bg_mat_chunk_put_tau(c, l, &tm);                                                                                 \
+    bg_update_ctx u = bg_mat_chunk_lane_ctx(c, l, &Fm, &Cm, st, &tm);                                                \
+    u.dt = dt;                                                                                                       \
+    c->mode[l] = bg_##name##_update(el, m, &u);                                                                      \
+    bg_mat_chunk_lane_put(c, l, &u);                                                                                 \
     ++fell_back;                                                                                                     \
   }                                                                                                                  \
   return fell_back;                                                                                                  \

@@ -7,18 +7,25 @@
 #ifndef BG_MATERIAL_CORE_H
 #define BG_MATERIAL_CORE_H
 
+#include <stdio.h>
+
+#include "bagnold.h"
 #include "bg_defs.h"
 #include "bg_stress.h"
 #include "bg_svd.h"
 
 enum { BG_RM_ELASTIC = 0, BG_RM_SHEAR = 1, BG_RM_TIP = 2 };
 
-/* The plastic state of a particle: a small array, the same length for every
+/* The state of a particle: a small array, the same length for every
  * model, that the backends store, sort and read back without knowing what
- * it means. Slot 0 is log Jp, the plastic volume ratio that the density
- * read-out and the volume correction use; slot 1 the accumulated plastic
- * strain q. Slots 2 and 3 are the model's own (bg_mat_ngf.h: the
- * fluidity and its Laplacian); a model that needs more raises BG_NSTATE.
+ * it means; each model says what its slots hold (bg_<name>_state, a
+ * bg_state_desc). The elastic-plastic sand models (bg_mat_dp.h,
+ * bg_mat_mui.h, bg_mat_ngf.h) keep log Jp, the plastic volume ratio that
+ * the density read-out and the volume correction use, in slot 0 and the
+ * accumulated plastic strain q in slot 1 (BG_STATE_*, the layout the lane
+ * update of bg_lane.h assumes); slots 2 and 3 are a model's own
+ * (bg_mat_ngf.h: the fluidity and its Laplacian). A model that needs more
+ * raises BG_NSTATE.
  *
  * The nonlocal service: a model whose update needs the spatial Laplacian of
  * one of its fields names that slot k (bg_<name>_nonlocal_slot, -1 for a
@@ -27,6 +34,32 @@ enum { BG_RM_ELASTIC = 0, BG_RM_SHEAR = 1, BG_RM_TIP = 2 };
  * mass-weighted mean (bg_transfer.h) into st[k + 1] before the update. */
 #define BG_NSTATE 4
 enum { BG_STATE_LOG_JP = 0, BG_STATE_Q = 1 };
+
+/* What a model's state slots mean: a name per slot ("" for an unused one)
+ * and the slots of the two quantities the library itself reads back, -1
+ * where the model has none: log Jp (BG_FIELD_JP, the density and the
+ * Cauchy stress; none means Jp = 1) and q (BG_FIELD_Q; none reads 0). */
+typedef struct bg_state_desc {
+  const char *name[BG_NSTATE];
+  int log_jp, q;
+} bg_state_desc;
+
+/* The state of the sand models: log Jp and q in slots 0 and 1. */
+static inline bg_state_desc bg_sand_state(void) {
+  bg_state_desc d = {{"log_jp", "q", "", ""}, BG_STATE_LOG_JP, BG_STATE_Q};
+  return d;
+}
+
+/* What one particle's constitutive update receives and returns, so that a
+ * model that needs more of the motion (a viscous or rate-form model reads
+ * the velocity gradient) needs no new signature. */
+typedef struct bg_update_ctx {
+  bg_mat3 *F;       /* in: F_trial = (I + dt C) F; out: F after the update */
+  const bg_mat3 *C; /* in: the step's velocity gradient (the APIC C), read-only */
+  bg_real dt;       /* the step, s */
+  bg_real *st;      /* in/out: the BG_NSTATE state slots */
+  bg_mat3 *tau;     /* out: the Kirchhoff stress the next P2G scatters */
+} bg_update_ctx;
 
 /* The coefficients every model carries, ready for the inner loop. */
 typedef struct bg_elastic_c {
@@ -89,30 +122,48 @@ BG_HD bg_real bg_density(bg_real rho0, bg_real det_f, bg_real log_jp) {
 /* BG_MATERIAL_SCALAR_UPDATE(name) defines, for the model whose return map
  * is bg_<name>_return(el, c, dt, eps, st) (st writable: a model may
  * advance slots of its own there) and whose coefficients are
- * bg_<name>_c, the whole scalar update of one particle after
- * F_trial = (I + dt C) F: SVD, return map, reassembly of F, and the
- * Kirchhoff stress the next P2G scatters (cached so P2G needs no second
- * SVD). Returns the return-map mode. This is the oracle: the CUDA backend
- * runs it, and the CPU backend's reference mode runs it too. */
+ * bg_<name>_c, the whole scalar update bg_<name>_update(el, c, u) of one
+ * particle after F_trial = (I + dt C) F: SVD, return map, reassembly of F,
+ * and the Kirchhoff stress the next P2G scatters (cached so P2G needs no
+ * second SVD). Returns the return-map mode. This is the oracle: the CUDA
+ * backend runs it, and the CPU backend's reference mode runs it too. */
 #define BG_MATERIAL_SCALAR_UPDATE(name)                                                          \
-  BG_HD int bg_##name##_update(const bg_elastic_c *el, const bg_##name##_c *c, bg_real dt,      \
-                               bg_mat3 *F, bg_real *st, bg_mat3 *tau) {                         \
-    bg_mat3 u, v;                                                                                \
+  BG_HD int bg_##name##_update(const bg_elastic_c *el, const bg_##name##_c *c, bg_update_ctx *u) { \
+    bg_mat3 uu, v;                                                                               \
     bg_vec3 sig;                                                                                 \
-    bg_svd3(F, &u, &sig, &v);                                                                    \
+    bg_real *st = u->st;                                                                         \
+    bg_svd3(u->F, &uu, &sig, &v);                                                                \
     int mode = BG_RM_ELASTIC;                                                                    \
     if (el->plastic) {                                                                           \
       bg_vec3 eps;                                                                               \
       for (int i = 0; i < 3; ++i) eps.v[i] = bg_log_stretch(sig.v[i]);                           \
-      bg_return r = bg_##name##_return(el, c, dt, eps, st);                                      \
+      bg_return r = bg_##name##_return(el, c, u->dt, eps, st);                                   \
       st[BG_STATE_Q] += r.dq;                                                                    \
       st[BG_STATE_LOG_JP] = r.log_jp;                                                            \
       mode = r.mode;                                                                             \
       for (int i = 0; i < 3; ++i) sig.v[i] = expf(r.eps.v[i]);                                   \
-      *F = bg_mat3_usvt(u, sig, v);                                                              \
+      *u->F = bg_mat3_usvt(uu, sig, v);                                                          \
     }                                                                                            \
-    *tau = bg_tau_assemble(u, bg_tau_principal(el->law, sig, el->lame));                        \
+    *u->tau = bg_tau_assemble(uu, bg_tau_principal(el->law, sig, el->lame));                     \
     return mode;                                                                                 \
   }
+
+/* Host side: the hooks the elastic-plastic models share. bg_material is
+ * the public struct (bagnold.h). */
+
+/* The fastest elastic wave, the P wave sqrt((lambda + 2 mu) / rho0) of the
+ * isotropic elasticity from E and nu, m/s: what the CFL bound uses. */
+static inline bg_real bg_elastic_wave_speed(const bg_material *m) {
+  bg_lame l = bg_lame_from_e_nu(m->E, m->nu);
+  return sqrtf((l.lambda + 2.0f * l.mu) / m->rho0);
+}
+
+/* Poisson's ratio in (-1, 0.5): the bulk modulus of a compressible solid
+ * is positive and finite. 0 when valid, else 2 with the range in msg. */
+static inline int bg_elastic_validate(const bg_material *m, char *msg, size_t len) {
+  if (!(m->nu > -1 && m->nu < 0.5f))
+    return snprintf(msg, len, "material.nu must be in (-1, 0.5) (got %g)", (double)m->nu), 2;
+  return 0;
+}
 
 #endif /* BG_MATERIAL_CORE_H */

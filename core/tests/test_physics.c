@@ -444,7 +444,9 @@ static void test_sand_update(void) {
         for (int j = 0; j < 3; ++j) F.m[i][j] = (bg_real)Fd[i][j];
       bg_mat3 F0 = F, tau;
       bg_real st[BG_NSTATE] = {0.0f, 0.0f};
-      int mode = bg_material_update(&m, 1e-4f, &F, st, &tau);
+      const bg_mat3 C0 = bg_mat3_zero();
+      bg_update_ctx u = {&F, &C0, 1e-4f, st, &tau};
+      int mode = bg_material_update(&m, &u);
       const char *ln = law == 0 ? "Hencky" : "fixed-corotated";
       bg_check_true(mode == BG_RM_ELASTIC && memcmp(&F, &F0, sizeof F) == 0 && st[0] == 0.0f && st[1] == 0.0f,
                     "sand_update elastic (%s, case %d): F, log_jp, q untouched, mode ELASTIC", ln, sc);
@@ -498,7 +500,9 @@ static void test_sand_update(void) {
     m.el.law = law;
     bg_mat3 F = bg_mat3_identity(), tau;
     bg_real st[BG_NSTATE] = {0, 0};
-    bg_material_update(&m, 1e-4f, &F, st, &tau);
+    const bg_mat3 C0 = bg_mat3_zero();
+    bg_update_ctx u = {&F, &C0, 1e-4f, st, &tau};
+    bg_material_update(&m, &u);
     double mx = 0;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) mx = fmax(mx, fabs(tau.m[i][j]));

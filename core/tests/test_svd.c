@@ -51,7 +51,9 @@ static bg_mat dp_mat(int law, int plastic, int hardening, int volume_correction)
  * Drucker-Prager ignores dt. */
 static int scalar_update(const bg_mat *m, bg_mat3 *F, bg_real *ljp, bg_real *q, bg_mat3 *tau) {
   bg_real st[BG_NSTATE] = {*ljp, *q};
-  int mode = bg_material_update(m, 1e-4f, F, st, tau);
+  const bg_mat3 C0 = bg_mat3_zero();
+  bg_update_ctx u = {F, &C0, 1e-4f, st, tau};
+  int mode = bg_material_update(m, &u);
   *ljp = st[BG_STATE_LOG_JP];
   *q = st[BG_STATE_Q];
   return mode;
@@ -1038,7 +1040,9 @@ static void mui_batch(gsl_rng *r) {
       for (int p = 0; p < np; ++p) {
         bg_mat3 Fs = F0[p], ts;
         bg_real st[BG_NSTATE] = {ljp0[p], q0[p]};
-        int ms = bg_material_update(&m, dts[di], &Fs, st, &ts);
+        const bg_mat3 C0 = bg_mat3_zero();
+        bg_update_ctx u = {&Fs, &C0, dts[di], st, &ts};
+        int ms = bg_material_update(&m, &u);
         bg_real t6[6] = {ts.m[0][0], ts.m[1][1], ts.m[2][2], 0.5f * (ts.m[0][1] + ts.m[1][0]),
                          0.5f * (ts.m[0][2] + ts.m[2][0]), 0.5f * (ts.m[1][2] + ts.m[2][1])};
         n++;

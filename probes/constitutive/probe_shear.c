@@ -41,8 +41,10 @@ static shear_result steady_shear(const bg_mat *m, double I, double p_conf, doubl
   bg_mat3 F = bg_mat3_identity(), tau;
   for (int i = 0; i < 3; ++i) F.m[i][i] = expf(e0);
   bg_real st[BG_NSTATE] = {0, 0, 0, 0};
-  bg_mat3 Lm = bg_mat3_zero();
+  bg_mat3 Lm = bg_mat3_zero(), L = bg_mat3_zero();
   Lm.m[0][1] = (bg_real)(r.gd * dt);
+  L.m[0][1] = (bg_real)r.gd; /* the velocity gradient, for the update context */
+  bg_update_ctx u = {&F, &L, (bg_real)dt, st, &tau};
   r.mode = 0;
   for (int k = 0; k < n_steps; ++k) {
     bg_mat3 Ft = bg_mat3_mul(Lm, F);
@@ -51,7 +53,7 @@ static shear_result steady_shear(const bg_mat *m, double I, double p_conf, doubl
     /* q plays no part in either law; zeroing it before the last step reads
      * that step's dq without the cancellation of q_after - q_before */
     if (k == n_steps - 1) st[BG_STATE_Q] = 0;
-    r.mode = bg_material_update(m, (bg_real)dt, &F, st, &tau);
+    r.mode = bg_material_update(m, &u);
   }
   double dq = st[BG_STATE_Q];
   double pk = -((double)tau.m[0][0] + tau.m[1][1] + tau.m[2][2]) / 3.0, j2 = 0;

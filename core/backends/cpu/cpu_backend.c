@@ -644,6 +644,7 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
   bg_mat_chunk ch;
   size_t slot[BG_BATCH_CHUNK];
   bg_real lv[3][BG_BATCH_CHUNK], lC[9][BG_BATCH_CHUNK]; /* the gathered v and C, by lane */
+  ch.C = (const bg_real(*)[BG_BATCH_CHUNK])lC;            /* the update context's velocity gradient */
   int64_t lkey[BG_BATCH_CHUNK];                          /* each lane's block after the move */
   int len = 0;
   /* 1. the gather, particle by particle */
@@ -810,18 +811,18 @@ static bg_status cpu_get(void *state, bg_field f, bg_real *out) {
       case BG_FIELD_C:
         for (int d = 0; d < 9; ++d) out[9 * o + d] = s->C[d][p];
         break;
-      case BG_FIELD_JP: out[o] = expf(s->st[BG_STATE_LOG_JP][p]); break;
+      case BG_FIELD_JP: out[o] = expf(bg_mat_log_jp(&s->cfg->mat, s->st, (int64_t)p)); break;
       case BG_FIELD_DENSITY: {
         bg_mat3 F = load_mat(s->F, p);
-        out[o] = bg_density(s->cfg->mat.el.rho0, bg_mat3_det(F), s->st[BG_STATE_LOG_JP][p]);
+        out[o] = bg_density(s->cfg->mat.el.rho0, bg_mat3_det(F), bg_mat_log_jp(&s->cfg->mat, s->st, (int64_t)p));
         break;
       }
-      case BG_FIELD_Q: out[o] = s->st[BG_STATE_Q][p]; break;
+      case BG_FIELD_Q: out[o] = bg_mat_q(&s->cfg->mat, s->st, (int64_t)p); break;
       case BG_FIELD_STRESS: {
         /* Cauchy stress: V0 tau is the force-carrying quantity, the current
          * volume is V0 det(F_E) Jp */
         bg_mat3 F = load_mat(s->F, p), t = load_sym(s->tau, p);
-        bg_real J = bg_mat3_det(F) * expf(s->st[BG_STATE_LOG_JP][p]);
+        bg_real J = bg_mat3_det(F) * expf(bg_mat_log_jp(&s->cfg->mat, s->st, (int64_t)p));
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j) out[9 * o + 3 * i + j] = t.m[i][j] / J;
         break;

@@ -74,7 +74,8 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
       st[nl + 1] = sum * G.inv_dx * G.inv_dx;
     }
     bg_mat3 tau;
-    P.f[PMODE][p] = (float)bg_material_update(&M.mat, dt, &F, st, &tau);
+    bg_update_ctx u = {&F, &C, dt, st, &tau};
+    P.f[PMODE][p] = (float)bg_material_update(&M.mat, &u);
     for (int e = 0; e < 9; ++e) P.f[PF + e][p] = F.m[e / 3][e % 3];
     P.f[PT + 0][p] = tau.m[0][0];
     P.f[PT + 1][p] = tau.m[1][1];

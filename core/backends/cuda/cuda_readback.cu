@@ -5,7 +5,7 @@
 #include "cuda_internal.cuh"
 
 /* Read-back in insertion order: slot p writes row id[p] (64-bit offsets). */
-__global__ void k_get(dparts P, int64_t n, int field, float rho0, float *out) {
+__global__ void k_get(dparts P, int64_t n, int field, bg_mat mat, float *out) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (p >= n) return;
   const int64_t o = P.id[p];
@@ -22,19 +22,19 @@ __global__ void k_get(dparts P, int64_t n, int field, float rho0, float *out) {
     case BG_FIELD_C:
       for (int d = 0; d < 9; ++d) out[9 * o + d] = P.f[PC + d][p];
       break;
-    case BG_FIELD_JP: out[o] = expf(P.f[PS + BG_STATE_LOG_JP][p]); break;
+    case BG_FIELD_JP: out[o] = expf(bg_mat_log_jp(&mat, P.f + PS, p)); break;
     case BG_FIELD_DENSITY: {
       bg_mat3 F;
       for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = P.f[PF + e][p];
-      out[o] = bg_density(rho0, bg_mat3_det(F), P.f[PS + BG_STATE_LOG_JP][p]);
+      out[o] = bg_density(mat.el.rho0, bg_mat3_det(F), bg_mat_log_jp(&mat, P.f + PS, p));
       break;
     }
-    case BG_FIELD_Q: out[o] = P.f[PS + BG_STATE_Q][p]; break;
+    case BG_FIELD_Q: out[o] = bg_mat_q(&mat, P.f + PS, p); break;
     case BG_FIELD_STRESS: {
       /* Cauchy stress tau / J with J = det(F_E) Jp, as on the CPU */
       bg_mat3 F;
       for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = P.f[PF + e][p];
-      const float J = bg_mat3_det(F) * expf(P.f[PS + BG_STATE_LOG_JP][p]);
+      const float J = bg_mat3_det(F) * expf(bg_mat_log_jp(&mat, P.f + PS, p));
       const int sym[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
       for (int e = 0; e < 9; ++e) out[9 * o + e] = P.f[PT + sym[e]][p] / J;
       break;
@@ -101,7 +101,7 @@ bg_status cuda_get(void *state, bg_field f, bg_real *out) {
   float *d = NULL;
   CU(cudaMalloc((void **)&d, bytes));
   k_get<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-      s->P, (int64_t)s->n, (int)f, s->cfg->mat.el.rho0, d);
+      s->P, (int64_t)s->n, (int)f, s->cfg->mat, d);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemcpyAsync(out, d, bytes, cudaMemcpyDeviceToHost, s->st);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s->st);

@@ -69,9 +69,15 @@ static void put_sym(bg_real *t, const bg_mat3 *m) {
 
 /* The constitutive update of one particle: the one call site of the
  * material interface. F in: F_trial, out: F; st in/out; returns the mode. */
-static int ref_material_update(const bg_config *c, bg_real dt, bg_mat3 *F, bg_real *st, bg_mat3 *tau) {
-  return bg_material_update(&c->mat, dt, F, st, tau);
+static int ref_material_update(const bg_config *c, bg_real dt, const bg_mat3 *C, bg_mat3 *F, bg_real *st,
+                               bg_mat3 *tau) {
+  bg_update_ctx u = {F, C, dt, st, tau};
+  return bg_material_update(&c->mat, &u);
 }
+
+/* A state slot the model declares (bg_state_desc), or its neutral value
+ * 0 when the model has none: log Jp = 0 is Jp = 1, q = 0 no plastic strain. */
+static bg_real ref_slot(const bg_real *st, int slot) { return slot >= 0 ? st[slot] : 0.0f; }
 
 /* The B-spline stencil of the particle at x. */
 static bg_bspline stencil(const bg_config *c, const bg_real *x) {
@@ -291,7 +297,7 @@ static bg_status ref_g2p(void *state, bg_real dt) {
     }
     put_mat(r + BG_RAW_C, &C);
     F = bg_f_update(&C, &F, dt);
-    r[BG_RAW_MODE] = (bg_real)ref_material_update(c, dt, &F, r + BG_RAW_ST, &tau);
+    r[BG_RAW_MODE] = (bg_real)ref_material_update(c, dt, &C, &F, r + BG_RAW_ST, &tau);
     put_mat(r + BG_RAW_F, &F);
     put_sym(r + BG_RAW_TAU, &tau);
     int32_t code = bg_park_code(c, c->sinks, r + BG_RAW_X);
@@ -314,7 +320,7 @@ static bg_status ref_get(void *state, bg_field f, bg_real *out) {
   for (size_t p = 0; p < s->n; ++p) {
     const bg_real *r = row(s, p);
     size_t o = (size_t)s->id[p];
-    bg_real log_jp = r[BG_RAW_ST + BG_STATE_LOG_JP];
+    bg_real log_jp = ref_slot(r + BG_RAW_ST, s->cfg->mat.slot_log_jp);
     switch (f) {
       case BG_FIELD_X: memcpy(out + 3 * o, r + BG_RAW_X, 3 * sizeof *out); break;
       case BG_FIELD_V: memcpy(out + 3 * o, r + BG_RAW_V, 3 * sizeof *out); break;
@@ -322,7 +328,7 @@ static bg_status ref_get(void *state, bg_field f, bg_real *out) {
       case BG_FIELD_C: memcpy(out + 9 * o, r + BG_RAW_C, 9 * sizeof *out); break;
       case BG_FIELD_JP: out[o] = expf(log_jp); break;
       case BG_FIELD_DENSITY: out[o] = bg_density(rho0, bg_mat3_det(get_mat(r + BG_RAW_F)), log_jp); break;
-      case BG_FIELD_Q: out[o] = r[BG_RAW_ST + BG_STATE_Q]; break;
+      case BG_FIELD_Q: out[o] = ref_slot(r + BG_RAW_ST, s->cfg->mat.slot_q); break;
       case BG_FIELD_STRESS: {
         /* Cauchy stress: tau over the current volume ratio det(F_E) Jp */
         bg_mat3 t = get_sym(r + BG_RAW_TAU);

@@ -2,9 +2,12 @@
  * 2016), with Klar's hardening phi_F(q), the Tampubolon et al. 2017 volume
  * correction through log Jp, and a choice of how the cone is matched to
  * Mohr-Coulomb (references/derivations/cone.md). Rate-independent: the
- * return map ignores dt. One of the registered models
- * (bg_material_list.h): parameters, validation, prepare step, the scalar
- * update (the oracle) and a lane update for the CPU's vector loop. */
+ * return map ignores dt. A registered model (this header is the whole of
+ * it: core/physics/materials/README.md): parameters, validation, wave
+ * speed, state, prepare step, the scalar update (the oracle) and a lane
+ * update for the CPU's vector loop.
+ *
+ * BG_MATERIAL(0, dp, DP, 1, "drucker-prager") */
 
 /* ---- parameters (public: bagnold.h includes this part alone) ---- */
 #ifndef BG_MAT_DP_PARAMS_H
@@ -18,12 +21,16 @@ typedef enum bg_dp_cone {
   BG_CONE_PLANE_STRAIN = 2  /* plane strain at zero dilatancy: sqrt(J2) = sin(phi) p */
 } bg_dp_cone;
 
-typedef struct bg_dp_params {
-  bg_real phi_deg;  /* friction angle, degrees, in (0, 90) */
-  bg_dp_cone cone;  /* how phi sets the cone's slope */
-  int hardening;    /* 0: phi fixed; 1: phi_F(q) = h0 + (h1 q - h3) exp(-h2 q) */
-  bg_real h0, h1, h2, h3; /* hardening parameters: h0,h1,h3 degrees, h2 dimensionless */
-} bg_dp_params;
+/* bg_dp_params, one X(type, name, kind) per field (bagnold.h) */
+#define BG_DP_PARAMS(X)                                                                          \
+  X(bg_real, phi_deg, BG_MATP_REAL) /* friction angle, degrees, in (0, 90) */                   \
+  X(bg_dp_cone, cone, BG_MATP_ENUM) /* how phi sets the cone's slope */                         \
+  X(int, hardening, BG_MATP_INT)    /* 0: phi fixed; 1: phi_F(q) = h0 + (h1 q - h3) exp(-h2 q) */ \
+  X(bg_real, h0, BG_MATP_REAL)      /* hardening parameters: h0, h1, h3 degrees, */             \
+  X(bg_real, h1, BG_MATP_REAL)      /* h2 dimensionless */                                      \
+  X(bg_real, h2, BG_MATP_REAL)                                                                  \
+  X(bg_real, h3, BG_MATP_REAL)
+BG_MATERIAL_PARAMS_STRUCT(dp, BG_DP_PARAMS)
 
 /* Klar et al. 2016's sand: phi 35 deg on the compression cone; hardening
  * off, its parameters set to Klar's sec. 4 values (35, 9, 0.2, 10). */
@@ -130,10 +137,18 @@ BG_HD bg_real bg_dp_nonlocal_dt(const bg_dp_c *c, bg_real dx) {
   return INFINITY;
 }
 
+/* Host side: the P wave of the elasticity bounds the step; the state is
+ * the sand's (log Jp, q). */
+static inline bg_real bg_dp_wave_speed(const bg_material *mat) { return bg_elastic_wave_speed(mat); }
+static inline bg_state_desc bg_dp_state(void) { return bg_sand_state(); }
+
 /* Validation, host side: 0 when valid; else 1 (not finite) or 2 (out of
  * range) with the field and its range in msg. */
-static inline int bg_dp_validate(const bg_dp_params *m, char *msg, size_t len) {
+static inline int bg_dp_validate(const bg_material *mat, char *msg, size_t len) {
 #define BG_DP_FAIL(code, ...) return (snprintf(msg, len, __VA_ARGS__), (code))
+  const bg_dp_params *m = &mat->dp;
+  int bad = bg_elastic_validate(mat, msg, len);
+  if (bad) return bad;
   if (!isfinite(m->phi_deg)) BG_DP_FAIL(1, "material.dp.phi_deg is not finite (got %g)", (double)m->phi_deg);
   if (!(m->phi_deg > 0 && m->phi_deg < 90))
     BG_DP_FAIL(2, "material.dp.phi_deg must be in (0, 90) degrees (got %g)", (double)m->phi_deg);

@@ -1,6 +1,6 @@
 /* bg_mat_mui.h: rate-dependent mu(I) sand (Jop, Forterre & Pouliquen 2006)
- * in principal Hencky strain, the second registered model
- * (bg_material_list.h). The yield condition is the Drucker-Prager cone with
+ * in principal Hencky strain, a registered model (this header is the whole
+ * of it: core/physics/materials/README.md). The yield condition is the Drucker-Prager cone with
  * a friction that depends on the inertial number,
  *   sqrt(J2) <= mu(I) p,  mu(I) = mu_s + (mu_2 - mu_s) / (I0 / I + 1),
  *   I = gammadot_p d / sqrt(p / rho_s),
@@ -15,19 +15,22 @@
  * grain size d is a physical length, independent of the grid. The lane
  * update (the CPU's vector loop) restates the return map with selects; it
  * differs from the scalar map by the one-ulp lane exp in the Cauchy
- * pressure, i.e. by round-off. */
+ * pressure, i.e. by round-off.
+ *
+ * BG_MATERIAL(1, mui, MUI, 1, "mu-i") */
 
 /* ---- parameters (public: bagnold.h includes this part alone) ---- */
 #ifndef BG_MAT_MUI_PARAMS_H
 #define BG_MAT_MUI_PARAMS_H
 
-typedef struct bg_mui_params {
-  bg_real mu_s;  /* friction at I -> 0, > 0 */
-  bg_real mu_2;  /* friction at I -> infinity, >= mu_s */
-  bg_real I0;    /* inertial number of the mid-point, > 0 */
-  bg_real d;     /* grain diameter, m, > 0 */
-  bg_real rho_s; /* grain (solid) density, kg/m^3, > 0 */
-} bg_mui_params;
+/* bg_mui_params, one X(type, name, kind) per field (bagnold.h) */
+#define BG_MUI_PARAMS(X)                                                      \
+  X(bg_real, mu_s, BG_MATP_REAL)  /* friction at I -> 0, > 0 */               \
+  X(bg_real, mu_2, BG_MATP_REAL)  /* friction at I -> infinity, >= mu_s */    \
+  X(bg_real, I0, BG_MATP_REAL)    /* inertial number of the mid-point, > 0 */ \
+  X(bg_real, d, BG_MATP_REAL)     /* grain diameter, m, > 0 */                \
+  X(bg_real, rho_s, BG_MATP_REAL) /* grain (solid) density, kg/m^3, > 0 */
+BG_MATERIAL_PARAMS_STRUCT(mui, BG_MUI_PARAMS)
 
 /* Jop, Forterre & Pouliquen 2006 (Nature 441, 727), glass beads
  * (references/literature/mu_i.tsv). */
@@ -115,7 +118,15 @@ BG_HD bg_real bg_mui_nonlocal_dt(const bg_mui_c *c, bg_real dx) {
   return INFINITY;
 }
 
-static inline int bg_mui_validate(const bg_mui_params *m, char *msg, size_t len) {
+/* Host side: the P wave of the elasticity bounds the step; the state is
+ * the sand's (log Jp, q). */
+static inline bg_real bg_mui_wave_speed(const bg_material *mat) { return bg_elastic_wave_speed(mat); }
+static inline bg_state_desc bg_mui_state(void) { return bg_sand_state(); }
+
+static inline int bg_mui_validate(const bg_material *mat, char *msg, size_t len) {
+  const bg_mui_params *m = &mat->mui;
+  int bad = bg_elastic_validate(mat, msg, len);
+  if (bad) return bad;
   const bg_real v[5] = {m->mu_s, m->mu_2, m->I0, m->d, m->rho_s};
   static const char *const name[5] = {"mu_s", "mu_2", "I0", "d", "rho_s"};
   for (int i = 0; i < 5; ++i)

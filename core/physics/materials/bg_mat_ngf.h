@@ -1,7 +1,7 @@
 /* bg_mat_ngf.h: nonlocal granular fluidity (Kamrin & Koval 2012; the
  * three-dimensional form and glass-bead calibration of Henann & Kamrin
- * 2013), the third registered model (bg_material_list.h) and the one with a
- * length scale. The plastic shear rate is carried by a per-particle
+ * 2013), a registered model (this header is the whole of it:
+ * core/physics/materials/README.md) and the one with a length scale. The plastic shear rate is carried by a per-particle
  * fluidity g (1/s),
  *   gammadot_p = g mu,  mu = sqrt(J2) / p,
  * and g obeys, at steady state, the screened Poisson equation
@@ -19,20 +19,23 @@
  * the grid with the mass and write its B-spline Laplacian into the next
  * slot before each update (bg_transfer.h). Tension, the volume correction
  * and the plastic volume are as in bg_mat_dp.h. No lane update: the CPU
- * runs the scalar update, the oracle, on every particle. */
+ * runs the scalar update, the oracle, on every particle.
+ *
+ * BG_MATERIAL(2, ngf, NGF, 0, "ngf") */
 
 /* ---- parameters (public: bagnold.h includes this part alone) ---- */
 #ifndef BG_MAT_NGF_PARAMS_H
 #define BG_MAT_NGF_PARAMS_H
 
-typedef struct bg_ngf_params {
-  bg_real mu_s;  /* static yield ratio, > 0 */
-  bg_real b;     /* slope of the local law mu = mu_s + b I, > 0 */
-  bg_real A;     /* nonlocal amplitude, >= 0 (0: the local law alone) */
-  bg_real d;     /* grain diameter, m, > 0: the length scale */
-  bg_real rho_s; /* grain (solid) density, kg/m^3, > 0 */
-  bg_real t0;    /* relaxation time of the fluidity, s, > 0 */
-} bg_ngf_params;
+/* bg_ngf_params, one X(type, name, kind) per field (bagnold.h) */
+#define BG_NGF_PARAMS(X)                                                                \
+  X(bg_real, mu_s, BG_MATP_REAL)  /* static yield ratio, > 0 */                         \
+  X(bg_real, b, BG_MATP_REAL)     /* slope of the local law mu = mu_s + b I, > 0 */     \
+  X(bg_real, A, BG_MATP_REAL)     /* nonlocal amplitude, >= 0 (0: the local law alone) */ \
+  X(bg_real, d, BG_MATP_REAL)     /* grain diameter, m, > 0: the length scale */        \
+  X(bg_real, rho_s, BG_MATP_REAL) /* grain (solid) density, kg/m^3, > 0 */              \
+  X(bg_real, t0, BG_MATP_REAL)    /* relaxation time of the fluidity, s, > 0 */
+BG_MATERIAL_PARAMS_STRUCT(ngf, BG_NGF_PARAMS)
 
 /* Henann & Kamrin 2013 (PNAS 110, 6730), glass beads
  * (references/literature/ngf.tsv): mu_s and b are Jop et al. 2006's
@@ -172,7 +175,20 @@ BG_HD bg_real bg_ngf_nonlocal_dt(const bg_ngf_c *c, bg_real dx) {
   return c->a2d2 > 0.0f ? dx * dx / (12.0f * c->a2d2 * c->inv_t0) : INFINITY;
 }
 
-static inline int bg_ngf_validate(const bg_ngf_params *m, char *msg, size_t len) {
+/* Host side: the P wave of the elasticity bounds the step; the state is
+ * the sand's (log Jp, q) with the fluidity and its Laplacian. */
+static inline bg_real bg_ngf_wave_speed(const bg_material *mat) { return bg_elastic_wave_speed(mat); }
+static inline bg_state_desc bg_ngf_state(void) {
+  bg_state_desc d = bg_sand_state();
+  d.name[BG_NGF_G] = "g";
+  d.name[BG_NGF_LAP] = "lap_g";
+  return d;
+}
+
+static inline int bg_ngf_validate(const bg_material *mat, char *msg, size_t len) {
+  const bg_ngf_params *m = &mat->ngf;
+  int bad = bg_elastic_validate(mat, msg, len);
+  if (bad) return bad;
   const bg_real v[6] = {m->mu_s, m->b, m->A, m->d, m->rho_s, m->t0};
   static const char *const name[6] = {"mu_s", "b", "A", "d", "rho_s", "t0"};
   for (int i = 0; i < 6; ++i)

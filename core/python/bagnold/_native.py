@@ -2,6 +2,9 @@
 bagnold.h's structs, and the prototypes of every function the header declares.
 
 Nothing here is meant for users; :mod:`bagnold` builds the Pythonic API on top.
+The material models' parameter structs are not written here: they are read
+at import from the library's registry (``bg_material_param_info``), so a
+model added by its header alone reaches Python with no edit.
 The struct layouts are checked against the C compiler's by
 ``tests/test_layout.py`` (through the ``bagnold_py_layout`` tool the CMake
 build makes), so a header change that is not mirrored here fails a test
@@ -29,6 +32,56 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 LIBRARY_NAME = "libbagnold.so"
+
+# ------------------------------------------------------------ finding the .so
+
+
+def _source_root() -> Optional[Path]:
+    """The repository root when this package is imported from its source tree
+    (core/python/bagnold), else None."""
+    root = Path(__file__).resolve().parents[3]
+    return root if (root / "core" / "include" / "bagnold.h").is_file() else None
+
+
+def library_candidates() -> List[Tuple[str, Path]]:
+    """Where the library is looked for, in order, as (why, path) pairs:
+    ``$BAGNOLD_LIBRARY``; the copy installed inside this package; the build
+    tree (``$BAGNOLD_BUILD_DIR/lib``, then ``<repo>/build/lib`` when imported
+    from the source tree)."""
+    found: List[Tuple[str, Path]] = []
+    env = os.environ.get("BAGNOLD_LIBRARY")
+    if env:
+        found.append(("$BAGNOLD_LIBRARY", Path(env)))
+    found.append(("installed with the package", Path(__file__).resolve().parent / LIBRARY_NAME))
+    build = os.environ.get("BAGNOLD_BUILD_DIR")
+    if build:
+        found.append(("$BAGNOLD_BUILD_DIR/lib", Path(build) / "lib" / LIBRARY_NAME))
+    root = _source_root()
+    if root is not None:
+        found.append(("the source tree's build/lib", root / "build" / "lib" / LIBRARY_NAME))
+    return found
+
+
+def _load() -> Tuple[ctypes.CDLL, Path]:
+    tried = []
+    for why, path in library_candidates():
+        if path.is_file():
+            return ctypes.CDLL(str(path), use_errno=True), path
+        # an explicit BAGNOLD_LIBRARY that is wrong is an error, not a hint to
+        # fall back silently on some other build
+        if why == "$BAGNOLD_LIBRARY":
+            raise ImportError(f"bagnold: BAGNOLD_LIBRARY={path} is not a file")
+        tried.append(f"  {path} ({why})")
+    raise ImportError(
+        "bagnold: libbagnold.so not found; build it (cmake --build build) and set "
+        "BAGNOLD_BUILD_DIR or BAGNOLD_LIBRARY, or pip install the package after the build. "
+        "Looked in:\n" + "\n".join(tried)
+    )
+
+
+#: The library, loaded first: the material structs below are read from it.
+lib, library_path = _load()
+
 
 # --------------------------------------------------------------------- types
 
@@ -80,52 +133,54 @@ FIELDS: Dict[str, Tuple[int, int]] = {
 }
 
 
-class DpParams(Structure):
-    """bg_dp_params (core/physics/materials/bg_mat_dp.h)."""
-
-    _fields_ = [
-        ("phi_deg", bg_real),
-        ("cone", bg_enum),
-        ("hardening", c_int),
-        ("h0", bg_real),
-        ("h1", bg_real),
-        ("h2", bg_real),
-        ("h3", bg_real),
-    ]
+#: ctypes of a parameter's kind (bagnold.h's bg_matp_kind: real, int, enum).
+_PARAM_KINDS = (bg_real, c_int, bg_enum)
 
 
-class MuiParams(Structure):
-    """bg_mui_params (core/physics/materials/bg_mat_mui.h)."""
+def _read_models() -> List[Tuple[str, str, type]]:
+    """The registered material models, read from the library's registry
+    (bg_material_model_count, bg_material_param_info, ...), in their order:
+    (union member, user-facing label, parameter struct). Each struct is built
+    from the C field list and its offsets and size checked against the C's."""
+    try:
+        f = lib.bg_material_model_count
+    except AttributeError:
+        raise ImportError(f"bagnold: {library_path} lacks the material registry calls (an older build?)") from None
+    f.restype, f.argtypes = c_int, []
+    member = lib.bg_material_model_member
+    member.restype, member.argtypes = c_char_p, [bg_enum]
+    label = lib.bg_material_model_name
+    label.restype, label.argtypes = c_char_p, [bg_enum]
+    size = lib.bg_material_params_size
+    size.restype, size.argtypes = c_size_t, [bg_enum]
+    count = lib.bg_material_param_count
+    count.restype, count.argtypes = c_int, [bg_enum]
+    info = lib.bg_material_param_info
+    info.restype = bg_status
+    info.argtypes = [bg_enum, c_int, POINTER(c_char_p), POINTER(c_size_t), POINTER(bg_enum)]
+    models = []
+    for m in range(f()):
+        name, rows = member(m).decode(), []
+        for i in range(count(m)):
+            fname, off, kind = c_char_p(), c_size_t(), bg_enum()
+            if info(m, i, ctypes.byref(fname), ctypes.byref(off), ctypes.byref(kind)) != 0:
+                raise ImportError(f"bagnold: bg_material_param_info({m}, {i}) failed")
+            rows.append((fname.value.decode(), _PARAM_KINDS[kind.value], off.value))
+        struct = type(f"{name.capitalize()}Params", (Structure,), {
+            "__doc__": f"bg_{name}_params, read from the library's registry.",
+            "_fields_": [(n, t) for n, t, _ in rows],
+        })
+        built = [(n, getattr(struct, n).offset) for n, _, _ in rows]
+        if built != [(n, o) for n, _, o in rows] or ctypes.sizeof(struct) != size(m):
+            raise ImportError(f"bagnold: the ctypes layout of bg_{name}_params differs from the C one")
+        models.append((name, label(m).decode(), struct))
+    return models
 
-    _fields_ = [
-        ("mu_s", bg_real),
-        ("mu_2", bg_real),
-        ("I0", bg_real),
-        ("d", bg_real),
-        ("rho_s", bg_real),
-    ]
 
-
-class NgfParams(Structure):
-    """bg_ngf_params (core/physics/materials/bg_mat_ngf.h)."""
-
-    _fields_ = [
-        ("mu_s", bg_real),
-        ("b", bg_real),
-        ("A", bg_real),
-        ("d", bg_real),
-        ("rho_s", bg_real),
-        ("t0", bg_real),
-    ]
-
-
-#: BG_MATERIAL_LIST, in its order (the enum value is the index):
-#: (union member, user-facing label, parameter struct).
-MODELS: List[Tuple[str, str, type]] = [
-    ("dp", "drucker-prager", DpParams),
-    ("mui", "mu-i", MuiParams),
-    ("ngf", "ngf", NgfParams),
-]
+#: The material models (the generated BG_MATERIAL_LIST, in its order: the
+#: enum value is the index): (union member, user-facing label, parameter
+#: struct), read from the library.
+MODELS: List[Tuple[str, str, type]] = _read_models()
 
 
 class MaterialParams(Union):
@@ -235,9 +290,7 @@ class Host(Structure):
 
 #: Every struct above under its C name (the layout test walks this table).
 STRUCTS: Dict[str, type] = {
-    "bg_dp_params": DpParams,
-    "bg_mui_params": MuiParams,
-    "bg_ngf_params": NgfParams,
+    **{f"bg_{member}_params": struct for member, _, struct in MODELS},
     "bg_material": Material,
     "bg_collider": Collider,
     "bg_sink": Sink,
@@ -271,6 +324,16 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_material_model_from_name": (c_int, [c_char_p]),
     "bg_material_pwave_speed": (bg_real, [POINTER(Material)]),
     "bg_material_params": (bg_status, [POINTER(Material), c_void_p, c_char_p, c_size_t]),
+    "bg_material_model_count": (c_int, []),
+    "bg_material_model_member": (c_char_p, [bg_enum]),
+    "bg_material_params_size": (c_size_t, [bg_enum]),
+    "bg_material_param_count": (c_int, [bg_enum]),
+    "bg_material_param_info": (
+        bg_status,
+        [bg_enum, c_int, POINTER(c_char_p), POINTER(c_size_t), POINTER(bg_enum)],
+    ),
+    "bg_material_state_count": (c_int, []),
+    "bg_material_state_name": (c_char_p, [bg_enum, c_int]),
     # boundaries
     "bg_wall_edge_offset": (c_double, [bg_enum, c_double]),
     # simulation
@@ -336,52 +399,6 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_host_describe": (None, [POINTER(Host)]),
 }
 
-# ------------------------------------------------------------ finding the .so
-
-
-def _source_root() -> Optional[Path]:
-    """The repository root when this package is imported from its source tree
-    (core/python/bagnold), else None."""
-    root = Path(__file__).resolve().parents[3]
-    return root if (root / "core" / "include" / "bagnold.h").is_file() else None
-
-
-def library_candidates() -> List[Tuple[str, Path]]:
-    """Where the library is looked for, in order, as (why, path) pairs:
-    ``$BAGNOLD_LIBRARY``; the copy installed inside this package; the build
-    tree (``$BAGNOLD_BUILD_DIR/lib``, then ``<repo>/build/lib`` when imported
-    from the source tree)."""
-    found: List[Tuple[str, Path]] = []
-    env = os.environ.get("BAGNOLD_LIBRARY")
-    if env:
-        found.append(("$BAGNOLD_LIBRARY", Path(env)))
-    found.append(("installed with the package", Path(__file__).resolve().parent / LIBRARY_NAME))
-    build = os.environ.get("BAGNOLD_BUILD_DIR")
-    if build:
-        found.append(("$BAGNOLD_BUILD_DIR/lib", Path(build) / "lib" / LIBRARY_NAME))
-    root = _source_root()
-    if root is not None:
-        found.append(("the source tree's build/lib", root / "build" / "lib" / LIBRARY_NAME))
-    return found
-
-
-def _load() -> Tuple[ctypes.CDLL, Path]:
-    tried = []
-    for why, path in library_candidates():
-        if path.is_file():
-            return ctypes.CDLL(str(path), use_errno=True), path
-        # an explicit BAGNOLD_LIBRARY that is wrong is an error, not a hint to
-        # fall back silently on some other build
-        if why == "$BAGNOLD_LIBRARY":
-            raise ImportError(f"bagnold: BAGNOLD_LIBRARY={path} is not a file")
-        tried.append(f"  {path} ({why})")
-    raise ImportError(
-        "bagnold: libbagnold.so not found; build it (cmake --build build) and set "
-        "BAGNOLD_BUILD_DIR or BAGNOLD_LIBRARY, or pip install the package after the build. "
-        "Looked in:\n" + "\n".join(tried)
-    )
-
-
 class _Missing:
     """Stands in for a function the loaded library lacks: the import works,
     and calling it says which symbol is missing from which file."""
@@ -392,8 +409,6 @@ class _Missing:
     def __call__(self, *args: object) -> None:
         raise NotImplementedError(f"{self.name} is not in {self.path} (an older build?)")
 
-
-lib, library_path = _load()
 
 #: Functions of PROTOTYPES the loaded library does not export.
 missing: List[str] = []

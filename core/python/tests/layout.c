@@ -1,6 +1,8 @@
 /* layout.c: the C compiler's sizes and offsets of the structs the Python
  * package mirrors with ctypes (bagnold/_native.py), as JSON on stdout;
- * tests/test_layout.py compares them field by field. bg_mat (internal) is
+ * tests/test_layout.py compares them field by field. The material models
+ * come from the generated registry, as the Python side reads them from the
+ * library: neither lists a model by hand. bg_mat (internal) is
  * listed for its size alone: the bindings hand bg_material_params a buffer
  * of their own. */
 #include <stddef.h>
@@ -27,30 +29,17 @@ static void close_struct(void) { printf("}}"); }
 
 int main(void) {
   printf("{");
-  OPEN(bg_dp_params);
-  FIELD(bg_dp_params, phi_deg);
-  FIELD(bg_dp_params, cone);
-  FIELD(bg_dp_params, hardening);
-  FIELD(bg_dp_params, h0);
-  FIELD(bg_dp_params, h1);
-  FIELD(bg_dp_params, h2);
-  FIELD(bg_dp_params, h3);
-  close_struct();
-  OPEN(bg_mui_params);
-  FIELD(bg_mui_params, mu_s);
-  FIELD(bg_mui_params, mu_2);
-  FIELD(bg_mui_params, I0);
-  FIELD(bg_mui_params, d);
-  FIELD(bg_mui_params, rho_s);
-  close_struct();
-  OPEN(bg_ngf_params);
-  FIELD(bg_ngf_params, mu_s);
-  FIELD(bg_ngf_params, b);
-  FIELD(bg_ngf_params, A);
-  FIELD(bg_ngf_params, d);
-  FIELD(bg_ngf_params, rho_s);
-  FIELD(bg_ngf_params, t0);
-  close_struct();
+  /* each model's parameter struct, from its own field list (bagnold.h) */
+#define LAYOUT_FIELD_(type, f, kind) FIELD(params_t_, f);
+#define BG_X_(n, N, lane, label)          \
+  {                                       \
+    typedef bg_##n##_params params_t_;    \
+    OPEN(bg_##n##_params);                \
+    BG_##N##_PARAMS(LAYOUT_FIELD_)        \
+    close_struct();                       \
+  }
+  BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
   OPEN(bg_material);
   FIELD(bg_material, model);
   FIELD(bg_material, E);
@@ -59,9 +48,9 @@ int main(void) {
   FIELD(bg_material, stress);
   FIELD(bg_material, volume_correction);
   FIELD(bg_material, elastic_only);
-  FIELD(bg_material, dp);
-  FIELD(bg_material, mui);
-  FIELD(bg_material, ngf);
+#define BG_X_(n, N, lane, label) FIELD(bg_material, n);
+  BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
   close_struct();
   OPEN(bg_collider);
   FIELD(bg_collider, shape);

@@ -94,6 +94,27 @@ def test_model_labels() -> None:
     assert n.C.bg_material_model_name(len(n.MODELS)) is None
 
 
+def test_model_registry() -> None:
+    """The mirror is read from the registry: the models in the header's
+    union, every parameter struct named after its member, the state slots
+    described by each model, and the first models in their stored order."""
+    assert n.C.bg_material_model_count() == len(n.MODELS)
+    assert [m for m, _, _ in n.MODELS][:3] == ["dp", "mui", "ngf"]  # checkpoints store the index
+    for i, (member, _, struct) in enumerate(n.MODELS):
+        assert n.C.bg_material_model_member(i).decode() == member
+        assert n.C.bg_material_param_count(i) == len(struct._fields_)
+        assert n.C.bg_material_params_size(i) == n.ctypes.sizeof(struct)
+        assert n.STRUCTS[f"bg_{member}_params"] is struct
+        names = [n.C.bg_material_state_name(i, k) for k in range(n.C.bg_material_state_count())]
+        assert all(s is not None for s in names)
+        assert n.C.bg_material_state_name(i, n.C.bg_material_state_count()) is None
+    assert n.C.bg_material_model_member(len(n.MODELS)) is None
+    assert n.C.bg_material_param_count(len(n.MODELS)) == -1
+    name, off, kind = n.c_char_p(), n.c_size_t(), n.bg_enum()
+    assert n.C.bg_material_param_info(0, 99, n.ctypes.byref(name), n.ctypes.byref(off), n.ctypes.byref(kind)) != 0
+    assert n.C.bg_material_state_name(0, 0) == b"log_jp" and n.C.bg_material_state_name(0, 1) == b"q"
+
+
 def test_descriptor_defaults() -> None:
     d = n.C.bg_sim_desc_default()
     assert list(d.dims) == [64, 64, 64]
