@@ -128,7 +128,7 @@ static void usage(FILE *f) {
           "  --scene LIST       freefall, collapse or both (comma-separated; default both)\n"
           "  --reps R           repetitions per count, in [1, 100] (default 3)\n"
           "  --sort-interval K  re-sort every K steps, >= 1 (default 32)\n"
-          "  --backend NAME     the backend to time (default cuda; see below)\n"
+          "  --backend NAME     the backend to time (default: the first device backend of the list, below)\n"
           "  --property N=V     a tuning property of that backend (repeatable; see below);\n"
           "                     the TSV records every property as the sim reports it\n"
           "  --tag TEXT         free text for the TSV's tag column (e.g. what is swept)\n"

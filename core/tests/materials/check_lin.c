@@ -79,7 +79,7 @@ static void test_step(void) {
   d.dims[0] = d.dims[1] = d.dims[2] = 12;
   d.dx = 0.1f;
   d.material = bg_material_default(BG_MODEL_LIN);
-  d.backend = "cpu";
+  d.backend = "auto";
   d.threads = 1;
   bg_sim *sim = NULL;
   char err[256];
