@@ -4,10 +4,15 @@
 # to match. Without this, ctest -j16 on a 16-core host started sixteen tests
 # of sixteen spinning OpenMP threads each and timed small tests out.
 #
-# BAGNOLD_TEST_THREADS (cache, default 2) is the OpenMP team of one test.
-# A test whose name says it runs the serial reference backend (.cpu-ref)
-# gets one. A test that already sets OMP_NUM_THREADS or PROCESSORS keeps it.
-set(BAGNOLD_TEST_THREADS 2 CACHE STRING "OpenMP threads of one test (its ctest PROCESSORS)")
+# BAGNOLD_TEST_THREADS (cache, default 1) is the OpenMP team of one test.
+# One thread per test and as many tests as cores finished the suite sooner
+# than two-thread teams one after another: the experiments' read-out and
+# fits are serial, and another test fills that core meanwhile. The CPU
+# backend's results do not depend on its thread count (test_conservation),
+# so neither do the tests'. A test whose name says it runs the serial
+# reference backend (.cpu-ref) gets one whatever the setting. A test that
+# already sets OMP_NUM_THREADS or PROCESSORS keeps it.
+set(BAGNOLD_TEST_THREADS 1 CACHE STRING "OpenMP threads of one test (its ctest PROCESSORS)")
 if(NOT BAGNOLD_TEST_THREADS MATCHES "^[1-9][0-9]*$")
   message(FATAL_ERROR "BAGNOLD_TEST_THREADS must be a positive integer (got '${BAGNOLD_TEST_THREADS}')")
 endif()
