@@ -1,14 +1,13 @@
 /* bg_constitutive_batch.h: the drivers of the CPU backend's constitutive
  * update over chunks of particles (bg_mat_chunk, bg_lane.h). A model with a
  * lane update (bg_material_list.h, lane = 1) runs its vector loop, and its
- * own scalar update on every lane the loop cannot certify; any other model,
- * and every model in reference mode, runs the scalar update
- * (bg_material_update, what the CUDA backend runs) on each particle.
+ * own scalar update on every lane the loop cannot certify; any other model
+ * runs the scalar update (bg_material_update, what cpu/ref and the CUDA
+ * backend run) on each particle.
  *
  * Contract: for every input the lane drivers return what the scalar update
  * returns, up to float round-off (the SVD and one-ulp log/exp; the return
- * maps and elastic laws are bit-identical, test_svd). The reference mode
- * returns it exactly. */
+ * maps and elastic laws are bit-identical, test_svd). */
 #ifndef BG_CONSTITUTIVE_BATCH_H
 #define BG_CONSTITUTIVE_BATCH_H
 
@@ -16,13 +15,12 @@
 #include "bg_materials.h"
 
 /* The update of lanes 0 .. len-1 of c (1 <= len <= BG_BATCH_CHUNK).
- * reference: 1 forces the scalar update on every lane. Returns the number
- * of lanes a vector loop handed to the scalar update (0 in reference mode
- * and for models without lanes). */
-static inline int bg_material_update_chunk(const bg_mat *m, bg_real dt, bg_mat_chunk *c, int len, int reference) {
+ * Returns the number of lanes a vector loop handed to the scalar update (0
+ * for models without lanes). */
+static inline int bg_material_update_chunk(const bg_mat *m, bg_real dt, bg_mat_chunk *c, int len) {
   if (len <= 0) return 0;
   if (len > BG_BATCH_CHUNK) len = BG_BATCH_CHUNK;
-  if (!reference) switch (m->model) {
+  switch (m->model) {
 #define BG_LANE_CASE_0_(n, N)
 #define BG_LANE_CASE_1_(n, N) \
   case BG_MODEL_##N: return bg_##n##_update_chunk(&m->el, &m->c.n, dt, c, len);
@@ -49,7 +47,7 @@ static inline int bg_material_update_chunk(const bg_mat *m, bg_real dt, bg_mat_c
  * bg_mat_chunk; mode[p] out, may be NULL), through a chunk on the stack.
  * Returns the number of fallback lanes. */
 static inline int bg_material_update_soa(const bg_mat *m, bg_real dt, int n, bg_real *const *F, bg_real *const *st,
-                                         bg_real *const *tau, int *mode, int reference) {
+                                         bg_real *const *tau, int *mode) {
   bg_mat_chunk c;
   int fell_back = 0;
   c.C = NULL; /* no velocity gradient outside a step */
@@ -59,7 +57,7 @@ static inline int bg_material_update_soa(const bg_mat *m, bg_real dt, int n, bg_
       for (int l = 0; l < len; ++l) c.F[e][l] = F[e][base + l];
     for (int k = 0; k < BG_NSTATE; ++k)
       for (int l = 0; l < len; ++l) c.st[k][l] = st[k][base + l];
-    fell_back += bg_material_update_chunk(m, dt, &c, len, reference);
+    fell_back += bg_material_update_chunk(m, dt, &c, len);
     for (int e = 0; e < 9; ++e)
       for (int l = 0; l < len; ++l) F[e][base + l] = c.F[e][l];
     for (int e = 0; e < 6; ++e)

@@ -125,8 +125,8 @@ BG_HD bg_real bg_density(bg_real rho0, bg_real det_f, bg_real log_jp) {
  * bg_<name>_c, the whole scalar update bg_<name>_update(el, c, u) of one
  * particle after F_trial = (I + dt C) F: SVD, return map, reassembly of F,
  * and the Kirchhoff stress the next P2G scatters (cached so P2G needs no
- * second SVD). Returns the return-map mode. This is the oracle: the CUDA
- * backend runs it, and the CPU backend's reference mode runs it too. */
+ * second SVD). Returns the return-map mode. This is the oracle: cpu/ref and
+ * the CUDA backends run it. */
 #define BG_MATERIAL_SCALAR_UPDATE(name)                                                          \
   BG_HD int bg_##name##_update(const bg_elastic_c *el, const bg_##name##_c *c, bg_update_ctx *u) { \
     bg_mat3 uu, v;                                                                               \

@@ -922,7 +922,7 @@ static void sand_batch(gsl_rng *r) {
       }
       /* an odd count: the last chunk is a partial one */
       int np = NP - 37;
-      s->fb_reported = bg_material_update_soa(&m, 1e-4f, np, Fp, stp, tp, mode, 0);
+      s->fb_reported = bg_material_update_soa(&m, 1e-4f, np, Fp, stp, tp, mode);
       for (int p = 0; p < np; ++p) {
         bg_mat3 Fs = F0[p], ts;
         bg_real ls = ljp0[p], qs = q0[p];
@@ -1035,7 +1035,7 @@ static void mui_batch(gsl_rng *r) {
         q[p] = q0[p];
       }
       int np = NP - 21;
-      fell += bg_material_update_soa(&m, dts[di], np, Fp, stp, tp, mode, 0);
+      fell += bg_material_update_soa(&m, dts[di], np, Fp, stp, tp, mode);
       bg_lane_consts lc = bg_lane_consts_make(&m.el);
       for (int p = 0; p < np; ++p) {
         bg_mat3 Fs = F0[p], ts;
@@ -1296,7 +1296,7 @@ static void mpm_near_identity(gsl_rng *r) {
       }
     }
     fb_reported += bg_svd3_chunk(&ch, len);
-    for (int mt = 0; mt < N_MAT; ++mt) sand_fb_reported += bg_material_update_chunk(&mats[mt], 1e-4f, &sc[mt], len, 0);
+    for (int mt = 0; mt < N_MAT; ++mt) sand_fb_reported += bg_material_update_chunk(&mats[mt], 1e-4f, &sc[mt], len);
     for (int l = 0; l < len; ++l) {
       int k = kind[l];
       bg_mat3 u, v, us, vs;

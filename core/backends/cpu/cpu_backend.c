@@ -730,7 +730,7 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
   }
   /* 4. the constitutive update across the chunk's lanes (a model without
    * lanes runs the scalar update on each) */
-  bg_material_update_chunk(&c->mat, dt, &ch, len, 0);
+  bg_material_update_chunk(&c->mat, dt, &ch, len);
   for (int l = 0; l < len; ++l) s->mode[slot[l]] = (bg_real)ch.mode[l];
   /* array by array, one store stream at a time; a run copied as such */
   for (int e = 0; e < 9 + 6 + BG_NSTATE; ++e) {
