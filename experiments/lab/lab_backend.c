@@ -45,7 +45,15 @@ static const char *first_device(void) {
 int bglab_backend_device(char *desc, size_t n) {
   desc[0] = 0;
   const char *dev = first_device();
-  return dev ? bg_backend_available(dev, desc, n) : 0;
+  if (dev) return bg_backend_available(dev, desc, n);
+  /* none runs here: the first device backend's reason, or that there is none */
+  for (int i = 0; i < bg_backend_count(); ++i)
+    if (bg_backend_on_device(bg_backend_name(i)) == 1) {
+      (void)bg_backend_available(bg_backend_name(i), desc, n);
+      return 0;
+    }
+  snprintf(desc, n, "this build has no device backend");
+  return 0;
 }
 
 int bglab_backend_on_cpu(const char *requested) { return bg_backend_on_device(requested) != 1; }
