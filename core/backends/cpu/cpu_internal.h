@@ -1,0 +1,113 @@
+/* cpu_internal.h: what the files of the optimised CPU backend share: its
+ * state (particles in structure-of-arrays, the block binning, the scratch
+ * grid, the tallies), the thread count, the particle matrix loads and
+ * stores, and the entry points of the step's stages (cpu_step.c) that the
+ * ops table (cpu_backend.c) names. */
+#ifndef BG_CPU_INTERNAL_H
+#define BG_CPU_INTERNAL_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "bg_constitutive_batch.h"
+#include "bg_internal.h"
+
+typedef struct cpu_state {
+  const bg_config *cfg;
+  size_t n, cap;
+  /* particle state, SoA */
+  bg_real *x[3], *v[3], *F[9], *C[9], *tau[6];
+  bg_real *st[BG_NSTATE]; /* the plastic state (bg_material_core.h) */
+  bg_real *mass, *vol0, *mode;
+  bg_real *slab; /* one allocation behind every float array above (see grow) */
+  int64_t *id;   /* insertion index of the particle in each slot */
+  int32_t *park; /* -1 active, k < n_sinks parked in sink k, n_sinks left the grid */
+  /* binning */
+  int64_t nb[3], n_blocks;
+  int64_t *bstart; /* n_blocks + 1 prefix offsets into order */
+  int64_t *order;  /* active particles grouped by block */
+  int64_t *blist;  /* occupied blocks, grouped by colour */
+  int64_t *bin_key;  /* per particle: its block this step, -1 parked (cap entries) */
+  int keys_fresh;    /* bin_key holds the blocks of the positions G2P wrote (nothing moved since) */
+  int64_t *bin_hist; /* per binning thread: a count, then a cursor, per block */
+  int bin_threads;   /* how many histograms bin_hist holds */
+  int64_t cstart[9];
+  /* scratch grid, 4 floats per node: mass then momentum, velocity after the update */
+  bg_real (*grid)[4];
+  bg_bnode *bn;
+  size_t n_bn;
+  /* the nonlocal service (bg_material_core.h): the state slot the model
+   * needs the Laplacian of, or -1, and its mass-weighted nodal sums */
+  int nl;
+  bg_real *gs;
+  /* tallies */
+  size_t n_active, n_sink, n_out;
+  double parked_mass, total_mass, max_speed;
+  double *sink_mass;
+  /* wall forces of the last grid update: per thread, 3 per wall, summed in
+   * thread order so the total does not depend on scheduling */
+  double *wf_thread, *wf;
+  int wf_threads;
+} cpu_state;
+
+/* OpenMP threads of a parallel region: the descriptor's, else the default. */
+static inline int cpu_nthreads(const cpu_state *s) {
+#ifdef _OPENMP
+  return s->cfg->threads > 0 ? s->cfg->threads : omp_get_max_threads();
+#else
+  (void)s;
+  return 1;
+#endif
+}
+
+/* All per-particle float arrays, in the raw layout (bg_internal.h): into a
+ * (BG_RAW_NF pointers), and back (cpu_backend.c). */
+#define N_FLOAT_ARRAYS BG_RAW_NF
+bg_real **cpu_float_arrays(cpu_state *s, bg_real **a);
+void cpu_set_float_arrays(cpu_state *s, bg_real **a);
+
+static inline bg_mat3 load_mat(bg_real *const *a, size_t p) {
+  bg_mat3 m;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) m.m[i][j] = a[3 * i + j][p];
+  return m;
+}
+
+static inline void store_mat(bg_real **a, size_t p, const bg_mat3 *m) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) a[3 * i + j][p] = m->m[i][j];
+}
+
+/* Symmetric storage: xx yy zz xy xz yz. */
+static inline bg_mat3 load_sym(bg_real *const *t, size_t p) {
+  bg_mat3 m;
+  m.m[0][0] = t[0][p];
+  m.m[1][1] = t[1][p];
+  m.m[2][2] = t[2][p];
+  m.m[0][1] = m.m[1][0] = t[3][p];
+  m.m[0][2] = m.m[2][0] = t[4][p];
+  m.m[1][2] = m.m[2][1] = t[5][p];
+  return m;
+}
+
+static inline void store_sym(bg_real **t, size_t p, const bg_mat3 *m) {
+  t[0][p] = m->m[0][0];
+  t[1][p] = m->m[1][1];
+  t[2][p] = m->m[2][2];
+  t[3][p] = 0.5f * (m->m[0][1] + m->m[1][0]);
+  t[4][p] = 0.5f * (m->m[0][2] + m->m[2][0]);
+  t[5][p] = 0.5f * (m->m[1][2] + m->m[2][1]);
+}
+
+/* The stages of a step (cpu_step.c). */
+bg_status cpu_sort(void *state, uint64_t step);
+bg_status cpu_p2g(void *state, bg_real dt);
+bg_status cpu_grid_update(void *state, bg_real dt);
+bg_status cpu_g2p(void *state, bg_real dt);
+
+#endif /* BG_CPU_INTERNAL_H */
