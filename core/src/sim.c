@@ -51,7 +51,8 @@ bg_status bg_fail(bg_sim *sim, bg_status s, const char *fmt, ...) {
 bg_material bg_material_default(bg_material_model model) {
   bg_material m;
   memset(&m, 0, sizeof m);
-  /* Klar et al. 2016's elasticity and density for every model */
+  /* Klar et al. 2016's elasticity and density, which a model's own
+   * bg_<name>_default_material may replace (a jelly is not sand) */
   m.model = model;
   m.E = 3.537e5f;
   m.nu = 0.3f;
@@ -61,7 +62,10 @@ bg_material bg_material_default(bg_material_model model) {
   m.elastic_only = 0;
   switch (model) {
 #define BG_X_(n, N, lane, label) \
-  case BG_MODEL_##N: m.n = bg_##n##_default_params(); break;
+  case BG_MODEL_##N:              \
+    m.n = bg_##n##_default_params(); \
+    bg_##n##_default_material(&m);   \
+    break;
     BG_MATERIAL_LIST(BG_X_)
 #undef BG_X_
     default: break;

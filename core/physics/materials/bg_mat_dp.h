@@ -140,6 +140,9 @@ BG_HD bg_real bg_dp_nonlocal_dt(const bg_dp_c *c, bg_real dx) {
 /* Host side: the P wave of the elasticity bounds the step; the state is
  * the sand's (log Jp, q). */
 static inline bg_real bg_dp_wave_speed(const bg_material *mat) { return bg_elastic_wave_speed(mat); }
+/* Host side: the elasticity and density a default dp material starts
+ * from (bg_material_default): Klar's sand's, already set, kept. */
+static inline void bg_dp_default_material(bg_material *m) { (void)m; }
 static inline bg_state_desc bg_dp_state(void) { return bg_sand_state(); }
 
 /* Validation, host side: 0 when valid; else 1 (not finite) or 2 (out of

@@ -121,6 +121,9 @@ BG_HD bg_real bg_mui_nonlocal_dt(const bg_mui_c *c, bg_real dx) {
 /* Host side: the P wave of the elasticity bounds the step; the state is
  * the sand's (log Jp, q). */
 static inline bg_real bg_mui_wave_speed(const bg_material *mat) { return bg_elastic_wave_speed(mat); }
+/* Host side: the elasticity and density a default mui material starts
+ * from (bg_material_default): Klar's sand's, already set, kept. */
+static inline void bg_mui_default_material(bg_material *m) { (void)m; }
 static inline bg_state_desc bg_mui_state(void) { return bg_sand_state(); }
 
 static inline int bg_mui_validate(const bg_material *mat, char *msg, size_t len) {

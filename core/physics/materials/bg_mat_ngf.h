@@ -178,6 +178,9 @@ BG_HD bg_real bg_ngf_nonlocal_dt(const bg_ngf_c *c, bg_real dx) {
 /* Host side: the P wave of the elasticity bounds the step; the state is
  * the sand's (log Jp, q) with the fluidity and its Laplacian. */
 static inline bg_real bg_ngf_wave_speed(const bg_material *mat) { return bg_elastic_wave_speed(mat); }
+/* Host side: the elasticity and density a default ngf material starts
+ * from (bg_material_default): Klar's sand's, already set, kept. */
+static inline void bg_ngf_default_material(bg_material *m) { (void)m; }
 static inline bg_state_desc bg_ngf_state(void) {
   bg_state_desc d = bg_sand_state();
   d.name[BG_NGF_G] = "g";

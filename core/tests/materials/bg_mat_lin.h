@@ -56,6 +56,8 @@ BG_HD bg_real bg_lin_nonlocal_dt(const bg_lin_c *c, bg_real dx) {
 
 /* Host side: the P wave bounds the step; no state slot is used. */
 static inline bg_real bg_lin_wave_speed(const bg_material *m) { return bg_elastic_wave_speed(m); }
+/* Host side: a default material keeps Klar's elasticity (bg_material_default). */
+static inline void bg_lin_default_material(bg_material *m) { (void)m; }
 static inline bg_state_desc bg_lin_state(void) {
   bg_state_desc d = {{"", "", "", ""}, -1, -1};
   return d;
