@@ -29,7 +29,7 @@ BG_MATERIAL_PARAMS_STRUCT(water, BG_WATER_PARAMS)
 
 /* taichi_mpm's water defaults, k 1e5 and gamma 7, taken as 1e5 Pa and 7:
  * its scenes are a unit box under gravity 10, lengths and times near SI, so
- * k is kept in Pa (water.md sec. 5 for why not water's real 2.2e9 Pa);
+ * k is kept in Pa (water.md sec. 4 for why not water's real 2.2e9 Pa);
  * inviscid, as taichi_mpm's water is. */
 static inline bg_water_params bg_water_default_params(void) {
   bg_water_params p;
@@ -82,7 +82,7 @@ BG_HD int bg_water_update(const bg_elastic_c *el, const bg_water_c *c, bg_update
 
 /* Local: no slot needs the grid. The viscous term's explicit bound,
  * dt < rho dx^2 / (6 mu), holds under the wave CFL whenever mu is below
- * rho c dx / 2 (water.md sec. 4), which water's 1e-3 Pa s is by four
+ * rho c dx / 1.8 (water.md sec. 3), which water's 1e-3 Pa s is by four
  * orders at the lab's cells; it is not imposed here. */
 BG_HD int bg_water_nonlocal_slot(void) { return -1; }
 BG_HD bg_real bg_water_nonlocal_dt(const bg_water_c *c, bg_real dx) {
