@@ -151,6 +151,7 @@ class Sim:
         mat = sand() if material is None else material
         if not isinstance(mat, Material):
             raise ValueError(f"material must be a bagnold.Material (got {type(mat).__name__})")
+        mat.check()  # a bad parameter named by the argument that set it
         d.material = mat._c
         # the collider structs and their node arrays only have to live
         # through bg_sim_create, which copies them
