@@ -44,6 +44,19 @@ static const char *accepted_text(char *buf, size_t n) {
   return buf;
 }
 
+/* The model a run without --material uses: the first this executable
+ * takes, else Drucker-Prager. */
+static int default_model(const char *exe) {
+  if (!accepted_models) return BG_MODEL_DP;
+  char first[64];
+  size_t len = strcspn(accepted_models, ",");
+  snprintf(first, sizeof first, "%.*s", (int)len, accepted_models);
+  int m = bg_material_model_from_name(first);
+  if (m < 0)
+    lab_die("%s takes the material model '%s' first, which this build does not have", exe, first);
+  return m;
+}
+
 /* --material's help: the registry's models at run time, and which of
  * them this executable takes. */
 static void material_usage(const bg_lab *lab, FILE *fp) {
@@ -53,12 +66,13 @@ static void material_usage(const bg_lab *lab, FILE *fp) {
           "(core/physics/materials/):",
           indent);
   int col = 50; /* the length of that line; the names wrap before column 100 */
+  int def = default_model(lab->name);
   for (int k = 0; k < BG_MODEL_COUNT; ++k) {
     const char *m = bg_material_model_name((bg_material_model)k);
-    int len = (int)strlen(m) + (k == BG_MODEL_DP ? 10 : 0) + 2;
+    int len = (int)strlen(m) + (k == def ? 10 : 0) + 2;
     if (k) col += fprintf(fp, ",");
     col = col + len > 100 ? fprintf(fp, "\n%s", indent) - 1 : col + fprintf(fp, " ");
-    col += fprintf(fp, "%s%s", m, k == BG_MODEL_DP ? " (default)" : "");
+    col += fprintf(fp, "%s%s", m, k == def ? " (default)" : "");
   }
   fprintf(fp, "\n");
   char list[512];
@@ -309,6 +323,7 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
                        bg_lab_param *params, int n_params, const char *const *mutants,
                        lab_cli *cli) {
   record_command(lab, argc, argv);
+  lab->material = default_model(lab->name);
   struct option *opts = option_table(params, n_params);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (cores < 1) cores = 1;
