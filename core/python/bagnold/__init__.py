@@ -12,6 +12,12 @@ arrays in and out::
     sim.run(100)
     rho = sim.density()                # (n,) kg/m^3
 
+Materials: :func:`sand`, :func:`mui`, :func:`ngf` and taichi_mpm's
+:func:`jelly`, :func:`snow`, :func:`water`, :func:`von_mises` (the models
+this build has: :func:`models`), each from its header's defaults, with
+taichi_mpm's parameter names accepted and every range checked when it is
+made (core/python/README.md).
+
 Failed C calls raise :class:`BagnoldError` with the status name and the
 library's message. The library is found through ``$BAGNOLD_LIBRARY``, then
 the copy installed with the package, then the build tree
