@@ -99,6 +99,20 @@ def backend_properties(name: str) -> List[Dict[str, Any]]:
     return out
 
 
+def _check_materials(material: Any) -> None:
+    """Material.check of the material given, or of each in a list (a
+    material table, whose entry it names), before bg_sim_create: a bad
+    value's message then leads with the argument that set it."""
+    if isinstance(material, Material):
+        material.check()
+    elif isinstance(material, (list, tuple)):
+        for i, m in enumerate(material):
+            try:
+                m.check()
+            except BagnoldError as e:
+                raise BagnoldError(e.code, f"material[{i}]: {e.message}", e.function) from None
+
+
 class Sim:
     """An MLS-MPM simulation.
 
@@ -151,7 +165,6 @@ class Sim:
         mat = sand() if material is None else material
         if not isinstance(mat, Material):
             raise ValueError(f"material must be a bagnold.Material (got {type(mat).__name__})")
-        mat.check()  # a bad parameter named by the argument that set it
         d.material = mat._c
         # the collider structs and their node arrays only have to live
         # through bg_sim_create, which copies them
@@ -183,6 +196,7 @@ class Sim:
         self._properties = None if properties is None else str(properties).encode()
         d.properties = self._properties
         d.damping = _number(damping, "damping")
+        _check_materials(material)
         err = _n.err_buffer()
         code = _n.C.bg_sim_create(ctypes.byref(d), ctypes.byref(self._h), err, len(err))
         check(code, err.value.decode(errors="replace"), "bg_sim_create")

@@ -200,3 +200,11 @@ def test_each_model_steps(name: str):
     sim.add(lattice((0.04, 0.04, 0.04), (0.08, 0.08, 0.08), DX / 2), ppc=8)
     sim.run(2)
     assert sim.material.model == label and np.isfinite(sim.get("x")).all()
+
+
+def test_sim_names_the_table_entry():
+    if "n_materials" not in dict(n.SimDesc._fields_):
+        pytest.skip("this package's Sim takes one material (no material table)")
+    bad = bagnold.sand().replace(youngs_modulus=-5.0)
+    with pytest.raises(BagnoldError, match=r"material\[1\]: youngs_modulus=-5.0: material.E"):
+        Sim(grid=(8, 8, 8), dx=DX, material=[bagnold.sand(), bad], threads=THREADS)
