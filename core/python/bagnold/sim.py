@@ -101,8 +101,9 @@ def backend_properties(name: str) -> List[Dict[str, Any]]:
 
 def _check_materials(material: Any) -> None:
     """Material.check of the material given, or of each in a list (a
-    material table, whose entry it names), before bg_sim_create: a bad
-    value's message then leads with the argument that set it."""
+    material table, whose entry it names as bg_sim_create does:
+    materials[k].nu), before bg_sim_create: a bad value's message then leads
+    with the argument that set it."""
     if isinstance(material, Material):
         material.check()
     elif isinstance(material, (list, tuple)):
@@ -110,7 +111,8 @@ def _check_materials(material: Any) -> None:
             try:
                 m.check()
             except BagnoldError as e:
-                raise BagnoldError(e.code, f"material[{i}]: {e.message}", e.function) from None
+                msg = e.message.replace("material.", f"materials[{i}].")
+                raise BagnoldError(e.code, msg, e.function) from None
 
 
 class Sim:

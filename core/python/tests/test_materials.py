@@ -206,5 +206,5 @@ def test_sim_names_the_table_entry():
     if "n_materials" not in dict(n.SimDesc._fields_):
         pytest.skip("this package's Sim takes one material (no material table)")
     bad = bagnold.sand().replace(youngs_modulus=-5.0)
-    with pytest.raises(BagnoldError, match=r"material\[1\]: youngs_modulus=-5.0: material.E"):
+    with pytest.raises(BagnoldError, match=r"youngs_modulus=-5.0: materials\[1\].E must"):
         Sim(grid=(8, 8, 8), dx=DX, material=[bagnold.sand(), bad], threads=THREADS)
