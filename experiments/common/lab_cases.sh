@@ -196,6 +196,19 @@ else bad "--ngf-a without ngf"; fi
 if run mat_probe 2 "$probe" --material mu-i --out "$out/mat_probe" && has mat_probe "takes no --material"; then
   ok "the probe refuses --material"
 else bad "the probe and --material"; fi
+# a registered model an executable cannot use (bg_lab_accept_materials):
+# refused naming what it needs, before any output
+if run mat_take 2 "$bin/demo_surrogate" --material mu-i --out "$out/mat_take" &&
+  has mat_take "needs Drucker-Prager" && [ ! -e "$out/mat_take" ]; then
+  ok "--material mu-i to a Drucker-Prager demo: exit 2 naming what it needs, before any output"
+else bad "a demo given a model it cannot use"; fi
+for m in water elastic snow von-mises; do
+  run "mat_$m" 2 "$density" --material "$m" --out "$out/mat_$m"
+  has "mat_$m" "not a registered" && continue # a model this build does not have
+  if has "mat_$m" "needs a granular model" && [ ! -e "$out/mat_$m" ]; then
+    ok "--material $m to exp_density: exit 2, it needs a granular model, before any output"
+  else bad "exp_density given the non-granular $m"; fi
+done
 run quote 0 "$probe" --quiet --out "$out/with space"
 if grep -q "'$out/with space'" "$out/with space/manifest.json"; then ok "the manifest's command is shell-quoted"
 else bad "the manifest's command is shell-quoted"; fi

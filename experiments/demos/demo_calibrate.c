@@ -203,6 +203,7 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
        .help = "maximum simulated time per run, s", .key = "t_max_s"},
   };
   /* clang-format on */
+  bg_lab_accept_materials("drucker-prager", "Drucker-Prager, whose friction angle it calibrates");
   bg_lab *lab = bg_lab_init(
       "demo_calibrate",
       "Calibration: recover a hidden friction angle from a scanned deposit by GSL golden-section "
@@ -216,11 +217,6 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
   if (o->phi_true <= o->phi_lo || o->phi_true >= o->phi_hi) {
     fprintf(stderr, "error: --phi-true %g must lie inside the search range (%g, %g)\n", o->phi_true,
             o->phi_lo, o->phi_hi);
-    exit(2);
-  }
-  if (bg_lab_material_model(lab) != BG_MODEL_DP) {
-    fprintf(stderr, "error: --material %s: the demo calibrates Drucker-Prager's friction angle\n",
-            bg_lab_material_name(lab));
     exit(2);
   }
   return lab;

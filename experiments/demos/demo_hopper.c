@@ -219,6 +219,7 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
        .help = "fits.tsv of an exp_silo run of the same geometry (default: ../silo or ../exp_silo beside --out)"},
   };
   /* clang-format on */
+  bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
   bg_lab *lab = bg_lab_init(
       "demo_hopper",
       "Hopper design: the orifice diameter for a target discharge rate by GSL Brent root "

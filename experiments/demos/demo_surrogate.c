@@ -201,6 +201,7 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
        .help = "maximum simulated time per run, s", .key = "t_max_s"},
   };
   /* clang-format on */
+  bg_lab_accept_materials("drucker-prager", "Drucker-Prager, whose friction angle it learns");
   bg_lab *lab = bg_lab_init(
       "demo_surrogate",
       "Surrogate: a Gaussian process learns phi -> (pile height, runout) from collapse runs "
@@ -219,11 +220,6 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
   if (o->n_init + o->reps > o->max_sims) {
     fprintf(stderr, "error: --max-sims %d must hold the %d initial points and %d replicates\n",
             o->max_sims, o->n_init, o->reps);
-    exit(2);
-  }
-  if (bg_lab_material_model(lab) != BG_MODEL_DP) {
-    fprintf(stderr, "error: --material %s: the demo learns Drucker-Prager's friction angle\n",
-            bg_lab_material_name(lab));
     exit(2);
   }
   return lab;

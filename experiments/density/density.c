@@ -169,6 +169,7 @@ static bg_lab *density_init(int argc, char **argv, density_run *r) {
   const int n_params = (int)(sizeof params / sizeof params[0]);
   static const char *const mutants[] = {"volume-correction-off", "detF-density", "erosion-radius-2", "particle-max",
                                         "gravity-doubled", "readout-jp-squared", NULL};
+  bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
   bg_lab *lab = bg_lab_init("exp_density",
                             "A sand block dropped onto a floor; density at rest from the library's "
                             "read-out (held to rho0/(det F Jp)), rho0/det F and the grid.",

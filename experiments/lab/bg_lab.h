@@ -52,6 +52,15 @@ typedef struct bg_lab bg_lab;
 bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv,
                     bg_lab_param *params, int n_params, const char *const *mutants);
 
+/* The material models an executable can run, called before bg_lab_init:
+ * labels, comma separated ("drucker-prager,mu-i,ngf"), the first the
+ * default (a run without --material), and what it needs them for ("a
+ * granular model"); both strings must outlive the run. --help lists them,
+ * and bg_lab_init refuses any other --material (exit 2, naming the need)
+ * before the run folder is touched. Without the call every registered model
+ * is taken and Drucker-Prager is the default. */
+void bg_lab_accept_materials(const char *labels, const char *need);
+
 /* The mutant this run applies (--mutant), or NULL for the real lab. */
 const char *bg_lab_mutant(const bg_lab *lab);
 /* 1 when this run applies the named mutant. */

@@ -11,6 +11,76 @@
 #include "bg_version.h"
 #include "lab_internal.h"
 
+/* The models this executable takes (bg_lab_accept_materials): labels,
+ * comma separated, and what for; NULL: every registered model. */
+static const char *accepted_models, *accepted_need;
+
+void bg_lab_accept_materials(const char *labels, const char *need) {
+  accepted_models = labels;
+  accepted_need = need;
+}
+
+/* 1 when label is one of the comma-separated list. */
+static int in_list(const char *list, const char *label) {
+  size_t n = strlen(label);
+  for (const char *p = list; *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == n && !strncmp(p, label, n)) return 1;
+    if (!end) break;
+    p = end + 1;
+  }
+  return 0;
+}
+
+/* The accepted list as text, "a, b, c". */
+static const char *accepted_text(char *buf, size_t n) {
+  size_t o = 0;
+  for (const char *p = accepted_models; *p && o + 3 < n; ++p) {
+    buf[o++] = *p;
+    if (*p == ',') buf[o++] = ' ';
+  }
+  buf[o] = 0;
+  return buf;
+}
+
+/* The model a run without --material uses: the first this executable
+ * takes, else Drucker-Prager. */
+static int default_model(const char *exe) {
+  if (!accepted_models) return BG_MODEL_DP;
+  char first[64];
+  size_t len = strcspn(accepted_models, ",");
+  snprintf(first, sizeof first, "%.*s", (int)len, accepted_models);
+  int m = bg_material_model_from_name(first);
+  if (m < 0)
+    lab_die("%s takes the material model '%s' first, which this build does not have", exe, first);
+  return m;
+}
+
+/* --material's help: the registry's models at run time, and which of
+ * them this executable takes. */
+static void material_usage(const bg_lab *lab, FILE *fp) {
+  static const char indent[] = "                        ";
+  fprintf(fp,
+          "  --material MODEL      a registered material model with its default parameters\n%s"
+          "(core/physics/materials/):",
+          indent);
+  int col = 50; /* the length of that line; the names wrap before column 100 */
+  int def = default_model(lab->name);
+  for (int k = 0; k < BG_MODEL_COUNT; ++k) {
+    const char *m = bg_material_model_name((bg_material_model)k);
+    int len = (int)strlen(m) + (k == def ? 10 : 0) + 2;
+    if (k) col += fprintf(fp, ",");
+    col = col + len > 100 ? fprintf(fp, "\n%s", indent) - 1 : col + fprintf(fp, " ");
+    col += fprintf(fp, "%s%s", m, k == def ? " (default)" : "");
+  }
+  fprintf(fp, "\n");
+  char list[512];
+  if (accepted_models)
+    fprintf(fp, "                        %s takes %s (%s)\n", lab->name,
+            accepted_text(list, sizeof list), accepted_need);
+}
+
 void lab_usage(const bg_lab *lab, const char *summary, const bg_lab_param *p, int n, FILE *fp) {
   const char *name = lab->name;
   fprintf(fp, "usage: %s [options]\n%s\n\ncommon options:\n", name, summary);
@@ -24,11 +94,10 @@ void lab_usage(const bg_lab *lab, const char *summary, const bg_lab_param *p, in
       "  --seed S              random seed (default 1)\n"
       "  --references DIR      claims table and literature data (default: the source tree's)\n"
       "  --quiet               no progress on stderr\n"
-      "  --mutant NAME         apply a mutant: a change a correct lab must detect (below)\n"
-      "  --material MODEL      drucker-prager (Klar 2016 sand, default), mu-i (Jop 2006) or ngf\n"
-      "                        (nonlocal fluidity, Henann & Kamrin 2013; grain size as length "
-      "scale),\n"
-      "                        each with its default parameters (core/physics/materials/)\n"
+      "  --mutant NAME         apply a mutant: a change a correct lab must detect (below)\n",
+      bglab_backend_choices(), bglab_backend_default(), name, sysconf(_SC_NPROCESSORS_ONLN));
+  material_usage(lab, fp);
+  fputs(
       "  --mu-s X              mu-i only: static friction mu_s = X, in [0.05, 2], with mu_2 - mu_s "
       "kept\n"
       "                        (Jop's 0.26); 3 alpha / sqrt 2 of a Drucker-Prager cone gives the "
@@ -79,7 +148,7 @@ void lab_usage(const bg_lab *lab, const char *summary, const bg_lab_param *p, in
       "  -h, --help            this text\n"
       "exit code: 0 every verdict as references/claims.tsv expects (documented misses included),\n"
       "           1 an unexpected verdict, 2 an error (bad input, a failed write, no device)\n",
-      bglab_backend_choices(), bglab_backend_default(), name, sysconf(_SC_NPROCESSORS_ONLN));
+      fp);
   if (n) fprintf(fp, "\n%s options:\n", name);
   for (int i = 0; i < n; ++i) {
     char now[64], def[200];
@@ -174,6 +243,16 @@ static int parse_material(const char *arg) {
   lab_die("--material: '%s' is not a registered material model (%s)", arg, names);
 }
 
+/* A model this executable does not take (bg_lab_accept_materials) ends
+ * the run before any work. */
+static void check_accepted_model(const bg_lab *lab) {
+  const char *label = bg_material_model_name((bg_material_model)lab->material);
+  char list[512];
+  if (accepted_models && !in_list(accepted_models, label))
+    lab_die("--material %s: %s needs %s; it takes %s", label, lab->name, accepted_need,
+            accepted_text(list, sizeof list));
+}
+
 /* A model's own options need that model. */
 static void check_model_options(const bg_lab *lab) {
   if (lab->mu_s > 0 && lab->material != BG_MODEL_MUI)
@@ -244,6 +323,7 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
                        bg_lab_param *params, int n_params, const char *const *mutants,
                        lab_cli *cli) {
   record_command(lab, argc, argv);
+  lab->material = default_model(lab->name);
   struct option *opts = option_table(params, n_params);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (cores < 1) cores = 1;
@@ -363,6 +443,7 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
   }
   if (optind < argc)
     lab_die("unexpected argument '%s' (options start with --; see --help)", argv[optind]);
+  check_accepted_model(lab);
   check_model_options(lab);
   free(opts);
 }

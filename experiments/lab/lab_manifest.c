@@ -69,6 +69,24 @@ void bg_lab_add_work(bg_lab *lab, double particle_steps) {
   lab_tl_work += particle_steps;
 }
 
+/* Any other model's parameters, "name value" each, read through the
+ * registry (bg_material_param_info): a new model's header is enough. */
+static void material_params_text(const bg_material *m, char *out, size_t n) {
+  /* every member of the union starts where the first does */
+  const char *base = (const char *)&m->dp;
+  size_t o = 0;
+  out[0] = 0;
+  for (int i = 0; i < bg_material_param_count(m->model) && o < n; ++i) {
+    const char *name;
+    size_t off;
+    bg_matp_kind kind;
+    if (bg_material_param_info(m->model, i, &name, &off, &kind) != BG_OK) break;
+    double v = kind == BG_MATP_REAL ? (double)*(const bg_real *)(base + off)
+                                    : (double)*(const int *)(base + off);
+    o += (size_t)snprintf(out + o, n - o, "%s%s %g", i ? ", " : "", name, v);
+  }
+}
+
 void bg_lab_manifest_material(bg_lab *lab, const bg_material *m) {
   static const char *const cones[] = {"compression", "extension", "plane-strain"};
   char buf[512];
@@ -91,6 +109,8 @@ void bg_lab_manifest_material(bg_lab *lab, const bg_material *m) {
              "mu_s %g, b %g, A %g, grain d %g m, rho_s %g kg/m^3, relaxation t0 %g s",
              (double)m->ngf.mu_s, (double)m->ngf.b, (double)m->ngf.A, (double)m->ngf.d,
              (double)m->ngf.rho_s, (double)m->ngf.t0);
+  else
+    material_params_text(m, buf + o, sizeof buf - (size_t)o);
   bg_lab_manifest_str(lab, "material", buf);
 }
 

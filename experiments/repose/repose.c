@@ -77,6 +77,7 @@ static bg_lab *repose_init(int argc, char **argv, repose_opts *o) {
        .help = "refinement ratio between grids (cells rounded)", .quick = "1.4142135623730951", .paper = "2"},
   };
   int np = (int)(sizeof params / sizeof params[0]);
+  bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
   bg_lab *lab = bg_lab_init("exp_repose",
                             "Angle of repose of a released sand cylinder: four surface estimators, "
                             "refinement in dx, floor friction sweep, plane-strain ridge.",

@@ -195,6 +195,7 @@ static bg_lab *silo_init(int argc, char **argv, silo_plan *pl) {
        .help = "the joint Beverloo fit with the rim modelled (C, k, n free): sweep apertures of at least this many cells enter, with every refinement run (references/derivations/silo.md)"},
   };
   int np = (int)(sizeof params / sizeof params[0]);
+  bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
   return bg_lab_init("exp_silo",
                      "Silo discharge through a floor orifice: rate against fill height, Beverloo "
                      "aperture sweep with GSL fits, exit profiles and flux closure.",

@@ -12,6 +12,12 @@ arrays in and out::
     sim.run(100)
     rho = sim.density()                # (n,) kg/m^3
 
+Materials: :func:`sand`, :func:`mui`, :func:`ngf` and taichi_mpm's
+:func:`jelly`, :func:`snow`, :func:`water`, :func:`von_mises` (the models
+this build has: :func:`models`), each from its header's defaults, with
+taichi_mpm's parameter names accepted and every range checked when it is
+made (core/python/README.md).
+
 Failed C calls raise :class:`BagnoldError` with the status name and the
 library's message. The library is found through ``$BAGNOLD_LIBRARY``, then
 the copy installed with the package, then the build tree
@@ -20,7 +26,8 @@ says which file was loaded.
 """
 
 from ._native import library_path
-from .errors import BagnoldError
+from .errors import BagnoldError, ModelUnavailable
+from .materials import has_model, jelly, models, snow, von_mises, water
 from .output import PvdSeries, SimSeries, TsvSeries, pvd
 from .scene import (
     FACES,
@@ -43,7 +50,8 @@ from .sim import Sim, Stats, backend_available, backend_properties, backend_stat
 __version__ = "0.1.0"  # bagnold.h's BG_VERSION_STRING (a test holds them equal)
 
 __all__ = [
-    "BagnoldError", "Sim", "Stats", "Material", "material", "sand", "mui", "ngf", "Collider",
+    "BagnoldError", "ModelUnavailable", "Sim", "Stats", "Material", "material", "sand", "mui", "ngf",
+    "jelly", "snow", "water", "von_mises", "models", "has_model", "Collider",
     "halfspace", "box", "cylinder", "sdf", "Sink", "sink", "FACES", "wall_edge_offset",
     "PvdSeries", "pvd", "TsvSeries", "SimSeries", "backend_available", "backend_status",
     "backends", "backend_properties",

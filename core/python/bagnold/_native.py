@@ -139,6 +139,20 @@ MAX_MATERIALS = 256
 
 #: ctypes of a parameter's kind (bagnold.h's bg_matp_kind: real, int, enum).
 _PARAM_KINDS = (bg_real, c_int, bg_enum)
+MATP_REAL, MATP_INT, MATP_ENUM = 0, 1, 2
+
+#: Each model's parameters' kinds, by union member then field (MATP_*),
+#: read from the registry with the structs (an int is a 0/1 switch).
+PARAM_KINDS: Dict[str, Dict[str, int]] = {}
+
+#: The names of the enumerations a model's header defines, by (model label,
+#: field). The registry gives a field's kind, not its enumerators' names, so
+#: these few are spelled here; a field not listed takes the raw integer.
+ENUMS: Dict[Tuple[str, str], Dict[str, int]] = {
+    ("drucker-prager", "cone"): DP_CONES,
+    # bg_mat_elastic.h's law: BG_ELASTIC_NEO_HOOKEAN, BG_ELASTIC_FIXED_COROTATED
+    ("elastic", "law"): {"neo-hookean": 0, "fixed-corotated": 1},
+}
 
 
 def _read_models() -> List[Tuple[str, str, type]]:
@@ -165,11 +179,13 @@ def _read_models() -> List[Tuple[str, str, type]]:
     models = []
     for m in range(f()):
         name, rows = member(m).decode(), []
+        kinds = PARAM_KINDS.setdefault(name, {})
         for i in range(count(m)):
             fname, off, kind = c_char_p(), c_size_t(), bg_enum()
             if info(m, i, ctypes.byref(fname), ctypes.byref(off), ctypes.byref(kind)) != 0:
                 raise ImportError(f"bagnold: bg_material_param_info({m}, {i}) failed")
             rows.append((fname.value.decode(), _PARAM_KINDS[kind.value], off.value))
+            kinds[rows[-1][0]] = kind.value
         struct = type(f"{name.capitalize()}Params", (Structure,), {
             "__doc__": f"bg_{name}_params, read from the library's registry.",
             "_fields_": [(n, t) for n, t, _ in rows],

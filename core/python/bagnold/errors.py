@@ -30,3 +30,8 @@ def check(code: int, message: str = "", function: str = "") -> None:
     """Raises BagnoldError unless code is BG_OK (0)."""
     if code != 0:
         raise BagnoldError(code, message, function)
+
+
+class ModelUnavailable(LookupError):
+    """A material model the loaded library was built without (its header
+    was not in core/physics/materials/ when the library was configured)."""

@@ -8,6 +8,8 @@ field), types and array shapes here.
 from __future__ import annotations
 
 import ctypes
+import math
+import re
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -20,6 +22,21 @@ from .errors import check
 FrictionSpec = Union[float, str]
 
 _COMMON = ("E", "nu", "rho0", "stress", "volume_correction", "elastic_only")
+
+#: taichi_mpm's parameter names (its README's particle attributes) that mean
+#: exactly what a bagnold parameter means, each accepted in its place:
+#: name -> (model label, or None for every model; bagnold's name). The value
+#: is in bagnold's units, SI (core/python/README.md has the table).
+ALIASES: Dict[str, Tuple[Optional[str], str]] = {
+    "youngs_modulus": (None, "E"),
+    "poisson_ratio": (None, "nu"),
+    "density": (None, "rho0"),
+    "friction_angle": ("drucker-prager", "phi_deg"),
+    "k": ("water", "bulk_modulus"),
+}
+
+#: taichi_mpm's Lame pair, given together in place of E and nu.
+LAME = ("mu_0", "lambda_0")
 
 
 def _vec(value: Sequence[float], n: int, name: str) -> Tuple[float, ...]:
@@ -43,12 +60,19 @@ def _number(value: Any, name: str) -> float:
 # ------------------------------------------------------------------ materials
 
 
+#: taichi_mpm's particle types under the label of the model that is each.
+MODEL_ALIASES = {"jelly": "elastic", "sand": "drucker-prager", "von_mises": "von-mises"}
+
+
 def _model_index(model: Union[str, int]) -> int:
     if isinstance(model, str):
-        idx = _n.C.bg_material_model_from_name(model.encode())
+        label = MODEL_ALIASES.get(model, model)
+        idx = _n.C.bg_material_model_from_name(label.encode())
         if idx < 0:
             labels = ", ".join(label for _, label, _ in _n.MODELS)
-            raise ValueError(f"material model {model!r} is unknown; accepted: {labels}")
+            what = f"{model!r} ({label!r})" if label != model else repr(model)
+            raise ValueError(f"material model {what} is unknown to this build of {_n.library_path}; "
+                             f"registered: {labels}")
         return int(idx)
     if isinstance(model, (int, np.integer)) and not isinstance(model, bool):
         return int(model)
@@ -67,18 +91,25 @@ class Material:
 
     def __init__(self, c: _n.Material) -> None:
         self._c = c
+        # field ("E", "dp.phi_deg") -> the argument that set it, for messages
+        self._given: Dict[str, str] = {}
 
     @property
     def model(self) -> str:
-        """The model's label ("drucker-prager", "mu-i", "ngf")."""
+        """The model's label ("drucker-prager", "mu-i", "ngf", ...: bagnold.models())."""
         name = _n.C.bg_material_model_name(self._c.model)
         return name.decode() if name else f"model {self._c.model}"
 
+    def _member_name(self) -> Optional[str]:
+        """The union member ("dp") of the current model, None for an unknown tag."""
+        if 0 <= self._c.model < len(_n.MODELS):
+            return _n.MODELS[self._c.model][0]
+        return None
+
     def _member(self) -> Optional[ctypes.Structure]:
         """The union member of the current model, or None for an unknown tag."""
-        if 0 <= self._c.model < len(_n.MODELS):
-            return getattr(self._c, _n.MODELS[self._c.model][0])
-        return None
+        name = self._member_name()
+        return getattr(self._c, name) if name is not None else None
 
     def params(self) -> Dict[str, Any]:
         """Every parameter by name: the common ones, then the model's."""
@@ -86,40 +117,91 @@ class Material:
         out["stress"] = _name_of(_n.STRESS_MODELS, out["stress"])
         out["volume_correction"] = bool(out["volume_correction"])
         out["elastic_only"] = bool(out["elastic_only"])
-        member = self._member()
+        member, name = self._member(), self._member_name()
         if member is not None:
+            kinds = _n.PARAM_KINDS[name]
             for field, _ in member._fields_:
-                out[field] = getattr(member, field)
-            if "cone" in out:
-                out["cone"] = _name_of(_n.DP_CONES, out["cone"])
-            if "hardening" in out:
-                out["hardening"] = bool(out["hardening"])
+                value = getattr(member, field)
+                if kinds[field] == _n.MATP_INT:
+                    value = bool(value)
+                elif (self.model, field) in _n.ENUMS:
+                    value = _name_of(_n.ENUMS[self.model, field], value)
+                out[field] = value
         return out
 
     def set(self, **params: Any) -> "Material":
-        """Sets parameters by name (any common or model parameter); returns
-        self. An unknown name is a ValueError listing the accepted ones."""
-        member = self._member()
+        """Sets parameters by name (any common or model parameter, or one of
+        taichi_mpm's names in :data:`ALIASES`, or its Lame pair ``mu_0`` and
+        ``lambda_0`` together in place of E and nu); returns self. An
+        unknown name is a ValueError listing the accepted ones. Ranges are
+        the library's: :meth:`check`."""
+        member, name = self._member(), self._member_name()
         model_fields = [f for f, _ in member._fields_] if member is not None else []
-        for key, value in params.items():
+        params = self._lame_to_elasticity(self._resolve_aliases(params))
+        for key, (arg, value) in params.items():
+            given = arg if "=" in arg else f"{arg}={value!r}"
             if key == "stress":
-                self._c.stress = _enum_value(_n.STRESS_MODELS, value, "stress")
+                self._c.stress = _enum_value(_n.STRESS_MODELS, value, arg)
             elif key in ("volume_correction", "elastic_only"):
                 setattr(self._c, key, int(bool(value)))
             elif key in _COMMON:
-                setattr(self._c, key, _number(value, key))
+                setattr(self._c, key, _number(value, arg))
             elif key in model_fields:
-                if key == "cone":
-                    value = _enum_value(_n.DP_CONES, value, "cone")
-                elif key == "hardening":
+                kind = _n.PARAM_KINDS[name][key]
+                if (self.model, key) in _n.ENUMS:
+                    value = _enum_value(_n.ENUMS[self.model, key], value, arg)
+                elif kind == _n.MATP_INT:
                     value = int(bool(value))
+                elif kind == _n.MATP_ENUM:
+                    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                        raise ValueError(f"{arg} takes the integer value of its C enum (got {value!r})")
+                    value = int(value)
                 else:
-                    value = _number(value, key)
+                    value = _number(value, arg)
                 setattr(member, key, value)
             else:
-                accepted = ", ".join(list(_COMMON) + model_fields)
-                raise ValueError(f"{self.model} has no parameter {key!r}; accepted: {accepted}")
+                aliases = [a for a, (m, _) in ALIASES.items() if m in (None, self.model)]
+                accepted = ", ".join(list(_COMMON) + model_fields + aliases + list(LAME))
+                raise ValueError(f"{self.model} has no parameter {key!r} in this build ({_n.library_path}); "
+                                 f"accepted: {accepted}")
+            self._given[key if key in _COMMON else f"{name}.{key}"] = given
         return self
+
+    def _resolve_aliases(self, params: Mapping[str, Any]) -> Dict[str, Tuple[str, Any]]:
+        """{bagnold name: (argument as given, value)}: taichi_mpm's names
+        replaced by bagnold's; one parameter given twice is a ValueError."""
+        out: Dict[str, Tuple[str, Any]] = {}
+        for key, value in params.items():
+            target = key
+            if key in ALIASES:
+                owner, target = ALIASES[key]
+                if owner not in (None, self.model):
+                    raise ValueError(f"{key} is {owner}'s {target}, not a parameter of {self.model}")
+            if target in out:
+                raise ValueError(f"{out[target][0]} and {key} name the same parameter ({target}): give one")
+            out[target] = (key, value)
+        return out
+
+    @staticmethod
+    def _lame_to_elasticity(params: Dict[str, Tuple[str, Any]]) -> Dict[str, Tuple[str, Any]]:
+        """taichi_mpm's mu_0 and lambda_0 (Pa) as E and nu:
+        E = mu (3 lambda + 2 mu) / (lambda + mu), nu = lambda / (2 (lambda + mu))."""
+        given = [k for k in LAME if k in params]
+        if not given:
+            return params
+        if len(given) == 1:
+            raise ValueError(f"{given[0]} needs {LAME[1 - LAME.index(given[0])]} too: "
+                             "the Lame pair mu_0, lambda_0 replaces E and nu together")
+        if "E" in params or "nu" in params:
+            raise ValueError("give E and nu, or mu_0 and lambda_0, not both")
+        mu = _number(params.pop("mu_0")[1], "mu_0")
+        lam = _number(params.pop("lambda_0")[1], "lambda_0")
+        arg = f"mu_0={mu:g}, lambda_0={lam:g}"
+        s = lam + mu
+        # a pair with lambda + mu = 0 has no E, nu: NaN, which check() names
+        params["E"] = (arg, mu * (3 * lam + 2 * mu) / s if s != 0 else math.nan)
+        params["nu"] = (arg, lam / (2 * s) if s != 0 else math.nan)
+        return params
 
     def replace(self, **params: Any) -> "Material":
         """A copy with some parameters changed."""
@@ -128,19 +210,32 @@ class Material:
     def copy(self) -> "Material":
         c = _n.Material()
         ctypes.pointer(c)[0] = self._c
-        return Material(c)
+        m = Material(c)
+        m._given = dict(self._given)
+        return m
 
     def pwave_speed(self) -> float:
         """sqrt((lambda + 2 mu) / rho0), m/s (bg_material_pwave_speed)."""
         return float(_n.C.bg_material_pwave_speed(ctypes.byref(self._c)))
 
-    def check(self) -> None:
+    def check(self) -> "Material":
         """Runs bg_sim_create's checks of the material alone
-        (bg_material_params); raises BagnoldError naming the bad field."""
+        (bg_material_params): every parameter against the range its model's
+        header gives. Raises BagnoldError naming the bad field and its range,
+        led by the argument that set it (``friction_angle=95: material.dp.phi_deg
+        must be in (0, 90) ...``); returns self."""
         coeffs = ctypes.create_string_buffer(_n.MAT_COEFFS_BYTES)
         err = _n.err_buffer()
         code = _n.C.bg_material_params(ctypes.byref(self._c), coeffs, err, len(err))
-        check(code, err.value.decode(errors="replace"), "bg_material_params")
+        msg = err.value.decode(errors="replace")
+        if code != 0:
+            # the library names the field as material.E or material.<member>.<field>
+            for field in re.findall(r"material\.((?:\w+\.)?\w+)", msg):
+                if field in self._given:
+                    msg = f"{self._given[field]}: {msg}"
+                    break
+        check(code, msg, "bg_material_params")
+        return self
 
     def __repr__(self) -> str:
         body = ", ".join(f"{k}={_fmt(v)}" for k, v in self.params().items())
@@ -169,29 +264,39 @@ def _enum_value(table: Mapping[str, int], value: Union[str, int], name: str) -> 
 
 
 def material(model: Union[str, int], **params: Any) -> Material:
-    """A registered model with its default parameters
-    (bg_material_default), then ``params`` set by name."""
-    return Material(_n.C.bg_material_default(_model_index(model))).set(**params)
+    """A registered model (its label, bagnold.models(), or taichi_mpm's
+    type name: jelly, sand, von_mises) with its default parameters
+    (bg_material_default: its header's), then ``params`` set by name
+    (:meth:`Material.set`: bagnold's names or taichi_mpm's), then every
+    parameter checked against its range (:meth:`Material.check`: a
+    BagnoldError naming the argument, the field and the range)."""
+    return Material(_n.C.bg_material_default(_model_index(model))).set(**params).check()
 
 
-def sand(phi_deg: float = 35.0, **params: Any) -> Material:
-    """Klar et al. 2016's Drucker-Prager sand (bg_material_sand) with
-    friction angle ``phi_deg`` (degrees) and any other parameter by name:
-    E, nu, rho0, stress, volume_correction, elastic_only, cone, hardening,
-    h0, h1, h2, h3."""
-    return Material(_n.C.bg_material_sand()).set(phi_deg=phi_deg, **params)
+def sand(phi_deg: Optional[float] = None, **params: Any) -> Material:
+    """Klar et al. 2016's Drucker-Prager sand (bg_mat_dp.h's defaults: phi
+    35 degrees) with friction angle ``phi_deg`` (degrees; taichi_mpm's
+    ``friction_angle``) and any other parameter by name: E, nu, rho0
+    (``youngs_modulus``, ``poisson_ratio``, ``density``), stress,
+    volume_correction, elastic_only, cone, hardening, h0, h1, h2, h3, and
+    in a build with cohesion ``cohesion`` (Pa) and ``beta``. Checked as
+    :func:`material` checks."""
+    if phi_deg is not None:
+        params["phi_deg"] = phi_deg
+    return material("drucker-prager", **params)
 
 
 def mui(**params: Any) -> Material:
     """Jop et al. 2006's mu(I) sand (bg_material_mui); parameters by name:
     mu_s, mu_2, I0, d, rho_s and the common E, nu, rho0, stress,
-    volume_correction, elastic_only."""
-    return Material(_n.C.bg_material_mui()).set(**params)
+    volume_correction, elastic_only. Checked as :func:`material` checks."""
+    return material("mu-i", **params)
 
 
 def ngf(**params: Any) -> Material:
     """Nonlocal granular fluidity (Kamrin & Koval 2012) with its defaults;
-    parameters by name: mu_s, b, A, d, rho_s, t0 and the common ones."""
+    parameters by name: mu_s, b, A, d, rho_s, t0 and the common ones.
+    Checked as :func:`material` checks."""
     return material("ngf", **params)
 
 
@@ -355,6 +460,6 @@ def wall_edge_offset(kind: FrictionSpec, plane_cells: float) -> float:
 
 
 __all__ = [
-    "Material", "material", "sand", "mui", "ngf", "Collider", "halfspace", "box", "cylinder", "sdf",
+    "ALIASES", "MODEL_ALIASES", "Material", "material", "sand", "mui", "ngf", "Collider", "halfspace", "box", "cylinder", "sdf",
     "Sink", "sink", "FACES", "wall_edge_offset", "friction",
 ]

@@ -99,6 +99,22 @@ def backend_properties(name: str) -> List[Dict[str, Any]]:
     return out
 
 
+def _check_materials(material: Any) -> None:
+    """Material.check of the material given, or of each in a list (a
+    material table, whose entry it names as bg_sim_create does:
+    materials[k].nu), before bg_sim_create: a bad value's message then leads
+    with the argument that set it."""
+    if isinstance(material, Material):
+        material.check()
+    elif isinstance(material, (list, tuple)):
+        for i, m in enumerate(material):
+            try:
+                m.check()
+            except BagnoldError as e:
+                msg = e.message.replace("material.", f"materials[{i}].")
+                raise BagnoldError(e.code, msg, e.function) from None
+
+
 class Sim:
     """An MLS-MPM simulation.
 
@@ -195,6 +211,7 @@ class Sim:
         self._properties = None if properties is None else str(properties).encode()
         d.properties = self._properties
         d.damping = _number(damping, "damping")
+        _check_materials(material)
         err = _n.err_buffer()
         code = _n.C.bg_sim_create(ctypes.byref(d), ctypes.byref(self._h), err, len(err))
         check(code, err.value.decode(errors="replace"), "bg_sim_create")

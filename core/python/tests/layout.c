@@ -122,8 +122,19 @@ int main(void) {
   printf(
       ",\n  \"constants\": {\"BG_STATUS_COUNT\": %d, \"BG_MODEL_COUNT\": %d, "
       "\"BG_FIELD_COUNT\": %d, \"BG_FACE_COUNT\": %d, \"BG_CHECKPOINT_VERSION\": %d, "
-      "\"BG_VERSION_STRING\": \"%s\"}\n}\n",
+      "\"BG_VERSION_STRING\": \"%s\"}",
       (int)BG_STATUS_COUNT_, (int)BG_MODEL_COUNT, (int)BG_FIELD_COUNT, (int)BG_FACE_COUNT,
       (int)BG_CHECKPOINT_VERSION, BG_VERSION_STRING);
+  /* the enumerators the package names (_native.ENUMS), by model label and
+   * field; a model's only where its header is in the build */
+  printf(
+      ",\n  \"enums\": {\"drucker-prager.cone\": {\"compression\": %d, \"extension\": %d, "
+      "\"plane-strain\": %d}",
+      (int)BG_CONE_COMPRESSION, (int)BG_CONE_EXTENSION, (int)BG_CONE_PLANE_STRAIN);
+#ifdef BG_MAT_ELASTIC_PARAMS_H
+  printf(", \"elastic.law\": {\"neo-hookean\": %d, \"fixed-corotated\": %d}",
+         (int)BG_ELASTIC_NEO_HOOKEAN, (int)BG_ELASTIC_FIXED_COROTATED);
+#endif
+  printf("}\n}\n");
   return 0;
 }
