@@ -34,7 +34,7 @@ def test_a_list_of_materials():
 
 def test_errors_name_the_entry():
     with pytest.raises(BagnoldError) as e:
-        Sim(grid=(16, 16, 16), dx=DX, material=[sand(), sand(nu=0.7)])
+        Sim(grid=(16, 16, 16), dx=DX, material=[sand(), sand().replace(nu=0.7)])
     assert e.value.status == "BG_ERR_RANGE" and "materials[1].nu" in e.value.message
     sim = Sim(grid=(16, 16, 16), dx=DX, threads=THREADS, material=[sand(), sand()])
     with pytest.raises(BagnoldError) as e:
