@@ -1,20 +1,24 @@
 /* cantilever.c: a jelly beam (the elastic model, bg_mat_elastic.h)
  * clamped at one end and bent by its own weight, settled quasi-statically,
- * its tip deflection against Euler-Bernoulli's q L^4 / (8 E' I) on a series
+ * its tip deflection against Euler-Bernoulli's q L^4 / (8 E I) on a series
  * of grids (references/derivations/elastic.md, reports/cantilever.md).
  *
- * Scene, plane strain: the grid is five nodes deep in y with slip faces,
- * and the beam one particle layer at the middle node, which by symmetry
- * gets no y velocity: F_yy stays 1 (plane strain, modulus E / (1 - nu^2)),
- * and the beam's depth b is the one cell between the two y face planes.
- * The -x domain face sticks (its nodes' velocity is zero) and the beam's
- * root starts at its last solid node, where bg_wall_edge_offset puts a
- * loaded wall; the beam runs L along +x with thickness h = L / aspect
- * along z, 2 x 2 particles per cell in x and z. Gravity -z from the start,
- * the grid damped at zeta times mode 1's critical rate 2 omega_1 (the
- * static state is the same at any damping), run for --periods periods of
- * mode 1. The tip deflection is the mean z displacement of the particles of
- * the last column (initial x = x_col from the root), compared with w(x_col).
+ * Scene, a narrow beam with free sides: the grid is five nodes deep in y
+ * with open faces, and the beam one particle layer on the middle node
+ * plane, which by symmetry gets no y velocity while the planes beside it
+ * move freely: tau_yy relaxes to 0, the bending modulus is E, and the
+ * beam's width b is one cell. (Slip faces hold only against approaching
+ * velocity: between them the slab ratchets outwards and creeps.) The clamp
+ * is a stick halfspace x < 0, its plane midway between node planes, with
+ * the beam's root embedded EMBED cells into it; the beam runs L along +x
+ * with thickness h = L / aspect along z, 2 x 2 particles per cell in x and
+ * z. Gravity -z from the start, the grid damped at zeta times mode 1's
+ * critical rate 2 omega_1 (the static state is the same at any damping),
+ * run for --periods periods of mode 1 at CFL --cfl (F is float: every
+ * step below half an ulp of strain is lost, and the beam creeps; fewer,
+ * larger steps creep less). The tip deflection is the mean z displacement
+ * of the particles of the last column (initial x = x_col from the clamp),
+ * compared with w(x_col).
  *
  * Refinement: --levels grids, h / dx = cells, 2 cells, 4 cells...; the
  * ratio deflection / w_EB(x_col) on them gives the observed order and the
