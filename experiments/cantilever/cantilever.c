@@ -23,6 +23,8 @@
  * Refinement: --levels grids, h / dx = cells, 2 cells, 4 cells...; the
  * ratio deflection / w_EB(x_col) on them gives the observed order and the
  * extrapolated ratio (cantilever_fit.c). */
+#include "cantilever.h"
+
 #include <gsl/gsl_math.h>
 #include <math.h>
 #include <stdint.h>
@@ -33,7 +35,6 @@
 
 #include "bagnold.h"
 #include "bg_lab.h"
-#include "cantilever.h"
 
 /* The grid's y extent: five nodes, the middle one free (see above). */
 #define NY 5
@@ -52,8 +53,8 @@ static void check(bg_status st, bg_sim *sim, const char *what) {
 
 /* The options (their defaults first, then the table) and the lab. */
 static bg_lab *cant_init(int argc, char **argv, cant_plan *pl) {
-  static const char *const mutants[] = {"e-doubled", "i-wrong-axis", "plane-strain-modulus", "beam-in-cells",
-                                        NULL};
+  static const char *const mutants[] = {"e-doubled", "i-wrong-axis", "plane-strain-modulus",
+                                        "beam-in-cells", NULL};
   pl->L = 0.2;
   pl->aspect = 10;
   pl->E = 7.5e6;
@@ -94,7 +95,9 @@ static bg_lab *cant_init(int argc, char **argv, cant_plan *pl) {
                             "Euler-Bernoulli on a series of grids.",
                             argc, argv, params, (int)(sizeof params / sizeof params[0]), mutants);
   if (bg_lab_material_model(lab) != BG_MODEL_DP)
-    bg_lab_fail("--material: the cantilever is the elastic model (--law picks its law); it takes no --material");
+    bg_lab_fail(
+        "--material: the cantilever is the elastic model (--law picks its law); it takes no "
+        "--material");
   if (!strcmp(pl->law, "fixed-corotated"))
     pl->law_id = BG_ELASTIC_FIXED_COROTATED;
   else if (!strcmp(pl->law, "neo-hookean"))
@@ -115,9 +118,9 @@ static int level_cells(const cant_plan *pl, int k) { return pl->cells << k; }
 typedef struct cant_scene {
   bg_sim *sim;
   size_t n, n_tip;
-  size_t *tip;     /* particle indices of the last column */
-  double z0_tip;   /* their mean initial z */
-  double x_col;    /* their initial x from the root */
+  size_t *tip;   /* particle indices of the last column */
+  double z0_tip; /* their mean initial z */
+  double x_col;  /* their initial x from the root */
   double dx;
 } cant_scene;
 
@@ -246,7 +249,8 @@ static void run_level(void *ctx, int k, bg_lab_blob *result) {
   if (state.len) {
     int32_t n;
     bg_lab_blob_get(&state, &n, sizeof n);
-    if (n < 0 || n > CANT_MAX_HIST) bg_lab_fail("%s: the checkpoint's history has %d rows", tag, (int)n);
+    if (n < 0 || n > CANT_MAX_HIST)
+      bg_lab_fail("%s: the checkpoint's history has %d rows", tag, (int)n);
     bg_lab_blob_get(&state, pt.hist, (size_t)n * sizeof pt.hist[0]);
     sl.row = n;
   }
@@ -279,8 +283,9 @@ static void run_level(void *ctx, int k, bg_lab_blob *result) {
   clock_gettime(CLOCK_MONOTONIC, &t1);
   pt.wall_s = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
   bg_lab_add_work(pl->lab, pt.particles * pt.steps);
-  bg_lab_progress(pl->lab, "%s: h/dx %g, %zu particles, %.0f steps, tip deflection %.6g m, settle %.2g, %.1f s",
-                  tag, pt.cells, s.n, pt.steps, pt.defl, pt.settle, pt.wall_s);
+  bg_lab_progress(
+      pl->lab, "%s: h/dx %g, %zu particles, %.0f steps, tip deflection %.6g m, settle %.2g, %.1f s",
+      tag, pt.cells, s.n, pt.steps, pt.defl, pt.settle, pt.wall_s);
   bg_lab_blob_put(result, &pt, sizeof pt);
   free(buf);
   free(s.tip);

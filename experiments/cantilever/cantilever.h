@@ -28,18 +28,18 @@ typedef struct cant_plan {
 
 /* One grid's run, as a sweep point packs it. */
 typedef struct cant_point {
-  double dx;          /* m */
-  double cells;       /* h / dx */
+  double dx;    /* m */
+  double cells; /* h / dx */
   double particles;
   double steps;
-  double t_end;       /* s */
-  double x_col;       /* initial x of the tip column from the clamp, m */
-  double defl;        /* mean downward displacement of the tip column at t_end, m */
-  double settle;      /* |defl(t_end) - defl(t_end - T1 / 4)| / defl */
+  double t_end;  /* s */
+  double x_col;  /* initial x of the tip column from the clamp, m */
+  double defl;   /* mean downward displacement of the tip column at t_end, m */
+  double settle; /* |defl(t_end) - defl(t_end - T1 / 4)| / defl */
   double wall_s;
   /* read back from the simulation (bg_sim_describe) */
   double E, nu, rho0, g, damping;
-  double T1;          /* the first mode's period the run used, s */
+  double T1; /* the first mode's period the run used, s */
   int n_hist;
   double hist[CANT_MAX_HIST][2]; /* (t, tip deflection) */
 } cant_point;

@@ -30,7 +30,7 @@
 #define S_HI 1.6
 
 typedef struct uniaxial {
-  const bg_mat *m; /* the library's coefficients */
+  const bg_mat *m;   /* the library's coefficients */
   double mu, lambda; /* the closed form's, from the fed E and nu in double */
   int law;           /* bg_elastic_law */
   int log_j_linear;  /* the mutant nh-log-j-linear: lambda ln J as lambda (J - 1) */
@@ -69,10 +69,12 @@ static double closed_axial(const uniaxial *u, double t) {
 
 /* The root of f in t, bracketed around 1 (the lateral stretch of a
  * uniaxial stretch s lies between s^(-1/2) and 1). */
-static double lateral_root(gsl_root_fsolver *solver, double (*f)(double, void *), uniaxial *u, double tol) {
+static double lateral_root(gsl_root_fsolver *solver, double (*f)(double, void *), uniaxial *u,
+                           double tol) {
   gsl_function fn = {f, u};
   double a = 0.3, b = 1.7;
-  if (f(a, u) * f(b, u) > 0) bg_lab_fail("elastic probe: no lateral stretch in [%g, %g] at s = %g", a, b, u->s);
+  if (f(a, u) * f(b, u) > 0)
+    bg_lab_fail("elastic probe: no lateral stretch in [%g, %g] at s = %g", a, b, u->s);
   gsl_root_fsolver_set(solver, &fn, a, b);
   for (int it = 0; it < 200; ++it) {
     gsl_root_fsolver_iterate(solver);
@@ -86,7 +88,8 @@ static double lateral_root(gsl_root_fsolver *solver, double (*f)(double, void *)
 /* One law over the stretches, rows into f; returns max |error| / E, and
  * in *mutant the same against the neo-Hookean closed form with lambda
  * (J - 1) for lambda ln J (the measurement mutant nh-log-j-linear). */
-static double uniaxial_law(bg_lab *lab, FILE *f, gsl_root_fsolver *solver, int law, double *mutant) {
+static double uniaxial_law(bg_lab *lab, FILE *f, gsl_root_fsolver *solver, int law,
+                           double *mutant) {
   bg_material mm = bg_material_default(BG_MODEL_ELASTIC);
   mm.elastic.law = (bg_elastic_law)law;
   bg_mat m;
@@ -113,29 +116,34 @@ static double uniaxial_law(bg_lab *lab, FILE *f, gsl_root_fsolver *solver, int l
     double e = fabs(tau_lib - tau_ref) / E;
     if (!(e <= max_err)) max_err = e; /* NaN sticks */
     u.log_j_linear = 1;
-    double em = fabs(tau_lib - closed_axial(&u, lateral_root(solver, closed_lateral, &u, 1e-14))) / E;
+    double em =
+        fabs(tau_lib - closed_axial(&u, lateral_root(solver, closed_lateral, &u, 1e-14))) / E;
     u.log_j_linear = 0;
     if (!(em <= *mutant)) *mutant = em;
-    fprintf(f, "%s\t%.6f\t%.9f\t%.12f\t%.8g\t%.12g\t%.8g\t%.3g\n", name, u.s, t_lib, t_ref, tau_lib, tau_ref,
-            tau_ref / (u.s * t_ref * t_ref), e);
+    fprintf(f, "%s\t%.6f\t%.9f\t%.12f\t%.8g\t%.12g\t%.8g\t%.3g\n", name, u.s, t_lib, t_ref, tau_lib,
+            tau_ref, tau_ref / (u.s * t_ref * t_ref), e);
   }
   return max_err;
 }
 
 void probe_elastic(bg_lab *lab) {
-  FILE *f = bg_lab_tsv(lab, "elastic.tsv",
-                       "uniaxial stress of the elastic model (taichi_mpm's jelly, E 1e5 Pa, nu 0.3) through "
-                       "bg_material_update against the closed forms of references/derivations/elastic.md",
-                       "law\tstretch\tlateral_lib\tlateral_closed\ttau_xx_lib_Pa\ttau_xx_closed_Pa\t"
-                       "sigma_xx_closed_Pa\terr_over_E");
+  FILE *f = bg_lab_tsv(
+      lab, "elastic.tsv",
+      "uniaxial stress of the elastic model (taichi_mpm's jelly, E 1e5 Pa, nu 0.3) through "
+      "bg_material_update against the closed forms of references/derivations/elastic.md",
+      "law\tstretch\tlateral_lib\tlateral_closed\ttau_xx_lib_Pa\ttau_xx_closed_Pa\t"
+      "sigma_xx_closed_Pa\terr_over_E");
   gsl_root_fsolver *solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
   double nh_mut, fc_mut;
   double nh = uniaxial_law(lab, f, solver, BG_ELASTIC_NEO_HOOKEAN, &nh_mut);
   double fc = uniaxial_law(lab, f, solver, BG_ELASTIC_FIXED_COROTATED, &fc_mut);
   gsl_root_fsolver_free(solver);
   fclose(f);
-  bg_lab_progress(lab, "elastic uniaxial stress: max |tau - closed form| / E %.3g (neo-Hookean), %.3g (fixed "
-                  "corotated)", nh, fc);
+  bg_lab_progress(
+      lab,
+      "elastic uniaxial stress: max |tau - closed form| / E %.3g (neo-Hookean), %.3g (fixed "
+      "corotated)",
+      nh, fc);
   bg_lab_claim(lab, "probe.uniaxial.neo_hookean", nh);
   bg_lab_claim(lab, "probe.uniaxial.fixed_corotated", fc);
   bg_lab_claim_mutant(lab, "nh-log-j-linear", "probe.uniaxial.neo_hookean", nh_mut);
