@@ -81,7 +81,7 @@ static bg_lab *cant_init(int argc, char **argv, cant_plan *pl) {
       {.name = "cells", .type = BG_PARAM_INT, .dest = &pl->cells, .lo = 2, .hi = 256,
        .help = "cells through the thickness on the coarsest grid", .quick = "2", .paper = "4"},
       {.name = "levels", .type = BG_PARAM_INT, .dest = &pl->levels, .lo = 2, .hi = CANT_MAX_LEVELS,
-       .help = "grids, each halving dx (3 give the observed order)", .quick = "3", .paper = "4"},
+       .help = "grids, each halving dx (3 give the observed order)", .quick = "3", .paper = "3"},
       {.name = "periods", .type = BG_PARAM_DOUBLE, .dest = &pl->periods, .lo = 0.1, .hi = 100,
        .help = "settling time, periods of the first bending mode"},
       {.name = "zeta", .type = BG_PARAM_DOUBLE, .dest = &pl->zeta, .lo = 0, .hi = 10,

@@ -1,6 +1,6 @@
 /* cantilever_fit.c: the cantilever's closed forms, its refinement (the
- * ratio r = deflection / w_EB(x_col) on each grid, fitted as
- * r(dx) = r_inf + c (dx / h)^p through the grids, GSL), its files and its
+ * ratio r = deflection / w_EB(x_col) on each grid, extrapolated as
+ * r(dx) = r_inf + c (dx / h)^p through the grids), its files and its
  * claims (references/derivations/elastic.md). */
 #include <math.h>
 #include <stdio.h>
@@ -49,33 +49,44 @@ static cant_beam beam_of(const cant_plan *pl, const cant_point *pt) {
   return bm;
 }
 
-/* The refinement: r_inf, the order p and c from r = r_inf + c (dx/h)^p
- * through the grids (exact through three); with two grids p = 1. */
+/* The refinement: r_inf, the order p and c of r = r_inf + c (dx/h)^p
+ * through the grids. Three grids determine it (Richardson's closed form
+ * for halvings of dx; NaN when the differences change sign, i.e. no
+ * monotone convergence); more are fitted (GSL, from the three finest
+ * grids' values); with two, p = 1. */
 typedef struct refine {
   double r_inf, c, p;
-  int fitted; /* 1: the nonlinear fit converged */
+  int method; /* 2: two grids, p = 1; 3: three, closed form; 4: the fit over more (-4: it failed) */
 } refine;
+
+/* Through the last three grids, whose dx halve. */
+static refine richardson3(const double *hx, const double *r, int n) {
+  refine f;
+  double d1 = r[n - 3] - r[n - 2], d2 = r[n - 2] - r[n - 1];
+  f.p = d2 / d1 > 0 ? log(d1 / d2) / log(hx[n - 3] / hx[n - 2]) : NAN;
+  f.c = d2 / (pow(hx[n - 2], f.p) - pow(hx[n - 1], f.p));
+  f.r_inf = r[n - 1] - f.c * pow(hx[n - 1], f.p);
+  f.method = 3;
+  return f;
+}
 
 static refine refine_ratio(const double *hx, const double *r, int n) {
   refine f;
-  if (n >= 3) {
-    /* start from the three finest grids' Richardson estimate */
-    double d1 = r[n - 2] - r[n - 3], d2 = r[n - 1] - r[n - 2];
-    double p0 = (d1 != 0 && d2 / d1 > 0) ? log(d1 / d2) / log(hx[n - 3] / hx[n - 2]) : 1.0;
-    if (!(p0 > 0.2 && p0 < 4)) p0 = 1.0;
-    double c0 = (r[n - 2] - r[n - 1]) / (pow(hx[n - 2], p0) - pow(hx[n - 1], p0));
-    double start[3] = {r[n - 1] - c0 * pow(hx[n - 1], p0), c0, p0};
-    bg_fit_result fr = bg_fit_refine(hx, r, (size_t)n, start);
-    f.r_inf = fr.p[0];
-    f.c = fr.p[1];
-    f.p = fr.p[2];
-    f.fitted = fr.status == 0;
+  if (n == 2) {
+    f.p = 1.0;
+    f.c = (r[0] - r[1]) / (hx[0] - hx[1]);
+    f.r_inf = r[1] - f.c * hx[1];
+    f.method = 2;
     return f;
   }
-  f.p = 1.0;
-  f.c = (r[0] - r[1]) / (hx[0] - hx[1]);
-  f.r_inf = r[1] - f.c * hx[1];
-  f.fitted = 1;
+  f = richardson3(hx, r, n);
+  if (n == 3 || !isfinite(f.p)) return f;
+  double start[3] = {f.r_inf, f.c, f.p};
+  bg_fit_result fr = bg_fit_refine(hx, r, (size_t)n, start);
+  f.r_inf = fr.p[0];
+  f.c = fr.p[1];
+  f.p = fr.p[2];
+  f.method = fr.status == 0 ? 4 : -4;
   return f;
 }
 
@@ -122,8 +133,8 @@ void cant_analyse(const cant_plan *pl, const cant_point *pt, int n) {
       lab, "refinement.tsv",
       "the ratio deflection / w_EB fitted as r_inf + c (dx/h)^p over the grids, and Timoshenko's "
       "ratio 1 + shear term at the tip",
-      "r_inf\tc\torder_p\tfitted\tr_timoshenko\tw_eb_tip_m");
-  fprintf(f, "%.6f\t%.6g\t%.4f\t%d\t%.6f\t%.8g\n", rf.r_inf, rf.c, rf.p, rf.fitted, 1.0 + shear,
+      "r_inf\tc\torder_p\tmethod\tr_timoshenko\tw_eb_tip_m");
+  fprintf(f, "%.6f\t%.6g\t%.4f\t%d\t%.6f\t%.8g\n", rf.r_inf, rf.c, rf.p, rf.method, 1.0 + shear,
           w_L);
   fclose(f);
   bg_lab_progress(
@@ -132,7 +143,7 @@ void cant_analyse(const cant_plan *pl, const cant_point *pt, int n) {
   bg_lab_manifest_num(lab, "ratio_extrapolated", rf.r_inf);
   bg_lab_manifest_num(lab, "ratio_finest", r[n - 1]);
   bg_lab_manifest_num(lab, "observed_order", rf.p);
-  bg_lab_manifest_num(lab, "refinement_fitted", rf.fitted);
+  bg_lab_manifest_num(lab, "refinement_method", rf.method);
   bg_lab_manifest_num(lab, "timoshenko_shear_ratio", shear);
   bg_lab_manifest_num(lab, "w_eb_tip_m", w_L);
   bg_lab_manifest_num(lab, "tip_over_length", w_L / bm.L);
