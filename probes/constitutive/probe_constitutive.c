@@ -19,6 +19,7 @@
 #include "bg_lab.h"
 #include "bg_materials.h"
 #include "bg_stress.h"
+#include "probe_elastic.h"
 #include "probe_shear.h"
 #include "probe_water.h"
 
@@ -113,7 +114,10 @@ static double phi_mob_deg(bg_vec3 tau) {
 
 /* The probe's mutants (references/mutants.tsv says what each must flip). */
 static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardening-off", "cone-swapped",
-                                      "mui-rate-sqrt2", "ngf-rate-sqrt2", "water-gamma-6", "water-cfl-speed", NULL};
+                                      "mui-rate-sqrt2", "ngf-rate-sqrt2",
+                                      /* the other models' probes (probe_<model>.c) */
+                                      "water-gamma-6", "water-cfl-speed", "lame-swapped", "nh-log-j-linear",
+                                      NULL};
 
 /* Klar 2016's sand through the registry's own prepare step, on the given
  * cone. The stiff-sand mutant takes E ten times larger, which shrinks the
@@ -437,8 +441,9 @@ int main(int argc, char **argv) {
   /* then the rate-dependent models in steady simple shear */
   shear_check mui = probe_shear_mui(lab);
   shear_check ngf = probe_shear_ngf(lab);
-  /* water: Tait's pressure and the sound speed of a pulse (probe_water.c) */
-  probe_water(lab);
+  /* the other models, each judged in its own file */
+  probe_water(lab);   /* Tait's pressure and the sound speed of a pulse */
+  probe_elastic(lab); /* uniaxial stress against the hyperelastic closed forms */
 
   /* judge. Klar's closed form against the Mohr-Coulomb meridian is an
    * identity, so it is tabulated (alpha.tsv) and not claimed:

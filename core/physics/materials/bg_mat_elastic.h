@@ -18,8 +18,8 @@
 
 /* The hyperelastic law of the elastic model. */
 typedef enum bg_elastic_law {
-  BG_ELASTIC_NEO_HOOKEAN = 0,      /* mu (F F^T - I) + lambda ln J I */
-  BG_ELASTIC_FIXED_COROTATED = 1   /* Stomakhin 2013: taichi_mpm's jelly (the default) */
+  BG_ELASTIC_NEO_HOOKEAN = 0,    /* mu (F F^T - I) + lambda ln J I */
+  BG_ELASTIC_FIXED_COROTATED = 1 /* Stomakhin 2013: taichi_mpm's jelly (the default) */
 } bg_elastic_law;
 
 /* bg_elastic_params, one X(type, name, kind) per field (bagnold.h) */
@@ -92,7 +92,9 @@ BG_HD bg_real bg_elastic_nonlocal_dt(const bg_elastic_c *c, bg_real dx) {
  * in uniaxial strain c^2 = (mu (s^2 + 1) + lambda (1 - ln s)) / rho0, 1.08x
  * the reference speed at s = 0.5), which the CFL number's margin covers for
  * the strains a solid scene reaches; fixed corotated softens. */
-static inline bg_real bg_elastic_wave_speed(const bg_material *m) { return bg_elasticity_wave_speed(m); }
+static inline bg_real bg_elastic_wave_speed(const bg_material *m) {
+  return bg_elasticity_wave_speed(m);
+}
 
 /* Host side: taichi_mpm's jelly (src/particles.cpp, JellyParticle: E 1e5,
  * nu 0.3 in its own units), read as Pa; rho0 1000 kg/m^3, a water-based
@@ -119,20 +121,23 @@ static inline int bg_elastic_validate(const bg_material *m, char *msg, size_t le
   if (bad) return bad;
   if (m->elastic.law != BG_ELASTIC_NEO_HOOKEAN && m->elastic.law != BG_ELASTIC_FIXED_COROTATED)
     return snprintf(msg, len,
-                    "material.elastic.law must be BG_ELASTIC_NEO_HOOKEAN or BG_ELASTIC_FIXED_COROTATED (got %d)",
+                    "material.elastic.law must be BG_ELASTIC_NEO_HOOKEAN or "
+                    "BG_ELASTIC_FIXED_COROTATED (got %d)",
                     (int)m->elastic.law),
            2;
   if (m->stress != BG_STRESS_FIXED_COROTATED)
     return snprintf(msg, len,
-                    "material.stress must be BG_STRESS_FIXED_COROTATED for the elastic model (its law is "
-                    "material.elastic.law; a Hencky stress would let bg_sim_set(BG_FIELD_STRESS) solve the "
-                    "wrong law) (got %d)",
+                    "material.stress must be BG_STRESS_FIXED_COROTATED for the elastic model "
+                    "(its law is material.elastic.law; a Hencky stress would let "
+                    "bg_sim_set(BG_FIELD_STRESS) solve the wrong law) (got %d)",
                     (int)m->stress),
            2;
   return 0;
 }
 
 /* The prepare step: the law. */
-static inline void bg_elastic_prepare(const bg_elastic_params *m, bg_elastic_c *c) { c->law = (int)m->law; }
+static inline void bg_elastic_prepare(const bg_elastic_params *m, bg_elastic_c *c) {
+  c->law = (int)m->law;
+}
 
 #endif /* BG_MAT_ELASTIC_H */
