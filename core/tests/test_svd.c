@@ -791,8 +791,19 @@ static void return_map_lane(gsl_rng *r) {
     double sc = log_uniform(r, 1e-7, 0.5);
     bg_vec3 e = rand_strain(r, sc, (int)gsl_rng_uniform_int(r, 4), coef);
     bg_real ljp = gsl_rng_uniform(r) < 0.5 ? 0.0f : (bg_real)(3 * sc * gsl_ran_gaussian(r, 1.0));
-    bg_return want = bg_dp_return_map(e, ljp, l, alpha, vc);
-    bg_return_lane got = bg_dp_return_map_lane(e, ljp, l, alpha, bg_lane_mask_(vc));
+    /* every other strain cohesive: the tip at a tension up to 1e-3 K, beta in [0, 1] */
+    bg_real tip_p = 0.0f, loss = 0.0f;
+    if (k % 2) {
+      tip_p = (bg_real)(log_uniform(r, 1e-7, 1e-3) * (3.0 * l.lambda + 2.0 * l.mu));
+      loss = (bg_real)gsl_rng_uniform(r);
+    }
+    bg_return want = bg_dp_return_map_coh(e, ljp, l, alpha, tip_p, loss, vc);
+    bg_return_lane got = bg_dp_return_map_coh_lane(e, ljp, l, alpha, tip_p, loss, bg_lane_mask_(vc));
+    if (!(k % 2)) {
+      /* the cohesionless map is the cohesive one at c = 0, beta = 1, to the bit */
+      bg_return old = bg_dp_return_map(e, ljp, l, alpha, vc);
+      if (!same_bits(&old, &want, sizeof old)) mismatch++;
+    }
     n++;
     if (!got.ok) {
       refused++;
@@ -805,7 +816,7 @@ static void return_map_lane(gsl_rng *r) {
   }
   printf("return map lane: %ld strains (elastic %ld, shear %ld, tip %ld), %ld refused\n", n, modes[0], modes[1],
          modes[2], refused);
-  bg_check_true(mismatch == 0, "bg_dp_return_map_lane == bg_dp_return_map bit for bit (%ld of %ld differ)", mismatch,
+  bg_check_true(mismatch == 0, "bg_dp_return_map_coh_lane == bg_dp_return_map_coh bit for bit, with and without cohesion (%ld of %ld differ)", mismatch,
                 n - refused);
   bg_check_true(modes[0] > n / 20 && modes[1] > n / 20 && modes[2] > n / 20, "return map lane: all modes exercised");
   bg_check_true(refused <= n / 1000, "return map lane: refusals (denormal norms) are rare (%ld)", refused);
