@@ -205,6 +205,10 @@ static void read_out(plan *pl) {
     const bg_column_result *r = &pl->res[stand_from];
     c_stand = r->cohesion_fed / (r->rho0_fed * G * r->H0);
   }
+  FILE *bk = bg_lab_tsv(lab, "bracket.tsv", "the closed-form bracket of the standing threshold from the fed phi, and the sweep's",
+                        "phi_deg\tcstar_vertical_cut\tcstar_static\tcstar_stands_from\tdx_over_R0");
+  fprintf(bk, "%g\t%.6g\t%.6g\t%.6g\t%.6g\n", phi_fed, css / 2, css, c_stand, pl->res[0].dx / pl->R0);
+  fclose(bk);
   bg_lab_manifest_num(lab, "cstar_static", css);
   bg_lab_manifest_num(lab, "cstar_vertical_cut", css / 2);
   bg_lab_manifest_num(lab, "cstar_stands_from", c_stand);
