@@ -833,6 +833,19 @@ static void return_map_lane(gsl_rng *r) {
     got = bg_dp_return_map_lane(e, 0.0f, bg_lame_from_e_nu(1e6f, 0.3f), 0.3f, 0u);
     bg_check_true(!got.ok, "return map lane refuses a denormal strain norm at the tip");
   }
+  {
+    /* cohesion with hardening moves the tip with q: the lanes leave it to the scalar update */
+    bg_mat m = dp_mat(BG_LAW_HENCKY, 1, 1, 1);
+    m.c.dp.cohesion = 100.0f;
+    bg_lane_consts lc = bg_lane_consts_make(&m.el);
+    bg_vec3 e = {{-1e-3f, -2e-3f, -3e-3f}};
+    bg_return_lane got = bg_dp_return_lane(&lc, &m.c.dp, 1e-4f, bg_dp_c_alpha(&m.c.dp, 0.0f), e, 0.0f);
+    bg_check_true(!got.ok, "return map lane leaves cohesion with hardening to the scalar update");
+    m.c.dp.hardening = 0;
+    m.c.dp.ccot = 100.0f;
+    got = bg_dp_return_lane(&lc, &m.c.dp, 1e-4f, m.c.dp.alpha, e, 0.0f);
+    bg_check_true(got.ok != 0, "return map lane runs cohesion without hardening");
+  }
 }
 
 /* The lane restatements of the elastic laws against bg_stress.h, bit for bit. */

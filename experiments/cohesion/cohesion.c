@@ -142,6 +142,7 @@ static void plan_runs(plan *pl) {
     pl->cost[k] = 1.0;
   }
   bg_lab_manifest_material(lab, &base.material);
+  bg_lab_manifest_str(lab, "cohesion", "swept: c = c* rho0 g H0 per column (sweep.tsv), beta 1");
   bg_lab_manifest_num(lab, "rho0_g_H0_Pa", rgh);
   bg_lab_manifest_num(lab, "ppc", 8);
   bg_lab_manifest_num(lab, "runout_threshold_over_dx", 1.0);
