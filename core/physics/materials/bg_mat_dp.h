@@ -106,9 +106,10 @@ BG_HD bg_real bg_dp_c_alpha(const bg_dp_c *c, bg_real q) {
                       : c->alpha;
 }
 
-/* The tip's mean tension c cot phi at plastic strain q, Pa (hardening moves phi). */
+/* The tip's mean tension c cot phi at plastic strain q, Pa (hardening moves
+ * phi; cohesionless sand skips the angle: its ccot is 0). */
 BG_HD bg_real bg_dp_c_tip(const bg_dp_c *c, bg_real q) {
-  return c->hardening ? c->cohesion / tanf(bg_deg2rad(bg_hardening_phi_deg(q, c->h0, c->h1, c->h2, c->h3)))
+  return c->hardening && c->cohesion != 0.0f ? c->cohesion / tanf(bg_deg2rad(bg_hardening_phi_deg(q, c->h0, c->h1, c->h2, c->h3)))
                       : c->ccot;
 }
 
