@@ -143,6 +143,16 @@ static void test_descriptor(void) {
   d = small_desc(); d.material.dp.hardening = 1; expect_ok(&d, "Klar hardening (35, 9, 0.2, 10)");
   d = small_desc(); d.material.dp.cone = (bg_dp_cone)3;
   expect_create(&d, BG_ERR_RANGE, "material.dp.cone", "material.dp.cone = 3");
+  d = small_desc(); d.material.dp.cohesion = nan;
+  expect_create(&d, BG_ERR_NONFINITE, "material.dp.cohesion", "material.dp.cohesion NaN");
+  d = small_desc(); d.material.dp.cohesion = -1;
+  expect_create(&d, BG_ERR_RANGE, "material.dp.cohesion", "material.dp.cohesion < 0");
+  d = small_desc(); d.material.dp.cohesion = 1e5f; /* c cot 35 = 0.48 K: past 0.1 K */
+  expect_create(&d, BG_ERR_RANGE, "material.dp.cohesion", "material.dp.cohesion past the bound");
+  d = small_desc(); d.material.dp.beta = 1.5f;
+  expect_create(&d, BG_ERR_RANGE, "material.dp.beta", "material.dp.beta > 1");
+  d = small_desc(); d.material.dp.cohesion = 500; d.material.dp.beta = 0.5f;
+  expect_ok(&d, "cohesion 500 Pa, beta 0.5");
   d = small_desc(); d.material.dp.cone = BG_CONE_PLANE_STRAIN; expect_ok(&d, "plane-strain cone");
   /* the registry: the model tag and mu(I)'s own parameters */
   d = small_desc(); d.material.model = (bg_material_model)BG_MODEL_COUNT;

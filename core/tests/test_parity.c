@@ -637,7 +637,7 @@ int main(int argc, char **argv) {
   const char *const silo_lab[] = {"default (sort every 32)", "sort every 8", NULL};
   variant vars[16];
   size_t nv;
-  /* argv[2], optional: only that scene (fall, column, column-MODEL, silo) */
+  /* argv[2], optional: only that scene (fall, column, column-MODEL, column-cohesion, silo) */
   const char *only = argc > 2 ? argv[2] : NULL;
   scene sc;
   if (!only || strcmp(only, "fall") == 0) {
@@ -684,6 +684,17 @@ int main(int argc, char **argv) {
   }
   if ((!only || strcmp(only, "water-dam") == 0) && model_named("water") >= 0) {
     scene_water_dam(&sc);
+    nv = variants(vars, 16, col_int, col_lab, 0);
+    parity(&sc, vars, nv, -1);
+    scene_free(&sc);
+  }
+  /* cohesive Drucker-Prager (the tip at c cot phi, beta < 1): the CPU's
+   * lanes run the cohesive return map against the oracle's scalar one */
+  if (!only || strcmp(only, "column-cohesion") == 0) {
+    scene_column(&sc);
+    sc.d.material.dp.cohesion = 300.0f; /* c / (rho g H) ~ 0.12: part stands, part flows */
+    sc.d.material.dp.beta = 0.5f;
+    sc.name = "column collapse, cohesive drucker-prager (c 300 Pa, beta 0.5)";
     nv = variants(vars, 16, col_int, col_lab, 0);
     parity(&sc, vars, nv, -1);
     scene_free(&sc);

@@ -791,8 +791,19 @@ static void return_map_lane(gsl_rng *r) {
     double sc = log_uniform(r, 1e-7, 0.5);
     bg_vec3 e = rand_strain(r, sc, (int)gsl_rng_uniform_int(r, 4), coef);
     bg_real ljp = gsl_rng_uniform(r) < 0.5 ? 0.0f : (bg_real)(3 * sc * gsl_ran_gaussian(r, 1.0));
-    bg_return want = bg_dp_return_map(e, ljp, l, alpha, vc);
-    bg_return_lane got = bg_dp_return_map_lane(e, ljp, l, alpha, bg_lane_mask_(vc));
+    /* every other strain cohesive: the tip at a tension up to 1e-3 K, beta in [0, 1] */
+    bg_real tip_p = 0.0f, loss = 0.0f;
+    if (k % 2) {
+      tip_p = (bg_real)(log_uniform(r, 1e-7, 1e-3) * (3.0 * l.lambda + 2.0 * l.mu));
+      loss = (bg_real)gsl_rng_uniform(r);
+    }
+    bg_return want = bg_dp_return_map_coh(e, ljp, l, alpha, tip_p, loss, vc);
+    bg_return_lane got = bg_dp_return_map_coh_lane(e, ljp, l, alpha, tip_p, loss, bg_lane_mask_(vc));
+    if (!(k % 2)) {
+      /* the cohesionless map is the cohesive one at c = 0, beta = 1, to the bit */
+      bg_return old = bg_dp_return_map(e, ljp, l, alpha, vc);
+      if (!same_bits(&old, &want, sizeof old)) mismatch++;
+    }
     n++;
     if (!got.ok) {
       refused++;
@@ -805,7 +816,7 @@ static void return_map_lane(gsl_rng *r) {
   }
   printf("return map lane: %ld strains (elastic %ld, shear %ld, tip %ld), %ld refused\n", n, modes[0], modes[1],
          modes[2], refused);
-  bg_check_true(mismatch == 0, "bg_dp_return_map_lane == bg_dp_return_map bit for bit (%ld of %ld differ)", mismatch,
+  bg_check_true(mismatch == 0, "bg_dp_return_map_coh_lane == bg_dp_return_map_coh bit for bit, with and without cohesion (%ld of %ld differ)", mismatch,
                 n - refused);
   bg_check_true(modes[0] > n / 20 && modes[1] > n / 20 && modes[2] > n / 20, "return map lane: all modes exercised");
   bg_check_true(refused <= n / 1000, "return map lane: refusals (denormal norms) are rare (%ld)", refused);
@@ -821,6 +832,19 @@ static void return_map_lane(gsl_rng *r) {
     e.v[1] = -1e-20f;
     got = bg_dp_return_map_lane(e, 0.0f, bg_lame_from_e_nu(1e6f, 0.3f), 0.3f, 0u);
     bg_check_true(!got.ok, "return map lane refuses a denormal strain norm at the tip");
+  }
+  {
+    /* cohesion with hardening moves the tip with q: the lanes leave it to the scalar update */
+    bg_mat m = dp_mat(BG_LAW_HENCKY, 1, 1, 1);
+    m.c.dp.cohesion = 100.0f;
+    bg_lane_consts lc = bg_lane_consts_make(&m.el);
+    bg_vec3 e = {{-1e-3f, -2e-3f, -3e-3f}};
+    bg_return_lane got = bg_dp_return_lane(&lc, &m.c.dp, 1e-4f, bg_dp_c_alpha(&m.c.dp, 0.0f), e, 0.0f);
+    bg_check_true(!got.ok, "return map lane leaves cohesion with hardening to the scalar update");
+    m.c.dp.hardening = 0;
+    m.c.dp.ccot = 100.0f;
+    got = bg_dp_return_lane(&lc, &m.c.dp, 1e-4f, m.c.dp.alpha, e, 0.0f);
+    bg_check_true(got.ok != 0, "return map lane runs cohesion without hardening");
   }
 }
 

@@ -142,11 +142,15 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   /* domain faces lie midway between node planes 1 and 2 from each end:
    * x = 0 and y = 0 are the mirror planes, x = L (and y = L) far walls */
   int nl = (int)ceil(sc->L_over_R0 * sc->cells);
-  desc.dims[0] = (size_t)nl + 4;
-  desc.dims[1] = sc->ridge ? (size_t)sc->ridge_cells + 4 : (size_t)nl + 4;
+  if (sc->full && sc->ridge) bg_lab_fail("%s: a full column is a pile, not a ridge", tag);
+  /* full: faces at -L and L on x and y, the axis at the origin */
+  int nf = sc->full ? 2 * nl : nl;
+  double off = sc->full ? nl * dx : 0;
+  desc.dims[0] = (size_t)nf + 4;
+  desc.dims[1] = sc->ridge ? (size_t)sc->ridge_cells + 4 : (size_t)nf + 4;
   desc.dims[2] = (size_t)ceil(H0 * 1.15 / dx) + 8;
-  desc.origin[0] = (bg_real)(-1.5 * dx);
-  desc.origin[1] = (bg_real)(-1.5 * dx);
+  desc.origin[0] = (bg_real)(-1.5 * dx - off);
+  desc.origin[1] = (bg_real)(-1.5 * dx - off);
   desc.origin[2] = (bg_real)(-2.5 * dx); /* floor z = 0 midway between nodes 2 and 3 */
   double L = nl * dx, Ly = (double)(desc.dims[1] - 4) * dx;
   desc.walls[BG_FACE_ZLO].friction = BG_FRICTION_OPEN; /* the floor collider does it */
@@ -181,7 +185,11 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
                               .inside_ctx = &R0,
                               .uniform = rng_uniform,
                               .uniform_ctx = rng};
-  size_t cap = (size_t)ni * nj * nk, n = 0;
+  if (sc->full) {
+    lat.origin[0] = lat.origin[1] = -ni * sp;
+    lat.count[0] = lat.count[1] = (size_t)(2 * ni);
+  }
+  size_t cap = lat.count[0] * lat.count[1] * lat.count[2], n = 0;
   bg_real *x = xmalloc(3 * cap * sizeof *x);
   if ((s = bg_seed_lattice(&lat, x, cap, &n, err, sizeof err)) != BG_OK) fail_sim("bg_seed_lattice", s, err);
   gsl_rng_free(rng);
@@ -189,6 +197,8 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   if (s != BG_OK) fail_sim("bg_sim_add_particles", s, bg_sim_last_error(sim));
   res.n_particles = n;
   res.phi_fed = phi_fed;
+  res.cohesion_fed = held.material.model == BG_MODEL_DP ? (double)held.material.dp.cohesion : NAN;
+  res.rho0_fed = (double)held.material.rho0;
 
   bg_real *v = xmalloc(3 * n * sizeof *v), *m = xmalloc(n * sizeof *m);
   double M = 0;
@@ -232,10 +242,10 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
 
   /* height field on the (x, y) columns */
   bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
-  int nx = nl, ny = sc->ridge ? (int)(desc.dims[1] - 4) : nl;
+  int nx = nf, ny = sc->ridge ? (int)(desc.dims[1] - 4) : nf;
   double *hf = xcalloc((size_t)nx * ny, sizeof *hf);
   for (size_t p = 0; p < n; ++p) {
-    int i = (int)floor(x[3 * p] / dx), j = (int)floor(x[3 * p + 1] / dx);
+    int i = (int)floor((x[3 * p] + off) / dx), j = (int)floor((x[3 * p + 1] + off) / dx);
     if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
     double top = x[3 * p + 2] + 0.25 * dx;
     if (top > hf[(size_t)i * ny + j]) hf[(size_t)i * ny + j] = top;
@@ -259,11 +269,11 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   res.h_max = hmax;
 
   /* profile: radial (pile) or along x (ridge), bins dx wide, mean thickness */
-  int nb = nx;
+  int nb = nl;
   double *hs = xcalloc((size_t)nb, sizeof *hs), *cnt = xcalloc((size_t)nb, sizeof *cnt);
   for (int i = 0; i < nx; ++i)
     for (int j = 0; j < ny; ++j) {
-      double cx = (i + 0.5) * dx, cy = (j + 0.5) * dx;
+      double cx = (i + 0.5) * dx - off, cy = (j + 0.5) * dx - off;
       double r = sc->ridge ? cx : hypot(cx, cy);
       int b = (int)floor(r / dx);
       if (b >= nb) continue;
@@ -313,8 +323,8 @@ void bg_column_result_free(bg_column_result *r) {
 void bg_column_result_pack(const bg_column_result *r, bg_lab_blob *b) {
   const uint64_t np = r->n_particles, steps = r->steps;
   const int32_t iv[5] = {r->settled, r->runout_wall, r->nx, r->ny, r->nbins};
-  const double dv[12] = {r->dx,     r->H0,       r->t_end,  r->ke_end, r->ke_thresh, r->ke_peak,
-                         r->h_max,  r->h_center, r->runout, r->r99,    r->front,     r->phi_fed};
+  const double dv[14] = {r->dx,     r->H0,       r->t_end,  r->ke_end, r->ke_thresh, r->ke_peak,   r->h_max,
+                         r->h_center, r->runout, r->r99,    r->front,  r->phi_fed,   r->cohesion_fed, r->rho0_fed};
   bg_lab_blob_put(b, &np, sizeof np);
   bg_lab_blob_put(b, &steps, sizeof steps);
   bg_lab_blob_put(b, iv, sizeof iv);
@@ -340,7 +350,7 @@ bg_column_result bg_column_result_unpack(bg_lab_blob *b) {
   memset(&r, 0, sizeof r);
   uint64_t np, steps;
   int32_t iv[5];
-  double dv[12];
+  double dv[14];
   bg_lab_blob_get(b, &np, sizeof np);
   bg_lab_blob_get(b, &steps, sizeof steps);
   bg_lab_blob_get(b, iv, sizeof iv);
@@ -365,6 +375,8 @@ bg_column_result bg_column_result_unpack(bg_lab_blob *b) {
   r.r99 = dv[9];
   r.front = dv[10];
   r.phi_fed = dv[11];
+  r.cohesion_fed = dv[12];
+  r.rho0_fed = dv[13];
   r.hf = unpack_array(b, (size_t)r.nx * (size_t)r.ny);
   r.rbin = unpack_array(b, (size_t)r.nbins);
   r.hbin = unpack_array(b, (size_t)r.nbins);

@@ -47,6 +47,9 @@ typedef struct bg_column_scene {
   int cells;              /* cells per column radius */
   int ridge;              /* 1: plane-strain half ridge */
   int ridge_cells;        /* slab thickness in cells */
+  int full;               /* 1: the whole cylinder, centred on the axis, no mirror planes (a slip
+                             mirror holds no tension, so a cohesive quarter pulls away from it);
+                             0: the quarter; a pile only */
   bg_friction floor;
   double mu;
   double ke_frac;    /* settle threshold, of M g R0 */
@@ -71,6 +74,7 @@ typedef struct bg_column_result {
   double front;    /* toe extrapolated from the mass fractions 0.80-0.99 (see bg_column_run), m */
   double phi_fed;  /* the friction angle the simulation holds (bg_sim_describe; Drucker-Prager), deg; NaN
                       for other models: what claims on the angle compare with, not the scene's copy */
+  double cohesion_fed, rho0_fed; /* the cohesion (Pa; Drucker-Prager, else NaN) and density (kg/m^3) it holds */
   int nx, ny;      /* height field columns */
   double *hf;      /* nx * ny column heights (i * ny + j), m; owned */
   int nbins;

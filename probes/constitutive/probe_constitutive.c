@@ -21,6 +21,7 @@
 #include "bg_stress.h"
 #include "probe_elastic.h"
 #include "probe_shear.h"
+#include "probe_triax.h"
 #include "probe_water.h"
 
 /* Consecutive shear increments that count as critical state. */
@@ -30,27 +31,6 @@
  * claimed at the pressures the lab's scenes reach: rho0 g H for columns up
  * to ~0.23 m of Klar's sand is 5 kPa. Higher pressures are reported. */
 #define SCENE_PRESSURE 5e3
-
-typedef struct element {
-  bg_vec3 eps; /* elastic principal Hencky strain */
-  bg_real log_jp, q;
-} element;
-
-/* How the lateral strain follows the axial one: both lateral axes alike
- * (triaxial compression or extension), or the second axis held fixed and
- * the third confined (plane strain). */
-enum { AXES_TRIAXIAL = 0, AXES_PLANE = 1 };
-
-typedef struct drive {
-  const bg_mat *m;
-  element e;
-  double d_axial; /* < 0 compression, > 0 extension */
-  double p_conf;  /* Pa, > 0 */
-  int axes;
-  /* outputs of the last evaluation */
-  bg_return r;
-  bg_real alpha_used;
-} drive;
 
 static bg_vec3 trial_strain(const drive *d, double d_lat) {
   bg_vec3 t = d->e.eps;
@@ -65,15 +45,15 @@ static bg_vec3 trial_strain(const drive *d, double d_lat) {
 static double lateral_residual(double d_lat, void *param) {
   drive *d = param;
   d->alpha_used = bg_dp_c_alpha(&d->m->c.dp, d->e.q);
-  d->r = bg_dp_return_map(trial_strain(d, d_lat), d->e.log_jp, d->m->el.lame, d->alpha_used,
-                          d->m->el.volume_correction);
+  d->r = bg_dp_return_map_coh(trial_strain(d, d_lat), d->e.log_jp, d->m->el.lame, d->alpha_used,
+                              bg_dp_c_tip(&d->m->c.dp, d->e.q), d->m->c.dp.beta_loss, d->m->el.volume_correction);
   bg_vec3 tau = bg_tau_hencky_eps(d->r.eps, d->m->el.lame);
   if (d->axes == AXES_PLANE) return (double)tau.v[2] + d->p_conf;
   return 0.5 * ((double)tau.v[1] + tau.v[2]) + d->p_conf;
 }
 
 /* One increment; returns 0 on success. */
-static int drive_step(drive *d, gsl_root_fsolver *solver) {
+int drive_step(drive *d, gsl_root_fsolver *solver) {
   gsl_function f = {lateral_residual, d};
   double a = -fabs(d->d_axial) * 2.0, b = fabs(d->d_axial) * 2.0;
   double fa = lateral_residual(a, d), fb = lateral_residual(b, d);
@@ -117,7 +97,8 @@ static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardenin
                                       "mui-rate-sqrt2", "ngf-rate-sqrt2",
                                       /* the other models' probes (probe_<model>.c) */
                                       "water-gamma-6", "water-cfl-speed", "lame-swapped", "nh-log-j-linear",
-                                      NULL};
+                                      "cohesion-tip-c", "cohesion-alpha-extension", "cohesion-ignored",
+                                      "cohesion-beta-ignored", NULL};
 
 /* Klar 2016's sand through the registry's own prepare step, on the given
  * cone. The stiff-sand mutant takes E ten times larger, which shrinks the
@@ -147,7 +128,7 @@ static bg_mat make_sand(const bg_lab *lab, double phi, int hardening, bg_dp_cone
 }
 
 /* Isotropic consolidation to p_conf: tau_i = (2 mu + 3 lambda) e0 = -p. */
-static element consolidated(const bg_mat *m, double p_conf) {
+element consolidated(const bg_mat *m, double p_conf) {
   element e;
   double e0 = -p_conf / (2.0 * m->el.lame.mu + 3.0 * m->el.lame.lambda);
   for (int i = 0; i < 3; ++i) e.eps.v[i] = (bg_real)e0;
@@ -437,6 +418,7 @@ int main(int argc, char **argv) {
   double max_hard = hardening_path(lab, solver, &o);
   double max_ext, max_ps;
   other_cones(lab, solver, &o, pc, &max_ext, &max_ps);
+  probe_cohesion(lab, solver, o.d_step, o.strain_end); /* cohesive sand: q_u, the tip, beta */
   gsl_root_fsolver_free(solver);
   /* then the rate-dependent models in steady simple shear */
   shear_check mui = probe_shear_mui(lab);
