@@ -47,8 +47,15 @@ static void check(bg_sim *sim, bg_status s, const char *what) {
 }
 
 static bg_lab *parse_options(int argc, char **argv, db_options *o) {
-  *o = (db_options){.a = 0.05715, .n2 = 2, .refine = 1.5, .tank = 6, .T_end = 3.4, .dT = 0.05, .slab = 2,
-                    .settle = 0.1, .window = 0.1};
+  *o = (db_options){.a = 0.05715,
+                    .n2 = 2,
+                    .refine = 1.5,
+                    .tank = 6,
+                    .T_end = 3.4,
+                    .dT = 0.05,
+                    .slab = 2,
+                    .settle = 0.1,
+                    .window = 0.1};
   /* clang-format off */
   bg_lab_param params[] = {
       {.name = "a", .type = BG_PARAM_DOUBLE, .dest = &o->a, .lo = 1e-3, .hi = 10, .key = "a_m",
@@ -75,20 +82,23 @@ static bg_lab *parse_options(int argc, char **argv, db_options *o) {
        .help = "hydrostatic column: averaging window of the floor force, s", .key = "window_s"},
   };
   /* clang-format on */
-  bg_lab *lab = bg_lab_init("exp_dambreak",
-                            "Martin & Moyce's water column collapse (surge front) and the hydrostatic floor load, "
-                            "taichi_mpm's water in plane strain.",
-                            argc, argv, params, (int)(sizeof params / sizeof params[0]), mutants);
+  bg_lab *lab = bg_lab_init(
+      "exp_dambreak",
+      "Martin & Moyce's water column collapse (surge front) and the hydrostatic floor load, "
+      "taichi_mpm's water in plane strain.",
+      argc, argv, params, (int)(sizeof params / sizeof params[0]), mutants);
   int mdl = bg_lab_material_model(lab);
   if (mdl != BG_MODEL_DP && mdl != BG_MODEL_WATER)
-    bg_lab_fail("--material: the dam break is water's experiment; it takes --material water or none");
+    bg_lab_fail(
+        "--material: the dam break is water's experiment; it takes --material water or none");
   return lab;
 }
 
 /* The tank: x from the wall at 0 to length, a slab of o->slab cells in y,
  * the floor at z = 0, the lid at height + 4 cells; every face a slip wall
  * midway between node planes. */
-static bg_sim *make_tank(bg_lab *lab, const db_options *o, double dx, double length, double height) {
+static bg_sim *make_tank(bg_lab *lab, const db_options *o, double dx, double length,
+                         double height) {
   bg_sim_desc d = bg_sim_desc_default();
   d.material = bg_material_default(BG_MODEL_WATER);
   d.dx = (bg_real)dx;
@@ -108,15 +118,18 @@ static bg_sim *make_tank(bg_lab *lab, const db_options *o, double dx, double len
 /* The column, a lattice of spacing dx/2 (8 per cell), from the walls'
  * last solid nodes (off, negative) over width w and height h; the lateral
  * extent reaches the far side wall's last solid node. Returns the count. */
-static size_t fill_column(bg_sim *sim, const db_options *o, double dx, double off, double w, double h) {
+static size_t fill_column(bg_sim *sim, const db_options *o, double dx, double off, double w,
+                          double h) {
   double sp = 0.5 * dx, ly = o->slab * dx - 2 * off;
-  bg_seed_lattice_desc ld = {.origin = {off, off, off},
-                             .spacing = sp,
-                             .count = {(size_t)lround(w / sp), (size_t)lround(ly / sp), (size_t)lround(h / sp)}};
+  bg_seed_lattice_desc ld = {
+      .origin = {off, off, off},
+      .spacing = sp,
+      .count = {(size_t)lround(w / sp), (size_t)lround(ly / sp), (size_t)lround(h / sp)}};
   size_t cap = ld.count[0] * ld.count[1] * ld.count[2], n = 0;
   bg_real *x = xmalloc(3 * cap * sizeof *x);
   char err[512];
-  if (bg_seed_lattice(&ld, x, cap, &n, err, sizeof err) != BG_OK) bg_lab_fail("bg_seed_lattice: %s", err);
+  if (bg_seed_lattice(&ld, x, cap, &n, err, sizeof err) != BG_OK)
+    bg_lab_fail("bg_seed_lattice: %s", err);
   check(sim, bg_sim_add_particles(sim, n, x, NULL, 8), "bg_sim_add_particles");
   free(x);
   return n;
@@ -154,7 +167,8 @@ static void front_pack(void *ctx, bg_lab_blob *b) {
 static void front_unpack(front_loop *l, bg_lab_blob *b) {
   uint64_t n;
   bg_lab_blob_get(b, &n, sizeof n);
-  if (n > (b->len - b->pos) / (3 * sizeof(double))) bg_lab_fail("dam break: the checkpoint's samples are cut short");
+  if (n > (b->len - b->pos) / (3 * sizeof(double)))
+    bg_lab_fail("dam break: the checkpoint's samples are cut short");
   double *buf = xmalloc(3 * n * sizeof *buf + 1);
   bg_lab_blob_get(b, buf, 3 * n * sizeof *buf);
   for (uint64_t i = 0; i < n; ++i) front_push(l, buf[i], buf[n + i], buf[2 * n + i]);
@@ -162,8 +176,8 @@ static void front_unpack(front_loop *l, bg_lab_blob *b) {
 }
 
 /* The toe and the floor layer's mean x, from the wall, in a. */
-static void measure_front(bg_sim *sim, size_t n, bg_real *x, double dx, double off, double a, double *Z,
-                          double *Zm) {
+static void measure_front(bg_sim *sim, size_t n, bg_real *x, double dx, double off, double a,
+                          double *Z, double *Zm) {
   check(sim, bg_sim_get(sim, BG_FIELD_X, x, 3 * n), "bg_sim_get x");
   double toe = -INFINITY, sum = 0;
   size_t cnt = 0;
@@ -180,7 +194,8 @@ static void measure_front(bg_sim *sim, size_t n, bg_real *x, double dx, double o
 static double gravity_norm(bg_sim *sim) {
   bg_sim_desc held;
   check(sim, bg_sim_describe(sim, &held), "bg_sim_describe");
-  return sqrt((double)held.gravity[0] * held.gravity[0] + (double)held.gravity[1] * held.gravity[1] +
+  return sqrt((double)held.gravity[0] * held.gravity[0] +
+              (double)held.gravity[1] * held.gravity[1] +
               (double)held.gravity[2] * held.gravity[2]);
 }
 
@@ -224,8 +239,8 @@ static void dam_break(bg_lab *lab, const db_options *o, int cells, db_front *f) 
   if (st.n_parked) bg_lab_progress(lab, "%s: %zu particles parked", tag, st.n_parked);
   f->steps = (double)st.step;
   bg_lab_add_work(lab, (double)n * (double)st.step);
-  bg_lab_progress(lab, "%s: Z %.3f at T %.2f (%zu particles, %llu steps)", tag, f->Z[f->n - 1], f->T[f->n - 1], n,
-                  (unsigned long long)st.step);
+  bg_lab_progress(lab, "%s: Z %.3f at T %.2f (%zu particles, %llu steps)", tag, f->Z[f->n - 1],
+                  f->T[f->n - 1], n, (unsigned long long)st.step);
   free(x);
   bg_sim_destroy(sim);
 }
@@ -248,7 +263,8 @@ static void hydrostatic(bg_lab *lab, const db_options *o, int cells, db_hydro *r
   check(sim, bg_sim_describe(sim, &held), "bg_sim_describe");
   const double g = gravity_norm(sim), rho0 = held.material.rho0;
   const double k = held.material.water.bulk_modulus, gam = held.material.water.gamma;
-  bg_real *x = xmalloc(3 * n * sizeof *x), *F = xmalloc(9 * n * sizeof *F), *m = xmalloc(n * sizeof *m);
+  bg_real *x = xmalloc(3 * n * sizeof *x), *F = xmalloc(9 * n * sizeof *F),
+          *m = xmalloc(n * sizeof *m);
   check(sim, bg_sim_get(sim, BG_FIELD_X, x, 3 * n), "bg_sim_get x");
   check(sim, bg_sim_get(sim, BG_FIELD_MASS, m, n), "bg_sim_get mass");
   const double top = off + h;
@@ -311,8 +327,8 @@ static void hydrostatic(bg_lab *lab, const db_options *o, int cells, db_hydro *r
   r->force_rms_rel = sqrt(fmax(s2 / ns - mean * mean, 0)) / (M * g);
   bg_lab_sim_end(ls, hydro_pack, r);
   bg_lab_add_work(lab, (double)n * (double)st.step);
-  bg_lab_progress(lab, "hydrostatic (%d cells per a): floor %.2f Pa against rho0 g h %.2f Pa", cells, r->p_floor,
-                  r->p_fed);
+  bg_lab_progress(lab, "hydrostatic (%d cells per a): floor %.2f Pa against rho0 g h %.2f Pa",
+                  cells, r->p_floor, r->p_fed);
   free(x);
   free(F);
   free(m);
@@ -329,7 +345,8 @@ int main(int argc, char **argv) {
   bg_lab_manifest_material(lab, &water);
   /* run: the dam break on every grid, the hydrostatic column on the coarsest */
   static db_front f[DB_MAX_GRIDS];
-  for (int k = 0; k < o.grids; ++k) dam_break(lab, &o, (int)lround(o.cells * pow(o.refine, k)), &f[k]);
+  for (int k = 0; k < o.grids; ++k)
+    dam_break(lab, &o, (int)lround(o.cells * pow(o.refine, k)), &f[k]);
   db_hydro h;
   hydrostatic(lab, &o, o.cells, &h);
   /* judge */

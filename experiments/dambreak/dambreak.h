@@ -30,7 +30,7 @@ typedef struct db_options {
 typedef struct db_front {
   int cells;
   double dx;
-  size_t n;      /* samples */
+  size_t n; /* samples */
   double *T, *Z, *Zmean;
   size_t particles;
   double steps;
@@ -39,8 +39,8 @@ typedef struct db_front {
 /* The settled column: floor force and what it is held to. */
 typedef struct db_hydro {
   double dx, M, g, rho0, area, h_mean, h_nominal;
-  double p_floor; /* |F_z| / area over the window, Pa */
-  double p_fed;   /* rho0 g h_mean = M g / area, Pa (fed rho0 and g) */
+  double p_floor;       /* |F_z| / area over the window, Pa */
+  double p_fed;         /* rho0 g h_mean = M g / area, Pa (fed rho0 and g) */
   double force_rms_rel; /* rms of the per-step floor force about its mean, of M g */
 } db_hydro;
 
