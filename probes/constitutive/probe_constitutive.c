@@ -114,7 +114,7 @@ static double phi_mob_deg(bg_vec3 tau) {
 /* The probe's mutants (references/mutants.tsv says what each must flip). */
 static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardening-off", "cone-swapped",
                                       "mui-rate-sqrt2", "ngf-rate-sqrt2", "water-gamma-6", "water-cfl-speed",
-                                      NULL};
+                                      "water-viscosity-half", NULL};
 
 /* Klar 2016's sand through the registry's own prepare step, on the given
  * cone. The stiff-sand mutant takes E ten times larger, which shrinks the

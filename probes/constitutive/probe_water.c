@@ -79,6 +79,45 @@ static double pressure_section(bg_lab *lab) {
   return worst;
 }
 
+/* The Newtonian part: tau = J mu dev(C + C^T) through the update, for a
+ * fixed velocity gradient at J = 1 (p = 0: the whole tensor) and at J 0.9
+ * and 1.1 (the shear components, the pressure's isotropic part being far
+ * larger than the viscous diagonal in float); the worst error in units of
+ * J mu max|C + C^T|. water-viscosity-half: the update runs with mu / 2. */
+static double viscous_section(bg_lab *lab) {
+  bg_material fed = bg_material_default(BG_MODEL_WATER);
+  fed.water.viscosity = 1e-3f; /* water's, Pa s */
+  bg_material run = fed;
+  if (bg_lab_mutant_is(lab, "water-viscosity-half")) run.water.viscosity *= 0.5f;
+  bg_mat m = water_params(&run);
+  const double mu = fed.water.viscosity;
+  static const float c[9] = {3.0f, -7.5f, 2.25f, 11.0f, -1.5f, 4.0f, -6.0f, 0.5f, 2.0f}; /* 1/s */
+  static const float js[3] = {1.0f, 0.9f, 1.1f};
+  double worst = 0;
+  for (int t = 0; t < 3; ++t) {
+    bg_mat3 F = bg_mat3_identity(), C, tau;
+    F.m[0][0] = js[t];
+    for (int e = 0; e < 9; ++e) C.m[e / 3][e % 3] = c[e];
+    bg_real st[BG_NSTATE] = {0, 0, 0, 0};
+    bg_update_ctx u = {&F, &C, 1e-5f, st, &tau};
+    bg_material_update(&m, &u);
+    double tr = (double)c[0] + c[4] + c[8], scale = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) scale = fmax(scale, fabs((double)c[3 * i + j] + c[3 * j + i]));
+    scale *= js[t] * mu;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        if (js[t] != 1.0f && i == j) continue;
+        double e =
+            js[t] * mu * ((double)c[3 * i + j] + c[3 * j + i] - (i == j ? 2.0 * tr / 3.0 : 0.0));
+        double err = fabs((double)tau.m[i][j] - e) / scale;
+        worst = isnan(err) || err > worst ? err : worst;
+      }
+  }
+  bg_lab_progress(lab, "water: max |tau - J mu dev(C + C^T)| %.3g of J mu max|C + C^T|", worst);
+  return worst;
+}
+
 static void sim_check(bg_sim *sim, bg_status s, const char *what) {
   if (s != BG_OK)
     bg_lab_fail("water pulse: %s: %s", what, sim ? bg_sim_last_error(sim) : bg_status_str(s));
@@ -220,6 +259,8 @@ void probe_water(bg_lab *lab) {
   int need_p = bg_lab_needed(lab, "probe.tait.pressure"),
       need_c = bg_lab_needed(lab, "probe.tait.sound_speed");
   if (need_p) bg_lab_claim(lab, "probe.tait.pressure", pressure_section(lab));
+  if (bg_lab_needed(lab, "probe.tait.viscous"))
+    bg_lab_claim(lab, "probe.tait.viscous", viscous_section(lab));
   if (!need_c) return;
   pulse_result r = pulse_section(lab);
   bg_lab_manifest_num(lab, "water_cfl_speed_m_s", r.c_cfl);
