@@ -227,10 +227,22 @@ typedef struct bg_sim_desc {
   bg_real damping;     /* 1/s, >= 0: every grid velocity decays by exp(-damping dt) per
                           step. For quasi-static preparation only (it damps free fall
                           too); 0, the default, is off. */
+  /* Several materials in one simulation: a table of n_materials entries (at
+   * most BG_MAX_MATERIALS), each checked as material is ("materials[k].E
+   * must be ..."), and each particle an index into it
+   * (bg_sim_add_particles_material). NULL and 0, the default: the table is
+   * {material}, and a simulation runs exactly as without a table. With a
+   * table, material is not read. The CFL bound takes the fastest wave
+   * speed of the table, the nonlocal bound the smallest over its entries. */
+  const bg_material *materials;
+  size_t n_materials;
 } bg_sim_desc;
 
+/* The most entries a material table holds (the index is a byte per particle). */
+#define BG_MAX_MATERIALS 256
+
 /* Defaults: 64^3 grid, dx 1 cm, origin 0, gravity -9.81 z, Klar sand,
- * slip faces, backend "auto", cfl 0.3, adaptive dt. */
+ * slip faces, backend "auto", cfl 0.3, adaptive dt, no material table. */
 bg_sim_desc bg_sim_desc_default(void);
 
 typedef struct bg_sim bg_sim;
@@ -274,7 +286,9 @@ const char *bg_sim_backend(const bg_sim *sim);
  * and damping, the backend in use and every property of that backend with
  * its resolved value ("name=value,..." in the backend's order); its
  * colliders, sinks and properties point at the handle's own copies, valid
- * until bg_sim_destroy. */
+ * until bg_sim_destroy. materials and n_materials are the table in use (one
+ * entry, the material, for a simulation created without one), and material
+ * is its entry 0. */
 bg_status bg_sim_describe(const bg_sim *sim, bg_sim_desc *out);
 
 /* Appends n particles. x: 3n positions (m), inside the grid's interior
@@ -285,6 +299,13 @@ bg_status bg_sim_add_particles(bg_sim *sim, size_t n, const bg_real *x, const bg
 /* As above with an explicit volume per particle (m^3, > 0). */
 bg_status bg_sim_add_particles_volume(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,
                                       const bg_real *volume);
+/* The two above add particles of the table's entry 0; these add particles
+ * of entry material (in [0, n_materials), else BG_ERR_RANGE), with mass
+ * that entry's rho0 times the volume. */
+bg_status bg_sim_add_particles_material(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,
+                                        bg_real ppc, int material);
+bg_status bg_sim_add_particles_volume_material(bg_sim *sim, size_t n, const bg_real *x,
+                                               const bg_real *v, const bg_real *volume, int material);
 
 /* ---------------------------------------------------------------- seeding
  * Particle positions for bg_sim_add_particles. Each seeding call is named
@@ -332,7 +353,8 @@ bg_status bg_sim_next_dt(bg_sim *sim, bg_real *dt, bg_real *bound);
 
 /* Read-back, in the order particles were added; every array has capacity
  * for the particle count (cap is checked). Parked particles keep their
- * last state. */
+ * last state. Jp, density, q and stress read each particle's state through
+ * its own material (its rho0 and its model's state slots). */
 typedef enum bg_field {
   BG_FIELD_X = 0,       /* 3 per particle, m */
   BG_FIELD_V = 1,       /* 3 per particle, m/s */
@@ -344,11 +366,12 @@ typedef enum bg_field {
   BG_FIELD_STRESS = 7,  /* 9 per particle: Cauchy stress tau / det(F) (Pa) */
   BG_FIELD_MASS = 8,    /* 1 per particle, kg */
   BG_FIELD_ACTIVE = 9,  /* 1 per particle: 1 active, 0 parked */
-  BG_FIELD_MODE = 10    /* 1 per particle: the return-map case of the last step,
+  BG_FIELD_MODE = 10,   /* 1 per particle: the return-map case of the last step,
                            0 elastic, 1 shear (projected onto the yield surface),
                            2 tip (tension: projected to the cone's apex) */
+  BG_FIELD_MATERIAL = 11 /* 1 per particle: its index in the material table */
 } bg_field;
-#define BG_FIELD_COUNT 11
+#define BG_FIELD_COUNT 12
 
 /* Components per particle of a field. */
 int bg_field_width(bg_field f);
@@ -449,15 +472,16 @@ bg_status bg_material_params(const bg_material *m, struct bg_mat *out, char *err
 
 /* --------------------------------------------------------------- checkpoint */
 
-/* Format version of bg_sim_save's files; a file of another version is
- * refused with BG_ERR_VERSION, but for version 1 (read as before; its
- * retired cpu_reference is ignored). */
-#define BG_CHECKPOINT_VERSION 2
+/* Format version of bg_sim_save's files; a file of a later version is
+ * refused with BG_ERR_VERSION. Versions 1 (its retired cpu_reference
+ * ignored) and 2 (no material table: every particle of the one material)
+ * still load. */
+#define BG_CHECKPOINT_VERSION 3
 
-/* The whole state to path: the descriptor (material, colliders with their
+/* The whole state to path: the descriptor (material table, colliders with their
  * node arrays, sinks, walls, the dt rule, damping), the clock, every
- * particle in the backend's memory order with its plastic state and cached
- * stress, the tallies, the sort state, and an optional user blob (user_len
+ * particle in the backend's memory order with its plastic state, cached
+ * stress and material index, the tallies, the sort state, and an optional user blob (user_len
  * bytes, e.g. a measurement loop's accumulators). A SHA-256 of the content
  * closes the file; it is written under PATH.tmp, synced and renamed, so a
  * file under PATH is complete. */
@@ -488,7 +512,7 @@ bg_status bg_sim_restore(bg_sim *sim, const char *path, void *user, size_t cap, 
 /* Binary VTU (VTK XML UnstructuredGrid of vertex cells, raw appended data,
  * little-endian) for ParaView, with every field: position, velocity, F,
  * Cauchy stress, pressure, von Mises stress, q, log Jp, density, mass,
- * active, return-map mode. Written under PATH.tmp and renamed. */
+ * active, return-map mode, material index. Written under PATH.tmp and renamed. */
 bg_status bg_sim_write_vtu(bg_sim *sim, const char *path);
 
 /* A ParaView time series: frames DIR/PREFIX_NNNNNN.vtu and the index

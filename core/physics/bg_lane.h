@@ -695,7 +695,7 @@ typedef struct bg_lane_consts {
   bg_lmask plastic, vc, fixed_corotated;
 } bg_lane_consts;
 
-BG_HD bg_lane_consts bg_lane_consts_make(const bg_elastic_c *m) {
+BG_HD bg_lane_consts bg_lane_consts_make(const bg_elasticity_c *m) {
   bg_lane_consts c;
   c.lame = m->lame;
   c.log_sigma_min = logf(BG_SIGMA_MIN);
@@ -786,7 +786,7 @@ BG_LANE bg_lane_out bg_##name##_update_lane(const bg_lane_consts *c, const bg_##
   return o;                                                                                                          \
 }                                                                                                                    \
                                                                                                                      \
-BG_BATCH_DRIVER int bg_##name##_update_chunk(const bg_elastic_c *el, const bg_##name##_c *m, bg_real dt,             \
+BG_BATCH_DRIVER int bg_##name##_update_chunk(const bg_elasticity_c *el, const bg_##name##_c *m, bg_real dt,          \
                                              bg_mat_chunk *c, int len) {                                             \
   bg_lane_consts k = bg_lane_consts_make(el);                                                                        \
   bg_real aux[BG_BATCH_CHUNK];                                                                                       \

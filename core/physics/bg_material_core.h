@@ -62,13 +62,13 @@ typedef struct bg_update_ctx {
 } bg_update_ctx;
 
 /* The coefficients every model carries, ready for the inner loop. */
-typedef struct bg_elastic_c {
+typedef struct bg_elasticity_c {
   bg_lame lame;
   bg_real rho0;
   int law;               /* BG_LAW_HENCKY or BG_LAW_FIXED_COROTATED */
   int plastic;           /* 0: purely elastic (verification tests only) */
   int volume_correction; /* Tampubolon 2017: log Jp fed back to tr(eps) */
-} bg_elastic_c;
+} bg_elasticity_c;
 
 typedef struct bg_return {
   bg_vec3 eps;    /* principal Hencky strain after the projection */
@@ -128,7 +128,8 @@ BG_HD bg_real bg_density(bg_real rho0, bg_real det_f, bg_real log_jp) {
  * second SVD). Returns the return-map mode. This is the oracle: cpu/ref and
  * the CUDA backends run it. */
 #define BG_MATERIAL_SCALAR_UPDATE(name)                                                          \
-  BG_HD int bg_##name##_update(const bg_elastic_c *el, const bg_##name##_c *c, bg_update_ctx *u) { \
+  BG_HD int bg_##name##_update(const bg_elasticity_c *el, const bg_##name##_c *c,                \
+                               bg_update_ctx *u) {                                               \
     bg_mat3 uu, v;                                                                               \
     bg_vec3 sig;                                                                                 \
     bg_real *st = u->st;                                                                         \
@@ -153,14 +154,14 @@ BG_HD bg_real bg_density(bg_real rho0, bg_real det_f, bg_real log_jp) {
 
 /* The fastest elastic wave, the P wave sqrt((lambda + 2 mu) / rho0) of the
  * isotropic elasticity from E and nu, m/s: what the CFL bound uses. */
-static inline bg_real bg_elastic_wave_speed(const bg_material *m) {
+static inline bg_real bg_elasticity_wave_speed(const bg_material *m) {
   bg_lame l = bg_lame_from_e_nu(m->E, m->nu);
   return sqrtf((l.lambda + 2.0f * l.mu) / m->rho0);
 }
 
 /* Poisson's ratio in (-1, 0.5): the bulk modulus of a compressible solid
  * is positive and finite. 0 when valid, else 2 with the range in msg. */
-static inline int bg_elastic_validate(const bg_material *m, char *msg, size_t len) {
+static inline int bg_elasticity_validate(const bg_material *m, char *msg, size_t len) {
   if (!(m->nu > -1 && m->nu < 0.5f))
     return snprintf(msg, len, "material.nu must be in (-1, 0.5) (got %g)", (double)m->nu), 2;
   return 0;

@@ -20,7 +20,7 @@
 /* The coefficients of a material, ready for the inner loop. */
 typedef struct bg_mat {
   int model; /* bg_material_model */
-  bg_elastic_c el;
+  bg_elasticity_c el;
   int slot_log_jp, slot_q; /* the model's bg_state_desc: where log Jp and q live, -1: nowhere */
   union {
 #define BG_X_(n, N, lane, label) bg_##n##_c n;

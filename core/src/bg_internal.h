@@ -49,6 +49,7 @@ typedef struct bg_raw {
   bg_real *f[BG_RAW_NF];
   int64_t *id;   /* insertion index of each slot */
   int32_t *park; /* -1 active, k < n_sinks in sink k, n_sinks left the grid */
+  uint8_t *mat;  /* its entry in the material table (bg_config.mats) */
   double parked_mass, total_mass, max_speed;
   double *sink_mass;
   /* sort state: the runs of equal block a backend launches over since its
@@ -75,7 +76,14 @@ typedef struct bg_config {
   bg_real dx, inv_dx;
   bg_real origin[3];
   bg_real gravity[3];
-  bg_mat mat;
+  bg_mat mat;   /* the material table's entry 0: all a one-material step reads */
+  int n_mats;   /* entries of the table (bg_sim_desc.materials), >= 1 */
+  bg_mat *mats; /* the table; mats[0] is mat. A particle's index (bg_raw.mat) picks its entry */
+  /* the nonlocal service (bg_material_core.h): the state slot the table's
+   * nonlocal entries share, or -1 when none needs it; nl_all 1 when every
+   * entry does (the nodal means then divide by the grid's mass, else by the
+   * mass of the nonlocal particles alone, scattered beside it) */
+  int nl, nl_all;
   bg_real vol_default; /* unused by backends; kept for read-back */
   int n_walls;         /* user colliders first, then the six faces */
   bg_wallc *walls;
@@ -136,8 +144,9 @@ typedef struct bg_backend_ops {
    * backend may keep it and describe later failures there. */
   bg_status (*create)(const bg_config *cfg, void **state, char *err, size_t err_len);
   void (*destroy)(void *state);
-  /* Appends particles; vol has n entries. Positions already validated. */
-  bg_status (*add)(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol);
+  /* Appends particles of table entry mat (checked); vol has n entries.
+   * Positions already validated. */
+  bg_status (*add)(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol, int mat);
   /* Replaces the solid-node list (called at creation and when walls move). */
   bg_status (*set_boundary)(void *state, const bg_bnode *nodes, size_t n);
   /* The step, stage by stage. sort may be a no-op; step is the step number. */
@@ -201,6 +210,8 @@ struct bg_sim {
   /* every property of the backend with its resolved value, "name=value,..."
    * (bg_sim_describe's properties; desc.properties points here) */
   char properties[BG_MAX_PROPERTIES * (2 * BG_PROPERTY_LEN + 2)];
+  bg_material *materials; /* the material table, a copy (desc.materials points here) */
+  size_t n_materials;
   bg_sim_desc desc; /* as created (colliders and sinks: the copies above); gravity and
                        damping follow the setters */
   char err[512];

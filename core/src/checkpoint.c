@@ -6,7 +6,8 @@
  *   payload  the descriptor (grid, material, colliders with node arrays,
  *            sinks, walls, dt rule, the backend and its properties), the clock, every particle in the
  *            backend's memory order (bg_raw: the arrays, ids, park codes,
- *            tallies, sort runs), the user blob
+ *            tallies, sort runs), the wall tallies, from version 3 the
+ *            material table and each particle's index in it, the user blob
  *   trailer  SHA-256 of header and payload
  * Reading validates before it changes anything: magic, version and layout,
  * then the length (a short file is BG_ERR_TRUNCATED), then the checksum
@@ -135,6 +136,11 @@ static void put_state(writer *w, const bg_sim *sim, const bg_raw *r) {
   size_t nw = 3 * (size_t)sim->cfg.n_walls;
   put(w, sim->wall_force, nw * sizeof *sim->wall_force);
   put(w, sim->wall_impulse, nw * sizeof *sim->wall_impulse);
+  /* version 3: the material table, then the index of every particle (one
+   * byte each, in the memory order above) */
+  put_u64(w, sim->n_materials);
+  put(w, sim->materials, sim->n_materials * sizeof *sim->materials);
+  put(w, r->mat, r->n * sizeof *r->mat);
 }
 
 /* Payload bytes: a dry run of the writer (no file: it only counts), so the
@@ -248,6 +254,7 @@ typedef struct ckpt {
   char properties[BG_MAX_PROPERTIES * (2 * BG_PROPERTY_LEN + 2)]; /* its resolved properties */
   bg_collider *colliders;
   bg_sink *sinks;
+  bg_material *materials; /* the table (version 3; before it, the table is {material}) */
   uint64_t step;
   double time;
   bg_real last_dt;
@@ -265,6 +272,7 @@ static void ckpt_free(ckpt *c) {
   }
   free(c->colliders);
   free(c->sinks);
+  free(c->materials);
   free(c->wall);
   bg_raw_free(&c->raw);
   free(c->user);
@@ -293,8 +301,9 @@ static bg_status verify(FILE *fp, const char *path, uint64_t *payload, uint32_t 
   memcpy(&version, head + 8, 4);
   memcpy(lw, head + 12, sizeof lw);
   memcpy(payload, head + 12 + sizeof lw, 8);
-  /* version 1 differs only in the descriptor's cpu_reference word */
-  if (version != BG_CHECKPOINT_VERSION && version != 1)
+  /* version 1 differs from 2 only in the descriptor's cpu_reference word,
+   * version 2 from 3 in the material table and index it lacks */
+  if (version < 1 || version > BG_CHECKPOINT_VERSION)
     RFAIL(BG_ERR_VERSION, "%s has checkpoint format version %u; this library reads versions 1 to %d",
           path, (unsigned)version, BG_CHECKPOINT_VERSION);
   *version_out = version;
@@ -431,8 +440,9 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
     for (int k = 0; k < BG_RAW_NF; ++k) ok &= (r->f[k] = malloc(m * sizeof(bg_real))) != NULL;
     r->id = malloc(m * sizeof *r->id);
     r->park = malloc(m * sizeof *r->park);
+    r->mat = calloc(m, sizeof *r->mat); /* before version 3: every particle of entry 0 */
     r->sink_mass = calloc(ns + 1, sizeof *r->sink_mass);
-    if (!ok || !r->id || !r->park || !r->sink_mass)
+    if (!ok || !r->id || !r->park || !r->mat || !r->sink_mass)
       RFAIL(BG_ERR_NOMEM, "out of memory for the %llu particles of %s", (unsigned long long)n,
             path);
     r->n = (size_t)n;
@@ -473,6 +483,21 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
     c->wall = malloc(2 * nw * sizeof *c->wall);
     if (!c->wall) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
     get(rd, c->wall, 2 * nw * sizeof *c->wall);
+  }
+  if (version >= 3) {
+    uint64_t nm = get_u64(rd);
+    if (rd->bad) goto bad;
+    if (nm < 1 || nm > BG_MAX_MATERIALS || nm * sizeof(bg_material) > rd->left) goto impossible;
+    c->materials = malloc((size_t)nm * sizeof *c->materials);
+    if (!c->materials) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
+    get(rd, c->materials, (size_t)nm * sizeof *c->materials);
+    get(rd, c->raw.mat, c->raw.n * sizeof *c->raw.mat);
+    if (rd->bad) goto bad;
+    for (size_t p = 0; p < c->raw.n; ++p)
+      if (c->raw.mat[p] >= nm) goto impossible;
+    d->materials = c->materials;
+    d->n_materials = (size_t)nm;
+    d->material = c->materials[0];
   }
   c->user_len = (size_t)get_u64(rd);
   if (rd->bad) goto bad;
@@ -525,11 +550,17 @@ static const char *mismatch(const bg_sim *sim, const ckpt *c, char *buf, size_t 
              buf;
   if (a->dx != b->dx) return "dx";
   if (memcmp(a->origin, b->origin, sizeof a->origin)) return "origin";
-  bg_mat ma, mb;
-  if (bg_material_params(&b->material, &mb, NULL, 0) != BG_OK)
-    return "material (invalid in the file)";
-  ma = sim->cfg.mat;
-  if (memcmp(&ma, &mb, sizeof ma)) return "material";
+  /* the material table: {material} for a file before version 3 */
+  size_t nb = b->n_materials ? b->n_materials : 1;
+  const bg_material *tb = b->n_materials ? b->materials : &b->material;
+  if (nb != (size_t)sim->cfg.n_mats)
+    return snprintf(buf, len, "material table (%d entries here, %zu in the file)", sim->cfg.n_mats, nb), buf;
+  for (size_t k = 0; k < nb; ++k) {
+    bg_mat mb;
+    if (bg_material_params(&tb[k], &mb, NULL, 0) != BG_OK)
+      return nb == 1 ? "material (invalid in the file)" : (snprintf(buf, len, "materials[%zu] (invalid in the file)", k), buf);
+    if (memcmp(&sim->cfg.mats[k], &mb, sizeof mb)) return nb == 1 ? "material" : (snprintf(buf, len, "materials[%zu]", k), buf);
+  }
   for (int f = 0; f < BG_FACE_COUNT; ++f)
     if (a->walls[f].friction != b->walls[f].friction || a->walls[f].mu != b->walls[f].mu)
       return snprintf(buf, len, "walls[%d]", f), buf;

@@ -21,6 +21,7 @@ void bg_raw_free(bg_raw *r) {
   for (int k = 0; k < BG_RAW_NF; ++k) free(r->f[k]);
   free(r->id);
   free(r->park);
+  free(r->mat);
   free(r->sink_mass);
   free(r->runstart);
   free(r->runkey);
@@ -34,12 +35,13 @@ bg_status bg_raw_alloc(bg_sim *sim, bg_raw *r, size_t n) {
   for (int k = 0; k < BG_RAW_NF; ++k) ok &= (r->f[k] = malloc(m * sizeof(bg_real))) != NULL;
   r->id = malloc(m * sizeof *r->id);
   r->park = malloc(m * sizeof *r->park);
+  r->mat = calloc(m, sizeof *r->mat);
   r->sink_mass = calloc((size_t)sim->cfg.n_sinks + 1, sizeof *r->sink_mass);
   /* never more runs of equal block than particles */
   r->run_cap = m;
   r->runstart = malloc(m * sizeof *r->runstart);
   r->runkey = malloc(m * sizeof *r->runkey);
-  if (!ok || !r->id || !r->park || !r->sink_mass || !r->runstart || !r->runkey) {
+  if (!ok || !r->id || !r->park || !r->mat || !r->sink_mass || !r->runstart || !r->runkey) {
     bg_raw_free(r);
     return bg_fail(sim, BG_ERR_NOMEM, "out of memory for a host copy of %zu particles", n);
   }
@@ -209,7 +211,7 @@ bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n) {
         n, count * w, count, w);
   if (count == 0) return BG_OK;
   CHECK(in != NULL, BG_ERR_NULL, "in is NULL");
-  CHECK(f != BG_FIELD_STRESS || sim->cfg.mat.el.law == BG_LAW_HENCKY, BG_ERR_RANGE,
+  CHECK(f != BG_FIELD_STRESS || sim->cfg.n_mats > 1 || sim->cfg.mat.el.law == BG_LAW_HENCKY, BG_ERR_RANGE,
         "setting a stress needs the Hencky elastic law (material.stress = BG_STRESS_HENCKY): the "
         "fixed "
         "corotated law has no closed-form inverse here");
@@ -217,10 +219,10 @@ bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n) {
   if (s != BG_OK) return s;
   bg_raw r;
   if ((s = bg_raw_export(sim, &r)) != BG_OK) return s;
-  const bg_mat *m = &sim->cfg.mat;
   double vmax = 0;
   for (size_t p = 0; p < r.n; ++p) {
     const bg_real *a = in + w * (size_t)r.id[p];
+    const bg_mat *m = &sim->cfg.mats[r.mat[p]];
     if (f == BG_FIELD_V) {
       for (int d = 0; d < 3; ++d) r.f[BG_RAW_V + d][p] = a[d];
       if (r.park[p] < 0)
@@ -231,9 +233,23 @@ bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n) {
     if (f == BG_FIELD_F) {
       for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = a[e];
     } else {
-      double sig[3][3];
+      double sig[3][3], smax = 0;
       for (int e = 0; e < 9; ++e) sig[e / 3][e % 3] = 0.5 * ((double)a[e] + a[3 * (e % 3) + e / 3]);
-      hencky_f_of_cauchy(&m->el.lame, sig, (double)bg_mat_log_jp(m, r.f + BG_RAW_ST, (int64_t)p), &F);
+      for (int e = 0; e < 9; ++e) smax = fmax(smax, fabs(sig[e / 3][e % 3]));
+      /* in a table, a particle of another law may take zero stress (F = I) but no other */
+      if (m->el.law != BG_LAW_HENCKY) {
+        if (smax > 0) {
+          int64_t id = r.id[p];
+          int k = r.mat[p];
+          bg_raw_free(&r);
+          return bg_fail(sim, BG_ERR_RANGE,
+                         "particle %lld (materials[%d]): setting a nonzero stress needs the Hencky elastic law "
+                         "(BG_STRESS_HENCKY): the fixed corotated law has no closed-form inverse here",
+                         (long long)id, k);
+        }
+        F = bg_mat3_identity();
+      } else
+        hencky_f_of_cauchy(&m->el.lame, sig, (double)bg_mat_log_jp(m, r.f + BG_RAW_ST, (int64_t)p), &F);
     }
     for (int e = 0; e < 9; ++e) r.f[BG_RAW_F + e][p] = F.m[e / 3][e % 3];
     bg_mat3 t = tau_of_f(m, &F);
@@ -268,16 +284,23 @@ bg_status bg_sim_set_geostatic(bg_sim *sim, double z_surface, double k0) {
     free(sig);
     return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the stress of %zu particles", n);
   }
+  bg_real *mat = NULL;
   bg_status s = bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
-  double rho_g = (double)sim->cfg.mat.el.rho0 * -(double)g[2];
+  if (s == BG_OK && sim->cfg.n_mats > 1) {
+    if (!(mat = malloc(n * sizeof *mat))) s = bg_fail(sim, BG_ERR_NOMEM, "out of memory for %zu material indices", n);
+    if (s == BG_OK) s = bg_sim_get(sim, BG_FIELD_MATERIAL, mat, n);
+  }
   for (size_t p = 0; s == BG_OK && p < n; ++p) {
     double depth = z_surface - (double)x[3 * p + 2];
     if (depth <= 0) continue;
+    /* each particle's own density: exact for one material, an approximation of a layered overburden */
+    double rho_g = (double)sim->cfg.mats[mat ? (int)mat[p] : 0].el.rho0 * -(double)g[2];
     double szz = -rho_g * depth;
     sig[9 * p + 0] = sig[9 * p + 4] = (bg_real)(k0 * szz);
     sig[9 * p + 8] = (bg_real)szz;
   }
   if (s == BG_OK) s = bg_sim_set(sim, BG_FIELD_STRESS, sig, 9 * n);
+  free(mat);
   free(x);
   free(sig);
   return s;

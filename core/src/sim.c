@@ -123,7 +123,8 @@ int bg_field_width(bg_field f) {
     case BG_FIELD_Q:
     case BG_FIELD_MASS:
     case BG_FIELD_ACTIVE:
-    case BG_FIELD_MODE: return 1;
+    case BG_FIELD_MODE:
+    case BG_FIELD_MATERIAL: return 1;
   }
   return 0;
 }
@@ -146,6 +147,53 @@ static bg_status check_material(bg_sim *sim, const bg_material *m) {
   /* the model checks the rest, nu's range included where it needs one */
   int bad = bg_material_validate_model(m, msg, sizeof msg);
   if (bad) return bg_fail(sim, bad == 1 ? BG_ERR_NONFINITE : BG_ERR_RANGE, "%s", msg);
+  return BG_OK;
+}
+
+/* Entry k of a material table, checked as a material is, its message
+ * naming it materials[k] where check_material says material. */
+static bg_status check_table_entry(bg_sim *sim, const bg_material *m, size_t k) {
+  bg_status s = check_material(sim, m);
+  if (s == BG_OK) return s;
+  char msg[sizeof sim->err], name[40];
+  snprintf(name, sizeof name, "materials[%zu].", k);
+  size_t o = 0;
+  for (const char *p = sim->err; *p && o + 1 < sizeof msg;) {
+    if (strncmp(p, "material.", 9) == 0) {
+      for (const char *q = name; *q && o + 1 < sizeof msg; ++q) msg[o++] = *q;
+      p += 9;
+    } else {
+      msg[o++] = *p++;
+    }
+  }
+  msg[o] = 0;
+  snprintf(sim->err, sizeof sim->err, "%s", msg);
+  return s;
+}
+
+/* The table a descriptor asks for: its materials, or {material}. */
+static const bg_material *desc_table(const bg_sim_desc *d, size_t *n) {
+  *n = d->n_materials ? d->n_materials : 1;
+  return d->n_materials ? d->materials : &d->material;
+}
+
+/* The table's entries that need the nonlocal service must share its one
+ * state slot: the service keeps one nodal sum. */
+static bg_status check_table_nonlocal(bg_sim *sim, const bg_material *t, size_t n) {
+  size_t first = n;
+  for (size_t k = 0; k < n; ++k) {
+    int slot = bg_material_nonlocal_slot((int)t[k].model);
+    if (slot < 0) continue;
+    if (first == n) {
+      first = k;
+      continue;
+    }
+    int s0 = bg_material_nonlocal_slot((int)t[first].model);
+    CHECK(slot == s0, BG_ERR_RANGE,
+          "materials[%zu] (%s) needs the nonlocal service on state slot %d, materials[%zu] (%s) on slot %d: "
+          "the entries of one table that need it must share its slot",
+          k, bg_material_model_name(t[k].model), slot, first, bg_material_model_name(t[first].model), s0);
+  }
   return BG_OK;
 }
 
@@ -242,7 +290,17 @@ static bg_status check_desc(bg_sim *sim, const bg_sim_desc *d) {
   CHECK(d->dx > 0, BG_ERR_RANGE, "dx must be > 0 m (got %g)", (double)d->dx);
   if ((s = check_vec3(sim, d->origin, "origin")) != BG_OK) return s;
   if ((s = check_vec3(sim, d->gravity, "gravity")) != BG_OK) return s;
-  if ((s = check_material(sim, &d->material)) != BG_OK) return s;
+  if (d->n_materials == 0) {
+    if ((s = check_material(sim, &d->material)) != BG_OK) return s;
+  } else {
+    CHECK(d->materials != NULL, BG_ERR_NULL, "materials is NULL but n_materials = %zu", d->n_materials);
+    CHECK(d->n_materials <= BG_MAX_MATERIALS, BG_ERR_RANGE,
+          "n_materials must be in [0, %d] (got %zu; 0 means the table {material})", BG_MAX_MATERIALS,
+          d->n_materials);
+    for (size_t k = 0; k < d->n_materials; ++k)
+      if ((s = check_table_entry(sim, &d->materials[k], k)) != BG_OK) return s;
+    if ((s = check_table_nonlocal(sim, d->materials, d->n_materials)) != BG_OK) return s;
+  }
   CHECK(d->n_colliders == 0 || d->colliders, BG_ERR_NULL, "colliders is NULL but n_colliders = %zu",
         d->n_colliders);
   CHECK(d->n_colliders < 1000, BG_ERR_RANGE, "n_colliders must be < 1000 (got %zu)", d->n_colliders);
@@ -297,7 +355,19 @@ static void sim_free(bg_sim *sim) {
   free(sim->bnodes);
   free(sim->cfg.walls);
   free(sim->cfg.sinks);
+  free(sim->cfg.mats);
+  free(sim->materials);
   free(sim);
+}
+
+/* The smallest dt a nonlocal entry of the table allows (INFINITY: none). */
+static bg_real table_nonlocal_dt(const bg_config *c) {
+  bg_real b = bg_material_nonlocal_dt(&c->mats[0], c->dx);
+  for (int k = 1; k < c->n_mats; ++k) {
+    bg_real bk = bg_material_nonlocal_dt(&c->mats[k], c->dx);
+    if (bk < b) b = bk;
+  }
+  return b;
 }
 
 /* Elastic CFL capped by the flow speed: information crosses at most a
@@ -305,7 +375,7 @@ static void sim_free(bg_sim *sim) {
  * bound the step further (bg_material_nonlocal_dt). */
 static bg_real stable_dt(const bg_sim *sim, double vmax, int *nonlocal_sets) {
   double b = sim->cfl * sim->cfg.dx / (sim->cp + vmax);
-  double nl = (double)bg_material_nonlocal_dt(&sim->cfg.mat, sim->cfg.dx);
+  double nl = (double)table_nonlocal_dt(&sim->cfg);
   if (nonlocal_sets) *nonlocal_sets = nl < b;
   return (bg_real)(nl < b ? nl : b);
 }
@@ -350,8 +420,24 @@ static bg_status build_config(bg_sim *sim, const bg_sim_desc *d) {
   c->n_nodes = c->dims[0] * c->dims[1] * c->dims[2];
   c->dx = d->dx;
   c->inv_dx = 1.0f / d->dx;
-  const bg_material *m = &d->material;
-  bg_material_params(m, &c->mat, NULL, 0);
+  size_t nt;
+  const bg_material *t = desc_table(d, &nt);
+  c->n_mats = (int)nt;
+  c->mats = malloc(nt * sizeof *c->mats);
+  sim->materials = malloc(nt * sizeof *sim->materials);
+  if (!c->mats || !sim->materials) return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the material table");
+  memcpy(sim->materials, t, nt * sizeof *t);
+  sim->n_materials = nt;
+  c->nl = -1;
+  c->nl_all = 1;
+  for (size_t k = 0; k < nt; ++k) {
+    bg_material_params(&t[k], &c->mats[k], NULL, 0);
+    int slot = bg_material_nonlocal_slot(c->mats[k].model);
+    if (slot >= 0) c->nl = slot;
+    else c->nl_all = 0;
+  }
+  if (c->nl < 0) c->nl_all = 0;
+  c->mat = c->mats[0];
   c->threads = d->threads;
   c->sort_interval = d->sort_interval;
   c->damping = d->damping;
@@ -398,7 +484,13 @@ bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t er
   if (s == BG_OK) s = bg_backend_pick(sim, d->backend, &sim->ops);
   if (s == BG_OK) {
     sim->cfl = d->cfl;
-    sim->cp = bg_material_pwave_speed(&d->material);
+    size_t nt;
+    const bg_material *t = desc_table(d, &nt);
+    sim->cp = 0;
+    for (size_t k = 0; k < nt; ++k) {
+      bg_real ck = bg_material_pwave_speed(&t[k]);
+      if (ck > sim->cp) sim->cp = ck;
+    }
     sim->fixed_dt = d->fixed_dt;
     sim->force_dt = d->force_dt;
     s = build_config(sim, d);
@@ -418,6 +510,9 @@ bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t er
     sim->desc.sinks = sim->cfg.sinks;
     sim->desc.backend = NULL;
     sim->desc.properties = sim->properties;
+    sim->desc.material = sim->materials[0];
+    sim->desc.materials = sim->materials;
+    sim->desc.n_materials = sim->n_materials;
     sim->wall_force = calloc(3 * (size_t)sim->cfg.n_walls, sizeof *sim->wall_force);
     sim->wall_impulse = calloc(3 * (size_t)sim->cfg.n_walls, sizeof *sim->wall_impulse);
     if (!sim->wall_force || !sim->wall_impulse) s = bg_fail(sim, BG_ERR_NOMEM, "out of memory for the wall tallies");
@@ -443,9 +538,11 @@ const char *bg_sim_backend(const bg_sim *sim) { return sim && sim->ops ? bg_back
 /* ---------------------------------------------------------------- particles */
 
 static bg_status add_common(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,
-                            const bg_real *vol, bg_real vol_const) {
+                            const bg_real *vol, bg_real vol_const, int mat) {
   if (!sim) return BG_ERR_NULL;
   sim->err[0] = 0;
+  CHECK(mat >= 0 && mat < sim->cfg.n_mats, BG_ERR_RANGE,
+        "material = %d is not an entry of the simulation's material table [0, %d)", mat, sim->cfg.n_mats);
   if (n == 0) return BG_OK;
   CHECK(x != NULL, BG_ERR_NULL, "x is NULL with n = %zu particles", n);
   CHECK(n <= SIZE_MAX / (9 * sizeof(bg_real)) && n <= (size_t)INT64_MAX / 16, BG_ERR_OVERFLOW,
@@ -478,25 +575,35 @@ static bg_status add_common(bg_sim *sim, size_t n, const bg_real *x, const bg_re
     for (size_t p = 0; p < n; ++p) tmp[p] = vol_const;
     vol = tmp;
   }
-  bg_status s = sim->ops->add(sim->state, n, x, v, vol);
+  bg_status s = sim->ops->add(sim->state, n, x, v, vol, mat);
   free(tmp);
   if (s != BG_OK && !sim->err[0]) bg_fail(sim, s, "backend %s could not add %zu particles", bg_backend_ops_name(sim->ops), n);
   return s;
 }
 
-bg_status bg_sim_add_particles(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v, bg_real ppc) {
+bg_status bg_sim_add_particles_material(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v, bg_real ppc,
+                                        int material) {
   if (!sim) return BG_ERR_NULL;
   CHECK(isfinite(ppc), BG_ERR_NONFINITE, "ppc is not finite");
   CHECK(ppc > 0, BG_ERR_RANGE, "ppc (particles per cell) must be > 0 (got %g)", (double)ppc);
   bg_real dx = sim->cfg.dx;
-  return add_common(sim, n, x, v, NULL, dx * dx * dx / ppc);
+  return add_common(sim, n, x, v, NULL, dx * dx * dx / ppc, material);
+}
+
+bg_status bg_sim_add_particles_volume_material(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,
+                                               const bg_real *volume, int material) {
+  if (!sim) return BG_ERR_NULL;
+  CHECK(n == 0 || volume, BG_ERR_NULL, "volume is NULL with n = %zu particles", n);
+  return add_common(sim, n, x, v, volume, 0, material);
+}
+
+bg_status bg_sim_add_particles(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v, bg_real ppc) {
+  return bg_sim_add_particles_material(sim, n, x, v, ppc, 0);
 }
 
 bg_status bg_sim_add_particles_volume(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,
                                       const bg_real *volume) {
-  if (!sim) return BG_ERR_NULL;
-  CHECK(n == 0 || volume, BG_ERR_NULL, "volume is NULL with n = %zu particles", n);
-  return add_common(sim, n, x, v, volume, 0);
+  return bg_sim_add_particles_volume_material(sim, n, x, v, volume, 0);
 }
 
 /* -------------------------------------------------------------------- steps */
@@ -517,7 +624,7 @@ bg_status bg_sim_next_dt(bg_sim *sim, bg_real *dt, bg_real *bound) {
   sim->next_nonlocal_sets = nl_sets && !(sim->fixed_dt > 0);
   {
     double cfl = sim->cfl * sim->cfg.dx / (sim->cp + st.max_speed);
-    sim->nonlocal_ratio = (bg_real)((double)bg_material_nonlocal_dt(&sim->cfg.mat, sim->cfg.dx) / cfl);
+    sim->nonlocal_ratio = (bg_real)((double)table_nonlocal_dt(&sim->cfg) / cfl);
   }
   if (bound) *bound = b;
   if (dt) *dt = sim->fixed_dt > 0 ? sim->fixed_dt : b;

@@ -100,6 +100,7 @@ static const vtu_array k_arrays[] = {
     {"mass", SRC_FIELD, BG_FIELD_MASS, 1},
     {"active", SRC_FIELD, BG_FIELD_ACTIVE, 1},
     {"mode", SRC_FIELD, BG_FIELD_MODE, 1},
+    {"material", SRC_FIELD, BG_FIELD_MATERIAL, 1},
     {"connectivity", SRC_CONNECTIVITY, BG_FIELD_X, 1},
     {"offsets", SRC_OFFSETS, BG_FIELD_X, 1},
     {"types", SRC_TYPES, BG_FIELD_X, 1},

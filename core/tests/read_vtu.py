@@ -9,8 +9,8 @@ Checked: the .pvd lists exactly the dumped frames, in order, with their
 times; each .vtu is LittleEndian / UInt64 headers / appended raw; every
 block's byte count is NumberOfPoints x components x size; the blocks tile
 the appended section with no gap or overlap and the file closes after the
-last one; positions, velocity, F, stress, q, density, mass, active and mode
-equal the dump bit for bit; pressure, von Mises and log Jp equal what
+last one; positions, velocity, F, stress, q, density, mass, active, mode and
+material equal the dump bit for bit; pressure, von Mises and log Jp equal what
 follows from the dumped stress and Jp (float32 rounding); the vertex cells
 are 0..n-1, offsets 1..n, type 1."""
 import os
@@ -24,9 +24,9 @@ except ImportError:
     sys.exit(77)
 
 FIELDS = [("position", 3), ("velocity", 3), ("deformation_gradient", 9), ("stress", 9), ("q", 1),
-          ("Jp", 1), ("density", 1), ("mass", 1), ("active", 1), ("mode", 1)]
+          ("Jp", 1), ("density", 1), ("mass", 1), ("active", 1), ("mode", 1), ("material", 1)]
 EXPECT_POINT_DATA = ["velocity", "deformation_gradient", "stress", "pressure", "von_mises", "q", "log_Jp",
-                     "density", "mass", "active", "mode"]
+                     "density", "mass", "active", "mode", "material"]
 DTYPES = {"Float32": "<f4", "Float64": "<f8", "Int64": "<i8", "UInt8": "u1"}
 
 failures = []

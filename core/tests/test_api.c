@@ -436,7 +436,7 @@ static void test_particles(bg_sim *sim) {
   int all_active = s == BG_OK;
   for (int i = 0; i < N0; ++i) all_active &= buf[i] == 1.0f;
   bg_check_true(all_active, "every added particle is active");
-  const int widths[BG_FIELD_COUNT] = {3, 3, 9, 9, 1, 1, 1, 9, 1, 1, 1};
+  const int widths[BG_FIELD_COUNT] = {3, 3, 9, 9, 1, 1, 1, 9, 1, 1, 1, 1};
   int wok = 1;
   for (int f = 0; f < BG_FIELD_COUNT; ++f) wok &= bg_field_width((bg_field)f) == widths[f];
   bg_check_true(wok && bg_field_width((bg_field)BG_FIELD_COUNT) == 0,

@@ -1,7 +1,11 @@
 /* test_parity.c: a backend against the plain serial cpu/ref (the oracle,
  * ORACLE) on seeded scenes, side by side in one process: a free-falling block, a
  * column collapsing on a rough floor, and a small silo draining through an
- * orifice into a sink. After N steps the norm-relative differences of
+ * orifice into a sink; the column in every registered model; and scenes of
+ * several materials in one simulation (a table, an index per particle):
+ * the column split into Drucker-Prager, mu(I) and nonlocal-fluidity
+ * slabs, and, where those models are registered, a jelly block dropped on
+ * a sand bed and water released against a sand dam. After N steps the norm-relative differences of
  * positions (relative to the displacement) and velocities must lie within a
  * tolerance derived from float round-off (see tolerance()). The drifted-
  * particle fallback is run with a sort interval longer than the run, and
@@ -9,7 +13,8 @@
  * (bg_backend_property) against the oracle as well.
  * argv[1] is the backend (a name of bg_backend_name other than the oracle;
  * exit 77 when it is unavailable). argv[2], optional: one scene only (fall,
- * column, column-mu-i, column-ngf, silo). */
+ * column, column-MODEL for each registered model, mixed-column,
+ * jelly-on-sand, water-dam, silo). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +39,10 @@ typedef struct scene {
   size_t n;
   bg_real *x, *v;
   int steps;
+  /* several materials: the table and each particle's entry (mat NULL: one material) */
+  bg_material mats[4];
+  int n_mats;
+  unsigned char *mat;
 } scene;
 
 static uint64_t rng_s;
@@ -171,10 +180,89 @@ static void scene_silo(scene *s) {
   s->steps = 250;
 }
 
+/* The column of scene_column in three slabs along x, one per entry of a
+ * table of Drucker-Prager, mu(I) and nonlocal fluidity: the interfaces
+ * carry load between models, and the nonlocal service averages over its
+ * own material's mass only. */
+static void scene_mixed_column(scene *s) {
+  scene_column(s);
+  s->name = "column collapse, dp | mu-i | ngf slabs";
+  s->mats[0] = bg_material_default(BG_MODEL_DP);
+  s->mats[1] = bg_material_default(BG_MODEL_MUI);
+  s->mats[2] = bg_material_default(BG_MODEL_NGF);
+  s->n_mats = 3;
+  s->mat = malloc(s->n ? s->n : 1);
+  if (!s->mat) abort();
+  for (size_t p = 0; p < s->n; ++p) {
+    double x = s->x[3 * p];
+    s->mat[p] = x < 0.175 ? 0 : x < 0.215 ? 1 : 2;
+  }
+}
+
+/* Appends the particles of fill() to those s holds, with entry k. */
+static void append(scene *s, const double lo[3], const double L[3], const double v0[3], unsigned char k) {
+  scene t = *s;
+  fill(&t, lo, L, s->d.dx, v0, NULL, NULL);
+  size_t n = s->n + t.n;
+  s->x = realloc(s->x, 3 * n * sizeof *s->x);
+  s->v = realloc(s->v, 3 * n * sizeof *s->v);
+  s->mat = realloc(s->mat, n);
+  if (!s->x || !s->v || !s->mat) abort();
+  memcpy(s->x + 3 * s->n, t.x, 3 * t.n * sizeof *t.x);
+  memcpy(s->v + 3 * s->n, t.v, 3 * t.n * sizeof *t.v);
+  memset(s->mat + s->n, k, t.n);
+  s->n = n;
+  free(t.x);
+  free(t.v);
+}
+
+/* A model by its label, or -1 where this build has none. */
+static int model_named(const char *label) { return bg_material_model_from_name(label); }
+
+/* A jelly block (the elastic model's defaults) thrown down at 1.5 m/s onto
+ * a bed of Klar sand on a Coulomb floor: impact, rebound, the bed yielding
+ * under it. */
+static void scene_jelly_on_sand(scene *s) {
+  memset(s, 0, sizeof *s);
+  s->name = "jelly block dropped on a sand bed";
+  s->d = base(32, 32, 32);
+  s->d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
+  s->d.walls[BG_FACE_ZLO].mu = 0.5f;
+  s->mats[0] = bg_material_sand();
+  s->mats[1] = bg_material_default((bg_material_model)model_named("elastic"));
+  s->n_mats = 2;
+  rng_s = 0x7E11Full;
+  double blo[3] = {0.025, 0.025, 0.025}, bL[3] = {0.27, 0.27, 0.06}, v0[3] = {0, 0, 0};
+  append(s, blo, bL, v0, 0);
+  double jlo[3] = {0.11, 0.11, 0.11}, jL[3] = {0.08, 0.08, 0.06}, vj[3] = {0, 0, -1.5};
+  append(s, jlo, jL, vj, 1);
+  s->steps = 150;
+}
+
+/* Water (the model's defaults) released beside a dam of Klar sand: the
+ * water pushes on the dam, the dam's toe yields. */
+static void scene_water_dam(scene *s) {
+  memset(s, 0, sizeof *s);
+  s->name = "water released against a sand dam";
+  s->d = base(40, 16, 28);
+  s->d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
+  s->d.walls[BG_FACE_ZLO].mu = 0.5f;
+  s->mats[0] = bg_material_sand();
+  s->mats[1] = bg_material_default((bg_material_model)model_named("water"));
+  s->n_mats = 2;
+  rng_s = 0xDA11ull;
+  double dlo[3] = {0.16, 0.025, 0.025}, dL[3] = {0.06, 0.11, 0.08}, v0[3] = {0, 0, 0};
+  append(s, dlo, dL, v0, 0);
+  double wlo[3] = {0.025, 0.025, 0.025}, wL[3] = {0.13, 0.11, 0.14};
+  append(s, wlo, wL, v0, 1);
+  s->steps = 150;
+}
+
 static void scene_free(scene *s) {
   free(s->x);
   free(s->v);
   free(s->phi);
+  free(s->mat);
 }
 
 /* -------------------------------------------------------------------- runs */
@@ -193,6 +281,10 @@ static result run(const scene *sc, const char *backend, int sort_interval, const
   result r;
   memset(&r, 0, sizeof r);
   bg_sim_desc d = sc->d;
+  if (sc->mat) {
+    d.materials = sc->mats;
+    d.n_materials = (size_t)sc->n_mats;
+  }
   d.backend = backend;
   d.properties = properties;
   d.sort_interval = sort_interval;
@@ -214,7 +306,17 @@ static result run(const scene *sc, const char *backend, int sort_interval, const
     memcpy(x + 3 * p, sc->x + 3 * q, 3 * sizeof *x);
     memcpy(v + 3 * p, sc->v + 3 * q, 3 * sizeof *v);
   }
-  s = bg_sim_add_particles(sim, n, x, v, 8);
+  if (!sc->mat) {
+    s = bg_sim_add_particles(sim, n, x, v, 8);
+  } else {
+    /* the particles in their order, a call per run of one material */
+    for (size_t p0 = 0, p1; s == BG_OK && p0 < n; p0 = p1) {
+      int k = sc->mat[order ? order[p0] : p0];
+      for (p1 = p0 + 1; p1 < n && sc->mat[order ? order[p1] : p1] == k; ++p1) {
+      }
+      s = bg_sim_add_particles_material(sim, p1 - p0, x + 3 * p0, v + 3 * p0, 8, k);
+    }
+  }
   if (s == BG_OK) s = bg_sim_run(sim, (uint64_t)sc->steps);
   if (s == BG_OK) s = bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
   if (s == BG_OK) s = bg_sim_get(sim, BG_FIELD_V, v, 3 * n);
@@ -550,10 +652,10 @@ int main(int argc, char **argv) {
     parity(&sc, vars, nv, -1);
     scene_free(&sc);
   }
-  /* the same column in each other registered model: mu(I), and nonlocal
-   * fluidity, whose Laplacian service (a second scatter and a gather) the
-   * backends implement separately */
-  for (int mdl = 0; mdl < BG_MODEL_COUNT; ++mdl) {
+  /* the same column in each other registered model (bg_material_default):
+   * mu(I), nonlocal fluidity, whose Laplacian service (a second scatter and
+   * a gather) the backends implement separately, and any model added since */
+  for (int mdl = 0; mdl < bg_material_model_count(); ++mdl) {
     if (mdl == BG_MODEL_DP) continue;
     char nm[64];
     snprintf(nm, sizeof nm, "column-%s", bg_material_model_name((bg_material_model)mdl));
@@ -563,6 +665,25 @@ int main(int argc, char **argv) {
     char title[96];
     snprintf(title, sizeof title, "column collapse, %s", bg_material_model_name((bg_material_model)mdl));
     sc.name = title;
+    nv = variants(vars, 16, col_int, col_lab, 0);
+    parity(&sc, vars, nv, -1);
+    scene_free(&sc);
+  }
+  /* several materials in one simulation */
+  if (!only || strcmp(only, "mixed-column") == 0) {
+    scene_mixed_column(&sc);
+    nv = variants(vars, 16, col_int, col_lab, 0);
+    parity(&sc, vars, nv, -1);
+    scene_free(&sc);
+  }
+  if ((!only || strcmp(only, "jelly-on-sand") == 0) && model_named("elastic") >= 0) {
+    scene_jelly_on_sand(&sc);
+    nv = variants(vars, 16, col_int, col_lab, 0);
+    parity(&sc, vars, nv, -1);
+    scene_free(&sc);
+  }
+  if ((!only || strcmp(only, "water-dam") == 0) && model_named("water") >= 0) {
+    scene_water_dam(&sc);
     nv = variants(vars, 16, col_int, col_lab, 0);
     parity(&sc, vars, nv, -1);
     scene_free(&sc);

@@ -30,7 +30,7 @@
 /* the fields the dump holds, in its order */
 static const bg_field k_dump[] = {BG_FIELD_X,      BG_FIELD_V,   BG_FIELD_F,       BG_FIELD_STRESS,
                                   BG_FIELD_Q,      BG_FIELD_JP,  BG_FIELD_DENSITY, BG_FIELD_MASS,
-                                  BG_FIELD_ACTIVE, BG_FIELD_MODE};
+                                  BG_FIELD_ACTIVE, BG_FIELD_MODE, BG_FIELD_MATERIAL};
 
 static int exists(const char *path) {
   struct stat st;

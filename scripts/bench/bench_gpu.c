@@ -26,6 +26,15 @@
  * are created with; what the TSV records is what bg_sim_describe reports
  * back: the backend's full name and every property with its value.
  *
+ * The cost of the per-particle material (several materials in one
+ * simulation) on a one-material scene: --material-table on runs the same
+ * scene through a table of two equal entries (Klar sand twice, every
+ * particle of entry 0), which takes the table path (the index loaded per
+ * particle, the entry read from the device's table, the index sorted);
+ * --material-table both runs the two in turn within each repetition and
+ * prints the ratio of their medians (table over one material), the
+ * throughput cost in one command.
+ *
  * Output: a table on stdout, progress on stderr, with --out DIR the TSV
  * DIR/bench_gpu.tsv (one row per count and repetition, with commit,
  * device, backend and properties). Exit 77 when the backend cannot run
@@ -51,9 +60,9 @@
 #define MAX_COUNTS 32
 #define PROPS_LEN 512
 #define N_STAGES 4
-/* Device bytes per particle: 37 floats of state (BG_RAW_NF), a 64-bit id,
+/* Device bytes per particle: 37 floats of state (BG_RAW_NF), a 64-bit id, a material index,
  * a park code, and the sort's key and permutation double buffers. */
-#define DEVICE_BYTES_PER_PARTICLE (37 * 4 + 8 + 4 + 2 * (4 + 8))
+#define DEVICE_BYTES_PER_PARTICLE (37 * 4 + 8 + 4 + 1 + 2 * (4 + 8))
 /* The least DRAM traffic of each stage, counted by hand, per particle and
  * per node of one step: what a stage must read and write at least once.
  * The 27-node gathers and scatters are served by L2 and the shared tile
@@ -95,6 +104,7 @@ typedef struct options {
   const char *backend;     /* --backend: a name of bg_backend_name */
   char props[PROPS_LEN];   /* --property, joined: "name=value,..." */
   int scenes[2], n_scenes; /* bench_kind, in the order timed */
+  int table;               /* --material-table: 0 off, 1 on, 2 both (interleaved, with the ratio) */
 } options;
 
 static void die(int code, const char *fmt, ...) {
@@ -131,6 +141,10 @@ static void usage(FILE *f) {
           "  --backend NAME     the backend to time (default: the first device backend of the list, below)\n"
           "  --property N=V     a tuning property of that backend (repeatable; see below);\n"
           "                     the TSV records every property as the sim reports it\n"
+          "  --material-table M off (one material, the default), on (the scene through a table of\n"
+          "                     two equal entries: the per-particle material's path) or both (in\n"
+          "                     turn per repetition, with the ratio of the rates; the TSV's tag\n"
+          "                     gains material_table=on on the table's rows)\n"
           "  --tag TEXT         free text for the TSV's tag column (e.g. what is swept)\n"
           "  --out DIR          write DIR/bench_gpu.tsv (appends; header when new)\n"
           "  --help             this text\n"
@@ -196,7 +210,7 @@ static void parse(int argc, char **argv, options *o) {
   o->scenes[0] = BENCH_FREEFALL;
   o->scenes[1] = BENCH_COLLAPSE;
   o->n_scenes = 2;
-  enum { O_PART = 1, O_MAX, O_PPC, O_STEPS, O_WARM, O_REPS, O_SORT, O_TAG, O_OUT, O_SCENE, O_BACKEND, O_PROP, O_HELP };
+  enum { O_PART = 1, O_MAX, O_PPC, O_STEPS, O_WARM, O_REPS, O_SORT, O_TAG, O_OUT, O_SCENE, O_BACKEND, O_PROP, O_TABLE, O_HELP };
   static const struct option lo[] = {{"particles", required_argument, NULL, O_PART},
                                      {"max-particles", required_argument, NULL, O_MAX},
                                      {"ppc", required_argument, NULL, O_PPC},
@@ -209,6 +223,7 @@ static void parse(int argc, char **argv, options *o) {
                                      {"scene", required_argument, NULL, O_SCENE},
                                      {"backend", required_argument, NULL, O_BACKEND},
                                      {"property", required_argument, NULL, O_PROP},
+                                     {"material-table", required_argument, NULL, O_TABLE},
                                      {"help", no_argument, NULL, O_HELP},
                                      {NULL, 0, NULL, 0}};
   int c;
@@ -238,6 +253,12 @@ static void parse(int argc, char **argv, options *o) {
       case O_OUT: o->out = optarg; break;
       case O_BACKEND: o->backend = optarg; break;
       case O_PROP: add_property(o, optarg); break;
+      case O_TABLE:
+        if (!strcmp(optarg, "off")) o->table = 0;
+        else if (!strcmp(optarg, "on")) o->table = 1;
+        else if (!strcmp(optarg, "both")) o->table = 2;
+        else die(2, "--material-table: '%s' is not off, on or both", optarg);
+        break;
       case O_SCENE: {
         o->n_scenes = 0;
         char *copy = strdup(optarg), *save = NULL;
@@ -284,12 +305,19 @@ typedef struct result {
   int ok;
 } result;
 
-static result run_once(const bench_scene *sc, const options *o) {
+/* One timed block; table 1: through a table of two equal entries, every
+ * particle of entry 0 (the per-particle material's path on the same scene). */
+static result run_once(const bench_scene *sc, const options *o, int table) {
   result r;
   memset(&r, 0, sizeof r);
   bg_sim_desc d = bench_scene_desc(sc, o->backend, 0);
   d.sort_interval = o->sort_interval;
   d.properties = o->props;
+  bg_material two[2] = {d.material, d.material};
+  if (table) {
+    d.materials = two;
+    d.n_materials = 2;
+  }
   bg_sim *sim = NULL;
   char err[512];
   bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
@@ -421,17 +449,22 @@ int main(int argc, char **argv) {
                                        (double)sc.n * P2G_BYTES_PER_PARTICLE + nodes * P2G_BYTES_PER_NODE,
                                        nodes * GRID_BYTES_PER_NODE,
                                        (double)sc.n * G2P_BYTES_PER_PARTICLE + nodes * G2P_BYTES_PER_NODE};
-      double rate[100];
+      double rate[100], trate[100];
       result rr[100];
-      int nr = 0;
-      for (int rep = 0; rep < o.reps; ++rep) {
-        fprintf(stderr, "bench_gpu: %s, %llu particles, rep %d/%d\n", bench_kind_name(kind),
-                (unsigned long long)sc.n, rep + 1, o.reps);
-        result r = run_once(&sc, &o);
+      int nr = 0, nt = 0;
+      /* --material-table both: one material and the table in turn, each repetition */
+      const int passes = o.table == 2 ? 2 : 1;
+      for (int it = 0; it < o.reps * passes; ++it) {
+        const int rep = it / passes, pass = o.table == 2 ? it % passes : o.table;
+        fprintf(stderr, "bench_gpu: %s, %llu particles, rep %d/%d%s\n", bench_kind_name(kind),
+                (unsigned long long)sc.n, rep + 1, o.reps, pass ? ", material table" : "");
+        result r = run_once(&sc, &o, pass);
         if (!r.ok) {
           failed = 1;
           break;
         }
+        char tag[600];
+        snprintf(tag, sizeof tag, "%s%s%s", o.tag, pass && *o.tag ? "," : "", pass ? "material_table=on" : "");
         double ps = (double)sc.n * o.steps / r.wall_s;
         double dev_ms = r.ms[1] + r.ms[2] + r.ms[3];
         double eff = dev_ms > 0 ? bytes / (dev_ms * 1e-3) : 0;
@@ -442,10 +475,14 @@ int main(int argc, char **argv) {
           fprintf(tsv,
                   "%s\t%s\t%s\t%s\t%llu\t%d\t%.0f\t%s\t%s\t%d\t%d\t%d\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t"
                   "%.6g\t%.6g\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\t%.2f\t%.2f\t%.4f\t%.4f\t%.4f\t%.4f\n",
-                  commit, dev, o.tag, bench_kind_name(kind), (unsigned long long)sc.n, o.ppc, nodes, backend, props,
+                  commit, dev, tag, bench_kind_name(kind), (unsigned long long)sc.n, o.ppc, nodes, backend, props,
                   o.sort_interval, rep, o.steps, r.wall_s, ps, r.ms[0], r.ms[1], r.ms[2], r.ms[3], bytes, eff / 1e9,
                   copy0 / 1e9, copy0 > 0 ? eff / copy0 : 0, r.shear, r.tip, sbytes[0] / sc.n, sbytes[1] / sc.n,
                   sbytes[2] / sc.n, sbytes[3] / sc.n, frac[0], frac[1], frac[2], frac[3]);
+        if (pass && o.table == 2) {
+          trate[nt++] = ps;
+          continue;
+        }
         rate[nr] = ps;
         rr[nr++] = r;
       }
@@ -469,6 +506,12 @@ int main(int argc, char **argv) {
         printf(" %s %.0f B %.1f%%%s", stage_names[k], sbytes[k] / sc.n,
                rr[m].ms[k] > 0 && copy0 > 0 ? 100 * sbytes[k] / (rr[m].ms[k] * 1e-3) / copy0 : 0,
                k + 1 < N_STAGES ? "," : "\n");
+      if (nt > 0) {
+        qsort(trate, nt, sizeof *trate, cmp_double);
+        printf("%9s material table (two equal entries, the index per particle): median %.1f Mpsteps/s, "
+               "ratio to one material %.4f (cost %.2f%%)\n", "", trate[nt / 2] / 1e6, trate[nt / 2] / med,
+               100 * (1 - trate[nt / 2] / med));
+      }
       if (failed) break;
     }
   }

@@ -45,6 +45,7 @@ static void cpu_destroy(void *state) {
   free(s->slab);
   free(s->id);
   free(s->park);
+  free(s->mid);
   free(s->bstart);
   free(s->order);
   free(s->bin_key);
@@ -52,6 +53,7 @@ static void cpu_destroy(void *state) {
   free(s->blist);
   free(s->grid);
   free(s->gs);
+  free(s->gm);
   free(s->bn);
   free(s->sink_mass);
   free(s->wf_thread);
@@ -75,12 +77,14 @@ static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t 
   s->bin_hist = malloc(((size_t)s->n_blocks + 1) * sizeof *s->bin_hist);
   s->bin_threads = 1;
   s->sink_mass = calloc((size_t)cfg->n_sinks + 1, sizeof *s->sink_mass);
-  s->nl = bg_material_nonlocal_slot(cfg->mat.model);
+  s->nl = cfg->nl;
   if (s->nl >= 0) s->gs = calloc((size_t)cfg->n_nodes, sizeof *s->gs);
+  if (s->nl >= 0 && !cfg->nl_all) s->gm = calloc((size_t)cfg->n_nodes, sizeof *s->gm);
   s->wf_threads = cpu_nthreads(s);
   s->wf_thread = calloc((size_t)s->wf_threads * 3 * (size_t)cfg->n_walls, sizeof *s->wf_thread);
   s->wf = calloc(3 * (size_t)cfg->n_walls, sizeof *s->wf);
-  if (!s->grid || !s->bstart || !s->blist || !s->bin_hist || !s->sink_mass || (s->nl >= 0 && !s->gs) || !s->wf_thread ||
+  if (!s->grid || !s->bstart || !s->blist || !s->bin_hist || !s->sink_mass || (s->nl >= 0 && !s->gs) ||
+      (s->nl >= 0 && !cfg->nl_all && !s->gm) || !s->wf_thread ||
       !s->wf) {
     cpu_destroy(s);
     if (err && len) snprintf(err, len, "cpu backend: out of memory for a %lld-node grid",
@@ -128,16 +132,18 @@ static bg_status grow(cpu_state *s, size_t need) {
   if (ord) s->order = ord;
   int64_t *bk = realloc(s->bin_key, cap * sizeof *bk);
   if (bk) s->bin_key = bk;
-  if (!id || !pk || !ord || !bk) return BG_ERR_NOMEM;
+  uint8_t *mid = realloc(s->mid, cap * sizeof *mid);
+  if (mid) s->mid = mid;
+  if (!id || !pk || !ord || !bk || !mid) return BG_ERR_NOMEM;
   s->cap = cap;
   return BG_OK;
 }
 
-static bg_status cpu_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol) {
+static bg_status cpu_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol, int mat) {
   cpu_state *s = state;
   s->keys_fresh = 0;
   if (grow(s, s->n + n) != BG_OK) return BG_ERR_NOMEM;
-  bg_real rho0 = s->cfg->mat.el.rho0;
+  bg_real rho0 = s->cfg->mats[mat].el.rho0;
   for (size_t k = 0; k < n; ++k) {
     size_t p = s->n + k;
     for (int d = 0; d < 3; ++d) {
@@ -155,6 +161,7 @@ static bg_status cpu_add(void *state, size_t n, const bg_real *x, const bg_real 
     s->mass[p] = rho0 * vol[k];
     s->id[p] = (int64_t)p;
     s->park[p] = -1;
+    s->mid[p] = (uint8_t)mat;
     s->total_mass += (double)s->mass[p];
     /* the next dt must see these speeds, not only those of the last G2P */
     if (v) {
@@ -183,6 +190,7 @@ static bg_status cpu_get(void *state, bg_field f, bg_real *out) {
   cpu_state *s = state;
   for (size_t p = 0; p < s->n; ++p) {
     size_t o = (size_t)s->id[p];
+    const bg_mat *m = cpu_mat(s, p);
     switch (f) {
       case BG_FIELD_X:
         for (int d = 0; d < 3; ++d) out[3 * o + d] = s->x[d][p];
@@ -196,18 +204,18 @@ static bg_status cpu_get(void *state, bg_field f, bg_real *out) {
       case BG_FIELD_C:
         for (int d = 0; d < 9; ++d) out[9 * o + d] = s->C[d][p];
         break;
-      case BG_FIELD_JP: out[o] = expf(bg_mat_log_jp(&s->cfg->mat, s->st, (int64_t)p)); break;
+      case BG_FIELD_JP: out[o] = expf(bg_mat_log_jp(m, s->st, (int64_t)p)); break;
       case BG_FIELD_DENSITY: {
         bg_mat3 F = load_mat(s->F, p);
-        out[o] = bg_density(s->cfg->mat.el.rho0, bg_mat3_det(F), bg_mat_log_jp(&s->cfg->mat, s->st, (int64_t)p));
+        out[o] = bg_density(m->el.rho0, bg_mat3_det(F), bg_mat_log_jp(m, s->st, (int64_t)p));
         break;
       }
-      case BG_FIELD_Q: out[o] = bg_mat_q(&s->cfg->mat, s->st, (int64_t)p); break;
+      case BG_FIELD_Q: out[o] = bg_mat_q(m, s->st, (int64_t)p); break;
       case BG_FIELD_STRESS: {
         /* Cauchy stress: V0 tau is the force-carrying quantity, the current
          * volume is V0 det(F_E) Jp */
         bg_mat3 F = load_mat(s->F, p), t = load_sym(s->tau, p);
-        bg_real J = bg_mat3_det(F) * expf(bg_mat_log_jp(&s->cfg->mat, s->st, (int64_t)p));
+        bg_real J = bg_mat3_det(F) * expf(bg_mat_log_jp(m, s->st, (int64_t)p));
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j) out[9 * o + 3 * i + j] = t.m[i][j] / J;
         break;
@@ -215,6 +223,7 @@ static bg_status cpu_get(void *state, bg_field f, bg_real *out) {
       case BG_FIELD_MASS: out[o] = s->mass[p]; break;
       case BG_FIELD_ACTIVE: out[o] = s->park[p] < 0 ? 1.0f : 0.0f; break;
       case BG_FIELD_MODE: out[o] = s->mode[p]; break;
+      case BG_FIELD_MATERIAL: out[o] = (bg_real)s->mid[p]; break;
     }
   }
   return BG_OK;
@@ -255,6 +264,7 @@ static bg_status cpu_export(void *state, bg_raw *r) {
   if (s->n) {
     memcpy(r->id, s->id, s->n * sizeof *s->id);
     memcpy(r->park, s->park, s->n * sizeof *s->park);
+    memcpy(r->mat, s->mid, s->n * sizeof *s->mid);
   }
   r->n = s->n;
   r->parked_mass = s->parked_mass;
@@ -276,6 +286,7 @@ static bg_status cpu_import(void *state, const bg_raw *r) {
   if (r->n) {
     memcpy(s->id, r->id, r->n * sizeof *s->id);
     memcpy(s->park, r->park, r->n * sizeof *s->park);
+    memcpy(s->mid, r->mat, r->n * sizeof *s->mid);
   }
   s->n = r->n;
   s->parked_mass = r->parked_mass;

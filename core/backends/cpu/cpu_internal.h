@@ -27,6 +27,7 @@ typedef struct cpu_state {
   bg_real *slab; /* one allocation behind every float array above (see grow) */
   int64_t *id;   /* insertion index of the particle in each slot */
   int32_t *park; /* -1 active, k < n_sinks parked in sink k, n_sinks left the grid */
+  uint8_t *mid;  /* entry of the material table (cfg->mats); all 0, and never sorted, for one material */
   /* binning */
   int64_t nb[3], n_blocks;
   int64_t *bstart; /* n_blocks + 1 prefix offsets into order */
@@ -45,6 +46,7 @@ typedef struct cpu_state {
    * needs the Laplacian of, or -1, and its mass-weighted nodal sums */
   int nl;
   bg_real *gs;
+  bg_real *gm; /* the nonlocal particles' nodal mass, when the table mixes them with others */
   /* tallies */
   size_t n_active, n_sink, n_out;
   double parked_mass, total_mass, max_speed;
@@ -102,6 +104,14 @@ static inline void store_sym(bg_real **t, size_t p, const bg_mat3 *m) {
   t[3][p] = 0.5f * (m->m[0][1] + m->m[1][0]);
   t[4][p] = 0.5f * (m->m[0][2] + m->m[2][0]);
   t[5][p] = 0.5f * (m->m[1][2] + m->m[2][1]);
+}
+
+/* The material of slot p. */
+static inline const bg_mat *cpu_mat(const cpu_state *s, size_t p) { return &s->cfg->mats[s->mid[p]]; }
+
+/* Whether the nonlocal service serves slot p (only where the model needs it). */
+static inline int cpu_nonlocal(const cpu_state *s, size_t p) {
+  return s->nl >= 0 && (s->cfg->n_mats == 1 || bg_material_nonlocal_slot(cpu_mat(s, p)->model) >= 0);
 }
 
 /* The stages of a step (cpu_step.c). */

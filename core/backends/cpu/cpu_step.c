@@ -97,6 +97,8 @@ bg_status cpu_sort(void *state, uint64_t step) {
   /* the permutation, array by array, split over the threads */
   int64_t n = (int64_t)s->n;
   int32_t *pk = (int32_t *)tmp; /* same size as a float */
+  const int multi = s->cfg->n_mats > 1; /* one material: every index is 0, nothing to move */
+  uint8_t *mtmp = (uint8_t *)key;       /* the indices' scratch: the keys are spent by now */
 #pragma omp parallel num_threads(cpu_nthreads(s))
   {
     for (int k = 0; k < N_FLOAT_ARRAYS; ++k) {
@@ -115,6 +117,12 @@ bg_status cpu_sort(void *state, uint64_t step) {
     for (int64_t p = 0; p < n; ++p) {
       s->id[p] = itmp[p];
       s->park[p] = pk[p];
+    }
+    if (multi) {
+#pragma omp for schedule(static)
+      for (int64_t p = 0; p < n; ++p) mtmp[p] = s->mid[perm[p]];
+#pragma omp for schedule(static)
+      for (int64_t p = 0; p < n; ++p) s->mid[p] = mtmp[p];
     }
   }
   free(tmp);
@@ -243,12 +251,15 @@ CPU_INLINE void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
       for (int k = 0; k < 3; ++k) node_store(g + 4 * k, node_load(g + 4 * k) + wab * (wz[k] * vab + wzd[k] * az));
     }
   }
-  if (s->nl >= 0) {
+  if (cpu_nonlocal(s, p)) {
     bg_real mf = m * s->st[s->nl][p];
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) {
-        bg_real *g = s->gs + (w.base[0] + a) * sx + (w.base[1] + b) * sy + w.base[2];
+        int64_t row = (w.base[0] + a) * sx + (w.base[1] + b) * sy + w.base[2];
+        bg_real *g = s->gs + row;
         for (int k = 0; k < 3; ++k) g[k] += bg_bspline_weight(&w, a, b, k) * mf;
+        if (s->gm)
+          for (int k = 0; k < 3; ++k) s->gm[row + k] += bg_bspline_weight(&w, a, b, k) * m;
       }
   }
 }
@@ -267,6 +278,7 @@ bg_status cpu_p2g(void *state, bg_real dt) {
 #pragma omp parallel for schedule(static) num_threads(nt)
   for (int64_t i = 0; i < nn; ++i) s->grid[i][0] = s->grid[i][1] = s->grid[i][2] = s->grid[i][3] = 0;
   if (s->nl >= 0) memset(s->gs, 0, (size_t)nn * sizeof *s->gs);
+  if (s->gm) memset(s->gm, 0, (size_t)nn * sizeof *s->gm);
   if (s->n_active == 0) return BG_OK;
   bin_particles(s);
   for (int col = 0; col < 8; ++col) {
@@ -323,9 +335,10 @@ bg_status cpu_grid_update(void *state, bg_real dt) {
 }
 
 /* The nonlocal service's Laplacian at a particle (bg_transfer.h): the
- * B-spline Laplacian of the nodal mass-weighted means. Every node of a
- * particle's stencil with a nonzero weight holds mass (the particle's own,
- * scattered this step), so none is skipped but the weightless ones. */
+ * B-spline Laplacian of the nodal mass-weighted means (over the nonlocal
+ * particles' mass, gm, where the table mixes them with others). Every node
+ * of a particle's stencil with a nonzero weight holds mass (the particle's
+ * own, scattered this step), so none is skipped but the weightless ones. */
 static bg_real nodal_laplacian(const cpu_state *s, const bg_bspline *w) {
   const bg_config *c = s->cfg;
   int64_t ny = c->dims[1], nz = c->dims[2];
@@ -334,11 +347,54 @@ static bg_real nodal_laplacian(const cpu_state *s, const bg_bspline *w) {
     for (int b = 0; b < 3; ++b) {
       int64_t row = ((int64_t)(w->base[0] + a) * ny + (w->base[1] + b)) * nz + w->base[2];
       for (int k = 0; k < 3; ++k) {
-        bg_real m = s->grid[row + k][0];
+        bg_real m = s->gm ? s->gm[row + k] : s->grid[row + k][0];
         if (m > 0.0f) sum += bg_bspline_lap_weight(w->w, a, b, k) * (s->gs[row + k] / m);
       }
     }
   return sum * c->inv_dx * c->inv_dx;
+}
+
+/* The constitutive update of a chunk whose lanes (slots slot[0 .. len-1])
+ * may hold several materials of the table: a chunk of one material runs as
+ * it would alone; otherwise each material's lanes are packed into a chunk
+ * of their own, updated, and put back. A lane's result does not depend on
+ * the lanes beside it, so grouping changes no particle's update. */
+CPU_INLINE void update_chunk_table(const cpu_state *s, const size_t *slot, bg_real dt, bg_mat_chunk *ch, int len) {
+  const bg_config *c = s->cfg;
+  int first = len > 0 ? s->mid[slot[0]] : 0, uniform = 1;
+  for (int l = 1; l < len && uniform; ++l) uniform = s->mid[slot[l]] == first;
+  if (uniform) {
+    bg_material_update_chunk(&c->mats[first], dt, ch, len);
+    return;
+  }
+  unsigned char done[BG_BATCH_CHUNK] = {0};
+  bg_mat_chunk sub;
+  bg_real subC[9][BG_BATCH_CHUNK];
+  int lane[BG_BATCH_CHUNK];
+  sub.C = ch->C ? (const bg_real(*)[BG_BATCH_CHUNK])subC : NULL;
+  for (int l0 = 0; l0 < len; ++l0) {
+    if (done[l0]) continue;
+    const int k = s->mid[slot[l0]];
+    int n = 0;
+    for (int l = l0; l < len; ++l)
+      if (!done[l] && s->mid[slot[l]] == k) {
+        done[l] = 1;
+        lane[n] = l;
+        for (int e = 0; e < 9; ++e) sub.F[e][n] = ch->F[e][l];
+        for (int e = 0; e < BG_NSTATE; ++e) sub.st[e][n] = ch->st[e][l];
+        if (ch->C)
+          for (int e = 0; e < 9; ++e) subC[e][n] = ch->C[e][l];
+        ++n;
+      }
+    bg_material_update_chunk(&c->mats[k], dt, &sub, n);
+    for (int j = 0; j < n; ++j) {
+      const int l = lane[j];
+      for (int e = 0; e < 9; ++e) ch->F[e][l] = sub.F[e][j];
+      for (int e = 0; e < BG_NSTATE; ++e) ch->st[e][l] = sub.st[e][j];
+      for (int e = 0; e < 6; ++e) ch->tau[e][l] = sub.tau[e][j];
+      ch->mode[l] = sub.mode[j];
+    }
+  }
 }
 
 /* G2P after the gather, for lane l of a chunk and particle slot p of the
@@ -428,7 +484,7 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
       lC[3 * i + 2][len] = k4 * ac[1 + i];
     }
     for (int d = 0; d < BG_NSTATE; ++d) ch.st[d][len] = s->st[d][p];
-    if (s->nl >= 0) ch.st[s->nl + 1][len] = nodal_laplacian(s, &w);
+    if (cpu_nonlocal(s, p)) ch.st[s->nl + 1][len] = nodal_laplacian(s, &w);
     slot[len++] = p;
   }
   /* 2. v, x, C and the trial F, lane by lane: a chunk without parked
@@ -467,8 +523,10 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
     }
   }
   /* 4. the constitutive update across the chunk's lanes (a model without
-   * lanes runs the scalar update on each) */
-  bg_material_update_chunk(&c->mat, dt, &ch, len);
+   * lanes runs the scalar update on each), lanes grouped by material when
+   * the table has several */
+  if (c->n_mats == 1) bg_material_update_chunk(&c->mat, dt, &ch, len);
+  else update_chunk_table(s, slot, dt, &ch, len);
   for (int l = 0; l < len; ++l) s->mode[slot[l]] = (bg_real)ch.mode[l];
   /* array by array, one store stream at a time; a run copied as such */
   for (int e = 0; e < 9 + 6 + BG_NSTATE; ++e) {

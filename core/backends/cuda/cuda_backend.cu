@@ -8,10 +8,11 @@
  * cuda_grid.cu, cuda_g2p.cu and cuda_readback.cu (README.md). */
 #include "cuda_internal.cuh"
 
-/* New particles in slots off .. off + cnt from the staged upload: at rest
- * unless v is given, F the identity, no stress, no plastic state. */
+/* New particles of table entry mat in slots off .. off + cnt from the
+ * staged upload: at rest unless v is given, F the identity, no stress, no
+ * plastic state. */
 __global__ void k_init(dparts P, int64_t off, int64_t cnt, const float *x, const float *v,
-                       const float *vol, float rho0) {
+                       const float *vol, float rho0, int mat) {
   int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (k >= cnt) return;
   int64_t p = off + k;
@@ -30,6 +31,7 @@ __global__ void k_init(dparts P, int64_t off, int64_t cnt, const float *x, const
   P.f[PMODE][p] = (float)BG_RM_ELASTIC;
   P.id[p] = p;
   P.park[p] = -1;
+  P.mat[p] = (uint8_t)mat;
 }
 
 static int cuda_available(char *why, size_t len) {
@@ -72,6 +74,7 @@ static void free_parts(dparts *P) {
   for (int k = 0; k < NPF; ++k) cudaFree(P->f[k]);
   cudaFree(P->id);
   cudaFree(P->park);
+  cudaFree(P->mat);
   memset(P, 0, sizeof *P);
 }
 
@@ -90,6 +93,8 @@ static void cuda_destroy(void *state) {
   cudaFree(s->d_nsel);
   cudaFree(s->grid);
   cudaFree(s->gs);
+  cudaFree(s->gm);
+  cudaFree(s->mats);
   cudaFree(s->bn);
   cudaFree(s->walls);
   cudaFree(s->sinks);
@@ -181,8 +186,13 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
     TRY(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
     TRY(cudaMalloc((void **)&s->grid, grid_bytes));
     TRY(cudaMemsetAsync(s->grid, 0, grid_bytes, s->st));
-    s->nl = bg_material_nonlocal_slot(cfg->mat.model);
+    s->nl = cfg->nl;
     if (s->nl >= 0) TRY(cudaMalloc((void **)&s->gs, (size_t)cfg->n_nodes * sizeof(float)));
+    if (s->nl >= 0 && !cfg->nl_all) TRY(cudaMalloc((void **)&s->gm, (size_t)cfg->n_nodes * sizeof(float)));
+    if (cfg->n_mats > 1) {
+      TRY(cudaMalloc((void **)&s->mats, (size_t)cfg->n_mats * sizeof(bg_mat)));
+      TRY(cudaMemcpyAsync(s->mats, cfg->mats, (size_t)cfg->n_mats * sizeof(bg_mat), cudaMemcpyHostToDevice, s->st));
+    }
     TRY(cudaMalloc((void **)&s->walls, (size_t)cfg->n_walls * sizeof(bg_wallc)));
     TRY(cudaMemcpyAsync(s->walls, cfg->walls, (size_t)cfg->n_walls * sizeof(bg_wallc), cudaMemcpyHostToDevice,
                         s->st));
@@ -227,6 +237,7 @@ bg_status cuda_grow(cuda_state *s, size_t need) {
     for (int k = 0; k < NPF && e == cudaSuccess; ++k) e = cudaMalloc((void **)&Q.f[k], cap * sizeof(float));
     if (e == cudaSuccess) e = cudaMalloc((void **)&Q.id, cap * sizeof(int64_t));
     if (e == cudaSuccess) e = cudaMalloc((void **)&Q.park, cap * sizeof(int32_t));
+    if (e == cudaSuccess) e = cudaMalloc((void **)&Q.mat, cap * sizeof(uint8_t));
     if (e != cudaSuccess) {
       free_parts(&Q);
       (void)cudaGetLastError();
@@ -238,6 +249,7 @@ bg_status cuda_grow(cuda_state *s, size_t need) {
         CU(cudaMemcpyAsync(Q.f[k], s->P.f[k], s->n * sizeof(float), cudaMemcpyDeviceToDevice, s->st));
       CU(cudaMemcpyAsync(Q.id, s->P.id, s->n * sizeof(int64_t), cudaMemcpyDeviceToDevice, s->st));
       CU(cudaMemcpyAsync(Q.park, s->P.park, s->n * sizeof(int32_t), cudaMemcpyDeviceToDevice, s->st));
+      CU(cudaMemcpyAsync(Q.mat, s->P.mat, s->n * sizeof(uint8_t), cudaMemcpyDeviceToDevice, s->st));
       CU(cudaStreamSynchronize(s->st));
     }
     free_parts(&s->P);
@@ -250,12 +262,12 @@ bg_status cuda_grow(cuda_state *s, size_t need) {
     cudaMemGetInfo(&fb, &tb);
     snprintf(s->err, s->err_len,
              "cuda backend: out of device memory for %zu particles (%.3g GB of state; %.3g GB free of %.3g)", need,
-             (double)need * (NPF * 4 + 12) / 1e9, fb / 1e9, tb / 1e9);
+             (double)need * (NPF * 4 + 13) / 1e9, fb / 1e9, tb / 1e9);
   }
   return BG_ERR_NOMEM;
 }
 
-static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol) {
+static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol, int mat) {
   cuda_state *s = (cuda_state *)state;
   bg_status st = cuda_flush(s); /* the speeds below must max into the last step's, not be overwritten */
   if (st != BG_OK) return st;
@@ -272,7 +284,7 @@ static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real
     if (e == cudaSuccess) e = cudaMemcpyAsync(tvol, vol + k0, c * sizeof(float), cudaMemcpyHostToDevice, s->st);
     if (e == cudaSuccess) {
       k_init<<<grid_of((int64_t)c, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-          s->P, (int64_t)(s->n + k0), (int64_t)c, tx, v ? tv : NULL, tvol, s->cfg->mat.el.rho0);
+          s->P, (int64_t)(s->n + k0), (int64_t)c, tx, v ? tv : NULL, tvol, s->cfg->mats[mat].el.rho0, mat);
       e = cudaGetLastError();
     }
     /* the staging buffer is reused by the next chunk */
@@ -282,7 +294,7 @@ static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real
   cudaFree(tmp);
   if (r != BG_OK) return r;
   /* host tallies exactly as the CPU keeps them */
-  bg_real rho0 = s->cfg->mat.el.rho0;
+  bg_real rho0 = s->cfg->mats[mat].el.rho0;
   for (size_t k = 0; k < n; ++k) {
     bg_real m = rho0 * vol[k];
     s->total_mass += (double)m;

@@ -5,17 +5,23 @@
  * reduced on the device and come back with one small async copy per step:
  * the front end's dt query is the step's only host wait. The kernel is
  * compiled twice, with and without a bound on its registers (the property
- * g2p_minblocks). */
+ * g2p_minblocks), and each twice again, for one material (entry 0 by value:
+ * no index is loaded) and for a table (each particle's entry from the
+ * device copy of the table, through its index). */
 #include "cuda_internal.cuh"
 
 /* The G2P body, one thread per particle; the kernels below differ only in
- * their launch bounds. */
+ * their launch bounds and in MULTI (a material table: each particle's
+ * entry through its index, and the nonlocal service only for the entries
+ * that need it, averaging over their own mass gm). */
+template <bool MULTI>
 static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, const dmat &M, float dt,
                                                 const float4 *__restrict__ grid, const float *__restrict__ gs,
-                                                int nl, unsigned long long *tally) {
+                                                const float *__restrict__ gm, int nl, unsigned long long *tally) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double sp2 = 0.0;
   if (p < n && P.park[p] < 0) {
+    const bg_mat *mat = MULTI ? M.mats + P.mat[p] : &M.mat;
     float xg[3];
     for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
     const bg_bspline w = bg_bspline_eval(xg);
@@ -61,21 +67,21 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
     F = bg_f_update(&C, &F, dt);
     float st[BG_NSTATE];
     for (int k = 0; k < BG_NSTATE; ++k) st[k] = P.f[PS + k][p];
-    if (nl >= 0) {
+    if (nl >= 0 && (!MULTI || bg_material_nonlocal_slot(mat->model) >= 0)) {
       /* the nonlocal service's Laplacian, as the CPU's nodal_laplacian */
       float sum = 0.0f;
       for (int a = 0; a < 3; ++a)
         for (int b = 0; b < 3; ++b)
           for (int k = 0; k < 3; ++k) {
             const int64_t i = node_index(G, w.base[0] + a, w.base[1] + b, w.base[2] + k);
-            const float m = grid[i].x;
+            const float m = MULTI && gm ? gm[i] : grid[i].x;
             if (m > 0.0f) sum += bg_bspline_lap_weight(w.w, a, b, k) * (gs[i] / m);
           }
       st[nl + 1] = sum * G.inv_dx * G.inv_dx;
     }
     bg_mat3 tau;
     bg_update_ctx u = {&F, &C, dt, st, &tau};
-    P.f[PMODE][p] = (float)bg_material_update(&M.mat, &u);
+    P.f[PMODE][p] = (float)bg_material_update(mat, &u);
     for (int e = 0; e < 9; ++e) P.f[PF + e][p] = F.m[e / 3][e % 3];
     P.f[PT + 0][p] = tau.m[0][0];
     P.f[PT + 1][p] = tau.m[1][1];
@@ -101,18 +107,19 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
 /* No bound on the resident blocks: the compiler's own choice (168
  * registers on sm_90). Note that __launch_bounds__(128, 1) is not the
  * same: it lets ptxas take 247. */
+template <bool MULTI>
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
     k_g2p_free(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
-               const float *__restrict__ gs, int nl, unsigned long long *tally) {
-  g2p_body(P, n, G, M, dt, grid, gs, nl, tally);
+               const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally) {
+  g2p_body<MULTI>(P, n, G, M, dt, grid, gs, gm, nl, tally);
 }
 
 /* At least MINB resident blocks per SM: at most 65536 / (128 MINB) registers. */
-template <int MINB>
+template <int MINB, bool MULTI>
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS, MINB)
     k_g2p(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
-          const float *__restrict__ gs, int nl, unsigned long long *tally) {
-  g2p_body(P, n, G, M, dt, grid, gs, nl, tally);
+          const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally) {
+  g2p_body<MULTI>(P, n, G, M, dt, grid, gs, gm, nl, tally);
 }
 
 bg_status cuda_g2p(void *state, bg_real dt) {
@@ -123,15 +130,23 @@ bg_status cuda_g2p(void *state, bg_real dt) {
     dmat M;
     M.cfg = *s->cfg;
     M.mat = s->cfg->mat;
+    M.mats = s->mats;
     M.sinks = s->sinks;
     M.n_sinks = s->cfg->n_sinks;
     const dim3 nb = grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS);
-    if (s->g2p_minb == 4)
-      k_g2p<4><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl,
-                                                      s->d_tally);
+    const int64_t n = (int64_t)s->n;
+    if (s->g2p_minb == 4 && !s->mats)
+      k_g2p<4, false><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm, s->nl,
+                                                             s->d_tally);
+    else if (s->g2p_minb == 4)
+      k_g2p<4, true><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm, s->nl,
+                                                            s->d_tally);
+    else if (!s->mats)
+      k_g2p_free<false><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm,
+                                                               s->nl, s->d_tally);
     else
-      k_g2p_free<<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->gs, s->nl,
-                                                        s->d_tally);
+      k_g2p_free<true><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm,
+                                                              s->nl, s->d_tally);
     CU(cudaGetLastError());
   }
   bg_status st = mark(s, 4);

@@ -69,6 +69,7 @@ typedef struct dparts {
   float *f[NPF];
   int64_t *id;   /* insertion index of the particle in each slot */
   int32_t *park; /* -1 active, k < n_sinks in sink k, n_sinks left the grid */
+  uint8_t *mat;  /* entry of the material table; read and sorted only when the table has several */
 } dparts;
 
 /* Grid geometry and the sort's block decomposition, by value to kernels. */
@@ -81,11 +82,13 @@ typedef struct dgeom {
   int lb; /* log2 of the block edge */
 } dgeom;
 
-/* What G2P needs besides particles and grid: the material, and the
- * configuration by value for bg_park_code (its pointers are host pointers
- * and are never followed on the device; sinks is the device copy). */
+/* What G2P needs besides particles and grid: the material (entry 0, by
+ * value, and the device copy of the whole table), and the configuration
+ * by value for bg_park_code (its pointers are host pointers and are never
+ * followed on the device; sinks is the device copy). */
 typedef struct dmat {
   bg_mat mat;
+  const bg_mat *mats;
   bg_config cfg;
   const bg_sink *sinks;
   int n_sinks;
@@ -120,6 +123,10 @@ typedef struct cuda_state {
    * and the mass-weighted nodal sums of that slot */
   int nl;
   float *gs;
+  float *gm; /* the nonlocal particles' nodal mass, when the table mixes them with others */
+  /* the material table on the device (NULL for one material: the kernels
+   * then take entry 0 by value and never load a particle's index) */
+  bg_mat *mats;
   bg_bnode *bn;
   size_t n_bn, bn_cap;
   bg_wallc *walls;

@@ -255,18 +255,24 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
 
 /* The nonlocal service's scatter: mass times state slot nl to the nodal
  * sums gs. Only a nonlocal model runs it; plain global atomics, since no
- * such model is on the fast path the tiled scatter is tuned for. */
-__global__ void k_p2g_nonlocal(dparts P, dgeom G, int64_t n, int nl, float *gs) {
+ * such model is on the fast path the tiled scatter is tuned for. With a
+ * material table (mats not NULL) only the particles of the entries that
+ * need it scatter, and their mass to gm beside it when some entries do not. */
+__global__ void k_p2g_nonlocal(dparts P, dgeom G, int64_t n, int nl, float *gs, const bg_mat *mats, float *gm) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (p >= n || P.park[p] >= 0) return;
+  if (mats && bg_material_nonlocal_slot(mats[P.mat[p]].model) < 0) return;
   float xg[3];
   for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
   const bg_bspline w = bg_bspline_eval(xg);
-  const float mf = P.f[PM][p] * P.f[PS + nl][p];
+  const float m = P.f[PM][p], mf = m * P.f[PS + nl][p];
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b)
-      for (int k = 0; k < 3; ++k)
-        atomicAdd(gs + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2] + k), bg_bspline_weight(&w, a, b, k) * mf);
+      for (int k = 0; k < 3; ++k) {
+        const int64_t i = node_index(G, w.base[0] + a, w.base[1] + b, w.base[2] + k);
+        atomicAdd(gs + i, bg_bspline_weight(&w, a, b, k) * mf);
+        if (gm) atomicAdd(gm + i, bg_bspline_weight(&w, a, b, k) * m);
+      }
 }
 
 bg_status cuda_p2g(void *state, bg_real dt) {
@@ -284,8 +290,9 @@ bg_status cuda_p2g(void *state, bg_real dt) {
     CU(cudaGetLastError());
     if (s->nl >= 0) {
       CU(cudaMemsetAsync(s->gs, 0, (size_t)c->n_nodes * sizeof(float), s->st));
+      if (s->gm) CU(cudaMemsetAsync(s->gm, 0, (size_t)c->n_nodes * sizeof(float), s->st));
       k_p2g_nonlocal<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-          s->P, s->geo, (int64_t)s->n, s->nl, s->gs);
+          s->P, s->geo, (int64_t)s->n, s->nl, s->gs, s->mats, s->gm);
       CU(cudaGetLastError());
     }
   }

@@ -4,11 +4,14 @@
  * raw export and import of every particle with the sort state. */
 #include "cuda_internal.cuh"
 
-/* Read-back in insertion order: slot p writes row id[p] (64-bit offsets). */
-__global__ void k_get(dparts P, int64_t n, int field, bg_mat mat, float *out) {
+/* Read-back in insertion order: slot p writes row id[p] (64-bit offsets).
+ * mats: the device copy of the material table, or NULL for one material
+ * (mat0, every index 0). */
+__global__ void k_get(dparts P, int64_t n, int field, bg_mat mat0, const bg_mat *mats, float *out) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (p >= n) return;
   const int64_t o = P.id[p];
+  const bg_mat &mat = mats ? mats[P.mat[p]] : mat0;
   switch (field) {
     case BG_FIELD_X:
       for (int d = 0; d < 3; ++d) out[3 * o + d] = P.f[PX + d][p];
@@ -42,6 +45,7 @@ __global__ void k_get(dparts P, int64_t n, int field, bg_mat mat, float *out) {
     case BG_FIELD_MASS: out[o] = P.f[PM][p]; break;
     case BG_FIELD_ACTIVE: out[o] = P.park[p] < 0 ? 1.0f : 0.0f; break;
     case BG_FIELD_MODE: out[o] = P.f[PMODE][p]; break;
+    case BG_FIELD_MATERIAL: out[o] = (float)P.mat[p]; break;
     default: break;
   }
 }
@@ -101,7 +105,7 @@ bg_status cuda_get(void *state, bg_field f, bg_real *out) {
   float *d = NULL;
   CU(cudaMalloc((void **)&d, bytes));
   k_get<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-      s->P, (int64_t)s->n, (int)f, s->cfg->mat, d);
+      s->P, (int64_t)s->n, (int)f, s->cfg->mat, s->mats, d);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemcpyAsync(out, d, bytes, cudaMemcpyDeviceToHost, s->st);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s->st);
@@ -151,6 +155,7 @@ bg_status cuda_export(void *state, bg_raw *r) {
       CU(cudaMemcpyAsync(r->f[k], s->P.f[k], s->n * sizeof(float), cudaMemcpyDeviceToHost, s->st));
     CU(cudaMemcpyAsync(r->id, s->P.id, s->n * sizeof(int64_t), cudaMemcpyDeviceToHost, s->st));
     CU(cudaMemcpyAsync(r->park, s->P.park, s->n * sizeof(int32_t), cudaMemcpyDeviceToHost, s->st));
+    CU(cudaMemcpyAsync(r->mat, s->P.mat, s->n * sizeof(uint8_t), cudaMemcpyDeviceToHost, s->st));
   }
   /* the runs P2G launches over until the next sort; none while dirty */
   r->n_runs = -1;
@@ -185,6 +190,7 @@ bg_status cuda_import(void *state, const bg_raw *r) {
       CU(cudaMemcpyAsync(s->P.f[k], r->f[k], r->n * sizeof(float), cudaMemcpyHostToDevice, s->st));
     CU(cudaMemcpyAsync(s->P.id, r->id, r->n * sizeof(int64_t), cudaMemcpyHostToDevice, s->st));
     CU(cudaMemcpyAsync(s->P.park, r->park, r->n * sizeof(int32_t), cudaMemcpyHostToDevice, s->st));
+    CU(cudaMemcpyAsync(s->P.mat, r->mat, r->n * sizeof(uint8_t), cudaMemcpyHostToDevice, s->st));
     if (keep_runs) {
       CU(cudaMemcpyAsync(s->runstart, r->runstart, (size_t)r->n_runs * sizeof(int64_t), cudaMemcpyHostToDevice,
                          s->st));

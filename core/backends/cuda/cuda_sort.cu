@@ -147,6 +147,13 @@ bg_status cuda_sort(void *state, uint64_t step) {
       s->P.id = ispare;
       ispare = old;
     }
+    /* the material index, only when the table has several (one material's
+     * indices are all 0): gathered into the spare float buffer, copied back */
+    if (s->cfg->n_mats > 1) {
+      k_gather<uint8_t><<<gb, BG_CUDA_EW_THREADS, 0, s->st>>>((uint8_t *)spare, s->P.mat, perm, n);
+      CU(cudaGetLastError());
+      CU(cudaMemcpyAsync(s->P.mat, spare, (size_t)n * sizeof(uint8_t), cudaMemcpyDeviceToDevice, s->st));
+    }
     /* the buffers left over become the sort's: particle arrays and sort
      * buffers all hold cap slots (cuda_ensure_sort_buffers), so they interchange */
     if (s->sort_cap != s->cap) return fail(s, BG_ERR_INTERNAL, "sort buffers and particle arrays differ in size");

@@ -24,9 +24,11 @@ typedef struct ref_state {
   bg_real *f;    /* n rows of BG_RAW_NF floats */
   int64_t *id;   /* insertion index of each row */
   int32_t *park; /* -1 active, k < n_sinks in sink k, n_sinks left the grid */
+  uint8_t *mat;  /* each row's entry in the material table */
   bg_real (*grid)[4]; /* per node: mass, then momentum; velocity after the grid update */
   bg_real *gs;        /* the nonlocal service's mass-weighted nodal sums (nl >= 0) */
-  int nl;             /* the state slot whose Laplacian the model needs, or -1 */
+  bg_real *gm;        /* the nonlocal particles' nodal mass, when not every entry is nonlocal */
+  int nl;             /* the state slot whose Laplacian the table's nonlocal entries need, or -1 */
   bg_bnode *bn;
   size_t n_bn;
   double parked_mass, total_mass, max_speed;
@@ -67,12 +69,19 @@ static void put_sym(bg_real *t, const bg_mat3 *m) {
   t[5] = 0.5f * (m->m[1][2] + m->m[2][1]);
 }
 
-/* The constitutive update of one particle: the one call site of the
- * material interface. F in: F_trial, out: F; st in/out; returns the mode. */
-static int ref_material_update(const bg_config *c, bg_real dt, const bg_mat3 *C, bg_mat3 *F, bg_real *st,
+/* The constitutive update of one particle, of material m: the one call
+ * site of the material interface. F in: F_trial, out: F; st in/out;
+ * returns the mode. */
+static int ref_material_update(const bg_mat *m, bg_real dt, const bg_mat3 *C, bg_mat3 *F, bg_real *st,
                                bg_mat3 *tau) {
   bg_update_ctx u = {F, C, dt, st, tau};
-  return bg_material_update(&c->mat, &u);
+  return bg_material_update(m, &u);
+}
+
+/* The material of row p, and whether the nonlocal service serves it. */
+static const bg_mat *row_mat(const ref_state *s, size_t p) { return &s->cfg->mats[s->mat[p]]; }
+static int row_nonlocal(const ref_state *s, size_t p) {
+  return s->nl >= 0 && bg_material_nonlocal_slot(row_mat(s, p)->model) >= 0;
 }
 
 /* A state slot the model declares (bg_state_desc), or its neutral value
@@ -105,8 +114,10 @@ static void ref_destroy(void *state) {
   free(s->f);
   free(s->id);
   free(s->park);
+  free(s->mat);
   free(s->grid);
   free(s->gs);
+  free(s->gm);
   free(s->bn);
   free(s->sink_mass);
   free(s->wf);
@@ -119,12 +130,13 @@ static bg_status ref_create(const bg_config *cfg, void **out, char *err, size_t 
   ref_state *s = calloc(1, sizeof *s);
   if (!s) return BG_ERR_NOMEM;
   s->cfg = cfg;
-  s->nl = bg_material_nonlocal_slot(cfg->mat.model);
+  s->nl = cfg->nl;
   s->grid = calloc((size_t)cfg->n_nodes, sizeof *s->grid);
   s->gs = s->nl >= 0 ? calloc((size_t)cfg->n_nodes, sizeof *s->gs) : NULL;
+  s->gm = s->nl >= 0 && !cfg->nl_all ? calloc((size_t)cfg->n_nodes, sizeof *s->gm) : NULL;
   s->sink_mass = calloc((size_t)cfg->n_sinks + 1, sizeof *s->sink_mass);
   s->wf = calloc(3 * (size_t)cfg->n_walls + 1, sizeof *s->wf);
-  if (!s->grid || (s->nl >= 0 && !s->gs) || !s->sink_mass || !s->wf) {
+  if (!s->grid || (s->nl >= 0 && !s->gs) || (s->nl >= 0 && !cfg->nl_all && !s->gm) || !s->sink_mass || !s->wf) {
     ref_destroy(s);
     return BG_ERR_NOMEM;
   }
@@ -145,11 +157,14 @@ static bg_status grow(ref_state *s, size_t n) {
   int32_t *park = realloc(s->park, cap * sizeof *park);
   if (!park) return BG_ERR_NOMEM;
   s->park = park;
+  uint8_t *mat = realloc(s->mat, cap * sizeof *mat);
+  if (!mat) return BG_ERR_NOMEM;
+  s->mat = mat;
   s->cap = cap;
   return BG_OK;
 }
 
-static bg_status ref_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol) {
+static bg_status ref_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol, int mat) {
   ref_state *s = state;
   if (grow(s, s->n + n) != BG_OK) return BG_ERR_NOMEM;
   for (size_t k = 0; k < n; ++k) {
@@ -163,8 +178,9 @@ static bg_status ref_add(void *state, size_t n, const bg_real *x, const bg_real 
     for (int d = 0; d < 3; ++d) r[BG_RAW_F + 4 * d] = 1.0f;
     r[BG_RAW_MODE] = (bg_real)BG_RM_ELASTIC;
     r[BG_RAW_VOL] = vol[k];
-    r[BG_RAW_MASS] = s->cfg->mat.el.rho0 * vol[k];
+    r[BG_RAW_MASS] = s->cfg->mats[mat].el.rho0 * vol[k];
     s->id[p] = (int64_t)p;
+    s->mat[p] = (uint8_t)mat;
     s->park[p] = -1;
     s->total_mass += (double)r[BG_RAW_MASS];
     /* the next dt must see these speeds, not only those of the last G2P */
@@ -199,9 +215,11 @@ static bg_status ref_p2g(void *state, bg_real dt) {
   const bg_config *c = s->cfg;
   memset(s->grid, 0, (size_t)c->n_nodes * sizeof *s->grid);
   if (s->gs) memset(s->gs, 0, (size_t)c->n_nodes * sizeof *s->gs);
+  if (s->gm) memset(s->gm, 0, (size_t)c->n_nodes * sizeof *s->gm);
   for (size_t p = 0; p < s->n; ++p) {
     if (s->park[p] >= 0) continue;
     const bg_real *r = row(s, p);
+    const int nonlocal = row_nonlocal(s, p);
     bg_bspline w = stencil(c, r + BG_RAW_X);
     bg_mat3 C = get_mat(r + BG_RAW_C), tau = get_sym(r + BG_RAW_TAU);
     bg_real m = r[BG_RAW_MASS];
@@ -217,7 +235,8 @@ static bg_status ref_p2g(void *state, bg_real dt) {
             bg_real mom = m * r[BG_RAW_V + d] + A.m[d][0] * dpos[0] + A.m[d][1] * dpos[1] + A.m[d][2] * dpos[2];
             s->grid[i][1 + d] += wt * mom;
           }
-          if (s->nl >= 0) s->gs[i] += wt * m * r[BG_RAW_ST + s->nl];
+          if (nonlocal) s->gs[i] += wt * m * r[BG_RAW_ST + s->nl];
+          if (nonlocal && s->gm) s->gm[i] += wt * m;
         }
   }
   return BG_OK;
@@ -250,7 +269,8 @@ static bg_status ref_grid_update(void *state, bg_real dt) {
 }
 
 /* The nonlocal service's Laplacian at a particle (bg_transfer.h) from the
- * nodal mass-weighted means; nodes without mass carry no mean. */
+ * nodal mass-weighted means (over the nonlocal particles' mass where the
+ * table mixes them with others); nodes without mass carry no mean. */
 static bg_real nodal_laplacian(const ref_state *s, const bg_bspline *w) {
   const bg_config *c = s->cfg;
   bg_real sum = 0.0f;
@@ -259,7 +279,7 @@ static bg_real nodal_laplacian(const ref_state *s, const bg_bspline *w) {
       for (int k = 0; k < 3; ++k) {
         bg_real dpos[3];
         int64_t i = stencil_node(c, w, a, b, k, dpos);
-        bg_real m = s->grid[i][0];
+        bg_real m = s->gm ? s->gm[i] : s->grid[i][0];
         if (m > 0.0f) sum += bg_bspline_lap_weight(w->w, a, b, k) * (s->gs[i] / m);
       }
   return sum * c->inv_dx * c->inv_dx;
@@ -290,14 +310,14 @@ static bg_status ref_g2p(void *state, bg_real dt) {
         }
     bg_mat3 C, F = get_mat(r + BG_RAW_F), tau;
     for (int e = 0; e < 9; ++e) C.m[e / 3][e % 3] = k4 * B.m[e / 3][e % 3];
-    if (s->nl >= 0) r[BG_RAW_ST + s->nl + 1] = nodal_laplacian(s, &w);
+    if (row_nonlocal(s, p)) r[BG_RAW_ST + s->nl + 1] = nodal_laplacian(s, &w);
     for (int d = 0; d < 3; ++d) {
       r[BG_RAW_V + d] = v[d];
       r[BG_RAW_X + d] += dt * v[d];
     }
     put_mat(r + BG_RAW_C, &C);
     F = bg_f_update(&C, &F, dt);
-    r[BG_RAW_MODE] = (bg_real)ref_material_update(c, dt, &C, &F, r + BG_RAW_ST, &tau);
+    r[BG_RAW_MODE] = (bg_real)ref_material_update(row_mat(s, p), dt, &C, &F, r + BG_RAW_ST, &tau);
     put_mat(r + BG_RAW_F, &F);
     put_sym(r + BG_RAW_TAU, &tau);
     int32_t code = bg_park_code(c, c->sinks, r + BG_RAW_X);
@@ -316,11 +336,12 @@ static bg_status ref_g2p(void *state, bg_real dt) {
 
 static bg_status ref_get(void *state, bg_field f, bg_real *out) {
   ref_state *s = state;
-  const bg_real rho0 = s->cfg->mat.el.rho0;
   for (size_t p = 0; p < s->n; ++p) {
     const bg_real *r = row(s, p);
     size_t o = (size_t)s->id[p];
-    bg_real log_jp = ref_slot(r + BG_RAW_ST, s->cfg->mat.slot_log_jp);
+    const bg_mat *m = row_mat(s, p);
+    const bg_real rho0 = m->el.rho0;
+    bg_real log_jp = ref_slot(r + BG_RAW_ST, m->slot_log_jp);
     switch (f) {
       case BG_FIELD_X: memcpy(out + 3 * o, r + BG_RAW_X, 3 * sizeof *out); break;
       case BG_FIELD_V: memcpy(out + 3 * o, r + BG_RAW_V, 3 * sizeof *out); break;
@@ -328,7 +349,7 @@ static bg_status ref_get(void *state, bg_field f, bg_real *out) {
       case BG_FIELD_C: memcpy(out + 9 * o, r + BG_RAW_C, 9 * sizeof *out); break;
       case BG_FIELD_JP: out[o] = expf(log_jp); break;
       case BG_FIELD_DENSITY: out[o] = bg_density(rho0, bg_mat3_det(get_mat(r + BG_RAW_F)), log_jp); break;
-      case BG_FIELD_Q: out[o] = ref_slot(r + BG_RAW_ST, s->cfg->mat.slot_q); break;
+      case BG_FIELD_Q: out[o] = ref_slot(r + BG_RAW_ST, m->slot_q); break;
       case BG_FIELD_STRESS: {
         /* Cauchy stress: tau over the current volume ratio det(F_E) Jp */
         bg_mat3 t = get_sym(r + BG_RAW_TAU);
@@ -339,6 +360,7 @@ static bg_status ref_get(void *state, bg_field f, bg_real *out) {
       case BG_FIELD_MASS: out[o] = r[BG_RAW_MASS]; break;
       case BG_FIELD_ACTIVE: out[o] = s->park[p] < 0 ? 1.0f : 0.0f; break;
       case BG_FIELD_MODE: out[o] = r[BG_RAW_MODE]; break;
+      case BG_FIELD_MATERIAL: out[o] = (bg_real)s->mat[p]; break;
     }
   }
   return BG_OK;
@@ -379,6 +401,7 @@ static bg_status ref_export(void *state, bg_raw *r) {
   if (s->n) {
     memcpy(r->id, s->id, s->n * sizeof *s->id);
     memcpy(r->park, s->park, s->n * sizeof *s->park);
+    memcpy(r->mat, s->mat, s->n * sizeof *s->mat);
   }
   r->n = s->n;
   r->parked_mass = s->parked_mass;
@@ -397,6 +420,7 @@ static bg_status ref_import(void *state, const bg_raw *r) {
   if (r->n) {
     memcpy(s->id, r->id, r->n * sizeof *s->id);
     memcpy(s->park, r->park, r->n * sizeof *s->park);
+    memcpy(s->mat, r->mat, r->n * sizeof *s->mat);
   }
   s->n = r->n;
   s->parked_mass = r->parked_mass;

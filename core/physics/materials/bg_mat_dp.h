@@ -119,7 +119,7 @@ BG_HD bg_return bg_dp_return_map(bg_vec3 eps, bg_real log_jp, bg_lame l, bg_real
 }
 
 /* The model's return map, as the registry calls it. */
-BG_HD bg_return bg_dp_return(const bg_elastic_c *el, const bg_dp_c *c, bg_real dt, bg_vec3 eps,
+BG_HD bg_return bg_dp_return(const bg_elasticity_c *el, const bg_dp_c *c, bg_real dt, bg_vec3 eps,
                              const bg_real *st) {
   (void)dt;
   return bg_dp_return_map(eps, st[BG_STATE_LOG_JP], el->lame, bg_dp_c_alpha(c, st[BG_STATE_Q]),
@@ -139,7 +139,7 @@ BG_HD bg_real bg_dp_nonlocal_dt(const bg_dp_c *c, bg_real dx) {
 
 /* Host side: the P wave of the elasticity bounds the step; the state is
  * the sand's (log Jp, q). */
-static inline bg_real bg_dp_wave_speed(const bg_material *mat) { return bg_elastic_wave_speed(mat); }
+static inline bg_real bg_dp_wave_speed(const bg_material *mat) { return bg_elasticity_wave_speed(mat); }
 /* Host side: the elasticity and density a default dp material starts
  * from (bg_material_default): Klar's sand's, already set, kept. */
 static inline void bg_dp_default_material(bg_material *m) { (void)m; }
@@ -150,7 +150,7 @@ static inline bg_state_desc bg_dp_state(void) { return bg_sand_state(); }
 static inline int bg_dp_validate(const bg_material *mat, char *msg, size_t len) {
 #define BG_DP_FAIL(code, ...) return (snprintf(msg, len, __VA_ARGS__), (code))
   const bg_dp_params *m = &mat->dp;
-  int bad = bg_elastic_validate(mat, msg, len);
+  int bad = bg_elasticity_validate(mat, msg, len);
   if (bad) return bad;
   if (!isfinite(m->phi_deg)) BG_DP_FAIL(1, "material.dp.phi_deg is not finite (got %g)", (double)m->phi_deg);
   if (!(m->phi_deg > 0 && m->phi_deg < 90))

@@ -73,7 +73,7 @@ BG_HD bg_real bg_mui_mu(bg_real mu_s, bg_real mu_2, bg_real I0, bg_real I) {
  * beta = I0 dt sqrt(p / rho_s) / (sqrt(2) d). Multiplying out,
  *   x^2 + (beta + a dmu - b) x - b beta = 0,  b = |eh| - a mu_s > 0,
  * whose one positive root is taken in the form that does not cancel. */
-BG_HD bg_return bg_mui_return(const bg_elastic_c *el, const bg_mui_c *c, bg_real dt, bg_vec3 eps,
+BG_HD bg_return bg_mui_return(const bg_elasticity_c *el, const bg_mui_c *c, bg_real dt, bg_vec3 eps,
                               const bg_real *st) {
   bg_return r;
   bg_real log_jp = st[BG_STATE_LOG_JP];
@@ -120,7 +120,7 @@ BG_HD bg_real bg_mui_nonlocal_dt(const bg_mui_c *c, bg_real dx) {
 
 /* Host side: the P wave of the elasticity bounds the step; the state is
  * the sand's (log Jp, q). */
-static inline bg_real bg_mui_wave_speed(const bg_material *mat) { return bg_elastic_wave_speed(mat); }
+static inline bg_real bg_mui_wave_speed(const bg_material *mat) { return bg_elasticity_wave_speed(mat); }
 /* Host side: the elasticity and density a default mui material starts
  * from (bg_material_default): Klar's sand's, already set, kept. */
 static inline void bg_mui_default_material(bg_material *m) { (void)m; }
@@ -128,7 +128,7 @@ static inline bg_state_desc bg_mui_state(void) { return bg_sand_state(); }
 
 static inline int bg_mui_validate(const bg_material *mat, char *msg, size_t len) {
   const bg_mui_params *m = &mat->mui;
-  int bad = bg_elastic_validate(mat, msg, len);
+  int bad = bg_elasticity_validate(mat, msg, len);
   if (bad) return bad;
   const bg_real v[5] = {m->mu_s, m->mu_2, m->I0, m->d, m->rho_s};
   static const char *const name[5] = {"mu_s", "mu_2", "I0", "d", "rho_s"};

@@ -101,7 +101,7 @@ BG_HD bg_real bg_ngf_relax(const bg_ngf_c *c, bg_real dt, bg_real g0, bg_real mu
  * falsi (Illinois). The Laplacian enters g0 explicitly; bg_ngf_nonlocal_dt
  * bounds dt so that it cannot drive g0 below 0, and the max with 0 guards
  * float round-off only. */
-BG_HD bg_return bg_ngf_return(const bg_elastic_c *el, const bg_ngf_c *c, bg_real dt, bg_vec3 eps, bg_real *st) {
+BG_HD bg_return bg_ngf_return(const bg_elasticity_c *el, const bg_ngf_c *c, bg_real dt, bg_vec3 eps, bg_real *st) {
   bg_return r;
   bg_real log_jp = st[BG_STATE_LOG_JP];
   bg_real g0 = fmaxf(st[BG_NGF_G] + dt * c->inv_t0 * c->a2d2 * st[BG_NGF_LAP], 0.0f);
@@ -177,7 +177,7 @@ BG_HD bg_real bg_ngf_nonlocal_dt(const bg_ngf_c *c, bg_real dx) {
 
 /* Host side: the P wave of the elasticity bounds the step; the state is
  * the sand's (log Jp, q) with the fluidity and its Laplacian. */
-static inline bg_real bg_ngf_wave_speed(const bg_material *mat) { return bg_elastic_wave_speed(mat); }
+static inline bg_real bg_ngf_wave_speed(const bg_material *mat) { return bg_elasticity_wave_speed(mat); }
 /* Host side: the elasticity and density a default ngf material starts
  * from (bg_material_default): Klar's sand's, already set, kept. */
 static inline void bg_ngf_default_material(bg_material *m) { (void)m; }
@@ -190,7 +190,7 @@ static inline bg_state_desc bg_ngf_state(void) {
 
 static inline int bg_ngf_validate(const bg_material *mat, char *msg, size_t len) {
   const bg_ngf_params *m = &mat->ngf;
-  int bad = bg_elastic_validate(mat, msg, len);
+  int bad = bg_elasticity_validate(mat, msg, len);
   if (bad) return bad;
   const bg_real v[6] = {m->mu_s, m->b, m->A, m->d, m->rho_s, m->t0};
   static const char *const name[6] = {"mu_s", "b", "A", "d", "rho_s", "t0"};

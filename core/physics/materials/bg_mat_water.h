@@ -65,7 +65,7 @@ BG_HD bg_real bg_water_pressure(const bg_water_c *c, bg_real J) {
 
 /* One particle's update: the pressure of the trial volume, the viscous
  * stress of this step's velocity gradient, and F reduced to its volume. */
-BG_HD int bg_water_update(const bg_elastic_c *el, const bg_water_c *c, bg_update_ctx *u) {
+BG_HD int bg_water_update(const bg_elasticity_c *el, const bg_water_c *c, bg_update_ctx *u) {
   (void)el;
   bg_real J = bg_mat3_det(*u->F);
   bg_real jp = J * bg_water_pressure(c, J);

@@ -130,7 +130,11 @@ FIELDS: Dict[str, Tuple[int, int]] = {
     "mass": (8, 1),
     "active": (9, 1),
     "mode": (10, 1),
+    "material": (11, 1),
 }
+
+#: BG_MAX_MATERIALS: the most entries a simulation's material table holds.
+MAX_MATERIALS = 256
 
 
 #: ctypes of a parameter's kind (bagnold.h's bg_matp_kind: real, int, enum).
@@ -259,6 +263,8 @@ class SimDesc(Structure):
         ("sort_interval", c_int),
         ("properties", c_char_p),
         ("damping", bg_real),
+        ("materials", POINTER(Material)),
+        ("n_materials", c_size_t),
     ]
 
 
@@ -353,6 +359,8 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_sim_describe": (bg_status, [_P, POINTER(SimDesc)]),
     "bg_sim_add_particles": (bg_status, [_P, c_size_t, _F, _F, bg_real]),
     "bg_sim_add_particles_volume": (bg_status, [_P, c_size_t, _F, _F, _F]),
+    "bg_sim_add_particles_material": (bg_status, [_P, c_size_t, _F, _F, bg_real, c_int]),
+    "bg_sim_add_particles_volume_material": (bg_status, [_P, c_size_t, _F, _F, _F, c_int]),
     # seeding: the descriptor (with the caller's callbacks) passed as a pointer
     "bg_seed_lattice": (bg_status, [c_void_p, _F, c_size_t, POINTER(c_size_t), c_char_p, c_size_t]),
     "bg_sim_step": (bg_status, [_P, _F]),

@@ -106,7 +106,9 @@ class Sim:
         grid: nodes per axis (nx, ny, nz), each >= 4.
         dx: node spacing, m.
         origin: position of node (0, 0, 0), m.
-        material: a :class:`~bagnold.Material` (default: ``sand()``).
+        material: a :class:`~bagnold.Material` (default: ``sand()``), or a
+            list of them: several materials in one simulation (at most
+            256), each particle of the entry :meth:`add` names.
         colliders: :func:`~bagnold.halfspace`, :func:`~bagnold.box`,
             :func:`~bagnold.cylinder`, :func:`~bagnold.sdf` objects.
         sinks: :class:`~bagnold.Sink` objects or (lo, hi) pairs.
@@ -130,7 +132,7 @@ class Sim:
     """
 
     def __init__(self, grid: Sequence[int], dx: float, origin: Sequence[float] = (0.0, 0.0, 0.0),
-                 material: Optional[Material] = None, colliders: Sequence[Collider] = (),
+                 material: Union[None, Material, Sequence[Material]] = None, colliders: Sequence[Collider] = (),
                  sinks: Sequence[Union[Sink, Tuple[Sequence[float], Sequence[float]]]] = (),
                  walls: Any = None, gravity: Optional[Sequence[float]] = None, backend: str = "auto",
                  threads: int = 0, cfl: Optional[float] = None, fixed_dt: Optional[float] = None,
@@ -148,10 +150,21 @@ class Sim:
         d.origin[:] = _vec(origin, 3, "origin")
         if gravity is not None:
             d.gravity[:] = _vec(gravity, 3, "gravity")
-        mat = sand() if material is None else material
-        if not isinstance(mat, Material):
-            raise ValueError(f"material must be a bagnold.Material (got {type(mat).__name__})")
+        many = isinstance(material, (list, tuple))
+        mats = list(material) if many else [sand() if material is None else material]
+        if not mats:
+            raise ValueError("material: the list of materials is empty")
+        for i, m in enumerate(mats):
+            if not isinstance(m, Material):
+                where = f"material[{i}]" if many else "material"
+                raise ValueError(f"{where} must be a bagnold.Material (got {type(m).__name__})")
+        mat = mats[0]
         d.material = mat._c
+        # the table only has to live through bg_sim_create, which copies it
+        table = (_n.Material * len(mats))(*[m._c for m in mats])
+        if many:
+            d.materials = table
+            d.n_materials = len(mats)
         # the collider structs and their node arrays only have to live
         # through bg_sim_create, which copies them
         cols = list(colliders)
@@ -187,6 +200,7 @@ class Sim:
         check(code, err.value.decode(errors="replace"), "bg_sim_create")
         self._init_shape(dims, len(cols), len(snk))
         self.material = mat.copy()
+        self.materials = [m.copy() for m in mats]
 
     def _init_shape(self, dims: Optional[Tuple[int, ...]], n_colliders: Optional[int],
                     n_sinks: Optional[int]) -> None:
@@ -211,6 +225,7 @@ class Sim:
         check(_n.C.bg_sim_describe(self._h, ctypes.byref(d)), "", "bg_sim_describe")
         self._init_shape(tuple(int(g) for g in d.dims), int(d.n_colliders), int(d.n_sinks))
         self.material = None
+        self.materials = None
         return self
 
     def close(self) -> None:
@@ -275,7 +290,7 @@ class Sim:
     # -------------------------------------------------------------- particles
 
     def add(self, positions: Any, ppc: Optional[float] = None, velocities: Any = None,
-            volumes: Any = None) -> range:
+            volumes: Any = None, material: int = 0) -> range:
         """Appends particles; returns their indices.
 
         Args:
@@ -283,7 +298,11 @@ class Sim:
             ppc: particles per cell (volume dx^3 / ppc each); default 8.
             velocities: (n, 3) m/s, or None for rest.
             volumes: m^3 per particle, a number or (n,) array, instead of ppc.
+            material: the entry of the simulation's list of materials the
+                particles are made of (mass: its rho0 times the volume).
         """
+        if isinstance(material, bool) or not isinstance(material, (int, np.integer)):
+            raise ValueError(f"material must be an index into the list of materials (got {material!r})")
         x = _f32(positions, "positions", (None, 3))
         n = x.shape[0]
         v = None if velocities is None else _f32(velocities, "velocities", (n, 3))
@@ -293,11 +312,12 @@ class Sim:
             if ppc is not None:
                 raise ValueError("give ppc or volumes, not both")
             vol = np.full(n, volumes, np.float32) if np.ndim(volumes) == 0 else _f32(volumes, "volumes", (n,))
-            self._check(_n.C.bg_sim_add_particles_volume(h, n, _ptr(x), _ptr(v), _ptr(vol)),
-                        "bg_sim_add_particles_volume")
+            self._check(_n.C.bg_sim_add_particles_volume_material(h, n, _ptr(x), _ptr(v), _ptr(vol), int(material)),
+                        "bg_sim_add_particles_volume_material")
         else:
             ppc = 8.0 if ppc is None else _number(ppc, "ppc")
-            self._check(_n.C.bg_sim_add_particles(h, n, _ptr(x), _ptr(v), ppc), "bg_sim_add_particles")
+            self._check(_n.C.bg_sim_add_particles_material(h, n, _ptr(x), _ptr(v), ppc, int(material)),
+                        "bg_sim_add_particles_material")
         return range(start, start + n)
 
     def get(self, field: str) -> np.ndarray:
@@ -305,7 +325,8 @@ class Sim:
 
         "x", "v": (n, 3); "F", "C", "stress": (n, 3, 3) (row-major);
         "Jp", "density", "q", "mass": (n,) float32; "active": (n,) bool;
-        "mode": (n,) int32 (0 elastic, 1 shear, 2 tip).
+        "mode": (n,) int32 (0 elastic, 1 shear, 2 tip); "material": (n,) int32,
+        each particle's index in the list of materials.
         """
         if field not in _n.FIELDS:
             raise ValueError(f"unknown field {field!r}; accepted: {', '.join(_n.FIELDS)}")
@@ -315,7 +336,7 @@ class Sim:
         self._check(_n.C.bg_sim_get(self._handle(), code, _ptr(out), out.size), "bg_sim_get")
         if field == "active":
             return out != 0
-        if field == "mode":
+        if field in ("mode", "material"):
             return out.astype(np.int32)
         return out.reshape((n, 3, 3) if width == 9 else (n, 3) if width == 3 else (n,))
 

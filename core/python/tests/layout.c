@@ -94,6 +94,8 @@ int main(void) {
   FIELD(bg_sim_desc, sort_interval);
   FIELD(bg_sim_desc, properties);
   FIELD(bg_sim_desc, damping);
+  FIELD(bg_sim_desc, materials);
+  FIELD(bg_sim_desc, n_materials);
   close_struct();
   OPEN(bg_stats);
   FIELD(bg_stats, step);

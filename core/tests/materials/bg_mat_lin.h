@@ -36,7 +36,7 @@ typedef struct bg_lin_c {
   bg_real p0;
 } bg_lin_c;
 
-BG_HD int bg_lin_update(const bg_elastic_c *el, const bg_lin_c *c, bg_update_ctx *u) {
+BG_HD int bg_lin_update(const bg_elasticity_c *el, const bg_lin_c *c, bg_update_ctx *u) {
   const bg_mat3 *F = u->F;
   bg_real tr = F->m[0][0] + F->m[1][1] + F->m[2][2] - 3.0f;
   for (int i = 0; i < 3; ++i)
@@ -55,7 +55,7 @@ BG_HD bg_real bg_lin_nonlocal_dt(const bg_lin_c *c, bg_real dx) {
 }
 
 /* Host side: the P wave bounds the step; no state slot is used. */
-static inline bg_real bg_lin_wave_speed(const bg_material *m) { return bg_elastic_wave_speed(m); }
+static inline bg_real bg_lin_wave_speed(const bg_material *m) { return bg_elasticity_wave_speed(m); }
 /* Host side: a default material keeps Klar's elasticity (bg_material_default). */
 static inline void bg_lin_default_material(bg_material *m) { (void)m; }
 static inline bg_state_desc bg_lin_state(void) {
@@ -64,7 +64,7 @@ static inline bg_state_desc bg_lin_state(void) {
 }
 
 static inline int bg_lin_validate(const bg_material *m, char *msg, size_t len) {
-  int bad = bg_elastic_validate(m, msg, len);
+  int bad = bg_elasticity_validate(m, msg, len);
   if (bad) return bad;
   if (!isfinite(m->lin.p0))
     return snprintf(msg, len, "material.lin.p0 is not finite (got %g)", (double)m->lin.p0), 1;
