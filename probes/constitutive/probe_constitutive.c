@@ -96,9 +96,9 @@ static double phi_mob_deg(bg_vec3 tau) {
 static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardening-off", "cone-swapped",
                                       "mui-rate-sqrt2", "ngf-rate-sqrt2",
                                       /* the other models' probes (probe_<model>.c) */
-                                      "water-gamma-6", "water-cfl-speed", "lame-swapped", "nh-log-j-linear",
-                                      "cohesion-tip-c", "cohesion-alpha-extension", "cohesion-ignored",
-                                      "cohesion-beta-ignored", NULL};
+                                      "water-gamma-6", "water-cfl-speed", "water-viscosity-half", "lame-swapped",
+                                      "nh-log-j-linear", "cohesion-tip-c", "cohesion-alpha-extension",
+                                      "cohesion-ignored", "cohesion-beta-ignored", NULL};
 
 /* Klar 2016's sand through the registry's own prepare step, on the given
  * cone. The stiff-sand mutant takes E ten times larger, which shrinks the

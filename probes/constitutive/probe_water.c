@@ -48,7 +48,8 @@ static double pressure_section(bg_lab *lab) {
   if (bg_lab_mutant_is(lab, "water-gamma-6")) run.water.gamma = 6.0f;
   bg_mat m = water_params(&run);
   const double k = fed.water.bulk_modulus, g = fed.water.gamma;
-  FILE *f = bg_lab_tsv(lab, "water_p.tsv", "water: Tait pressure through bg_material_update vs k((1/J)^gamma - 1)",
+  FILE *f = bg_lab_tsv(lab, "water_p.tsv",
+                       "water: Tait pressure through bg_material_update vs k((1/J)^gamma - 1)",
                        "J\tp_update_Pa\tp_closed_Pa\terr_of_scale\tdetF_after_rel");
   double worst = 0, worst_det = 0;
   const int n = 91;
@@ -72,13 +73,54 @@ static double pressure_section(bg_lab *lab) {
   }
   fclose(f);
   bg_lab_manifest_num(lab, "water_detF_after_max_rel", worst_det);
-  bg_lab_progress(lab, "water: max |p - Tait| %.3g of k((1/J)^gamma + 1); det F after the update = J to %.2g",
-                  worst, worst_det);
+  bg_lab_progress(
+      lab, "water: max |p - Tait| %.3g of k((1/J)^gamma + 1); det F after the update = J to %.2g",
+      worst, worst_det);
+  return worst;
+}
+
+/* The Newtonian part: tau = J mu dev(C + C^T) through the update, for a
+ * fixed velocity gradient at J = 1 (p = 0: the whole tensor) and at J 0.9
+ * and 1.1 (the shear components, the pressure's isotropic part being far
+ * larger than the viscous diagonal in float); the worst error in units of
+ * J mu max|C + C^T|. water-viscosity-half: the update runs with mu / 2. */
+static double viscous_section(bg_lab *lab) {
+  bg_material fed = bg_material_default(BG_MODEL_WATER);
+  fed.water.viscosity = 1e-3f; /* water's, Pa s */
+  bg_material run = fed;
+  if (bg_lab_mutant_is(lab, "water-viscosity-half")) run.water.viscosity *= 0.5f;
+  bg_mat m = water_params(&run);
+  const double mu = fed.water.viscosity;
+  static const float c[9] = {3.0f, -7.5f, 2.25f, 11.0f, -1.5f, 4.0f, -6.0f, 0.5f, 2.0f}; /* 1/s */
+  static const float js[3] = {1.0f, 0.9f, 1.1f};
+  double worst = 0;
+  for (int t = 0; t < 3; ++t) {
+    bg_mat3 F = bg_mat3_identity(), C, tau;
+    F.m[0][0] = js[t];
+    for (int e = 0; e < 9; ++e) C.m[e / 3][e % 3] = c[e];
+    bg_real st[BG_NSTATE] = {0, 0, 0, 0};
+    bg_update_ctx u = {&F, &C, 1e-5f, st, &tau};
+    bg_material_update(&m, &u);
+    double tr = (double)c[0] + c[4] + c[8], scale = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) scale = fmax(scale, fabs((double)c[3 * i + j] + c[3 * j + i]));
+    scale *= js[t] * mu;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        if (js[t] != 1.0f && i == j) continue;
+        double e =
+            js[t] * mu * ((double)c[3 * i + j] + c[3 * j + i] - (i == j ? 2.0 * tr / 3.0 : 0.0));
+        double err = fabs((double)tau.m[i][j] - e) / scale;
+        worst = isnan(err) || err > worst ? err : worst;
+      }
+  }
+  bg_lab_progress(lab, "water: max |tau - J mu dev(C + C^T)| %.3g of J mu max|C + C^T|", worst);
   return worst;
 }
 
 static void sim_check(bg_sim *sim, bg_status s, const char *what) {
-  if (s != BG_OK) bg_lab_fail("water pulse: %s: %s", what, sim ? bg_sim_last_error(sim) : bg_status_str(s));
+  if (s != BG_OK)
+    bg_lab_fail("water pulse: %s: %s", what, sim ? bg_sim_last_error(sim) : bg_status_str(s));
 }
 
 /* The bar: nx cells long from x = 0, its lateral edges on the walls' last
@@ -101,13 +143,15 @@ static bg_sim *make_bar(bg_lab *lab, double dx, size_t *n_out) {
   if (s != BG_OK) bg_lab_fail("water pulse: bg_sim_create: %s", err);
   double off = bg_wall_edge_offset(BG_FRICTION_SLIP, 1.5) * dx; /* -0.5 dx: into the wall */
   double sp = 0.5 * dx, lat = SLAB_CELLS * dx - 2 * off;
-  bg_seed_lattice_desc ld = {.origin = {0, off, off},
-                             .spacing = sp,
-                             .count = {(size_t)(2 * nx), (size_t)lround(lat / sp), (size_t)lround(lat / sp)}};
+  bg_seed_lattice_desc ld = {
+      .origin = {0, off, off},
+      .spacing = sp,
+      .count = {(size_t)(2 * nx), (size_t)lround(lat / sp), (size_t)lround(lat / sp)}};
   size_t cap = ld.count[0] * ld.count[1] * ld.count[2], n = 0;
   bg_real *x = malloc(3 * cap * sizeof *x), *v = calloc(3 * cap, sizeof *v);
   if (!x || !v) bg_lab_fail("water pulse: out of memory");
-  if ((s = bg_seed_lattice(&ld, x, cap, &n, err, sizeof err)) != BG_OK) bg_lab_fail("water pulse: seed: %s", err);
+  if ((s = bg_seed_lattice(&ld, x, cap, &n, err, sizeof err)) != BG_OK)
+    bg_lab_fail("water pulse: seed: %s", err);
   for (size_t p = 0; p < n; ++p) {
     double r = (x[3 * p] - BUMP_X0) / BUMP_W;
     v[3 * p] = (bg_real)(BUMP_V0 * exp(-r * r));
@@ -123,8 +167,8 @@ static bg_sim *make_bar(bg_lab *lab, double dx, size_t *n_out) {
  * m, and its energy, J: the particles within 3 half-widths of the most
  * energetic bin (dx wide) beyond the centre, so that the slow residue a
  * grid transfer leaves behind the pulse does not drag the centroid. */
-static double pulse_centroid(bg_sim *sim, size_t n, double dx, bg_real *x, bg_real *v, const bg_real *m,
-                             double *e) {
+static double pulse_centroid(bg_sim *sim, size_t n, double dx, bg_real *x, bg_real *v,
+                             const bg_real *m, double *e) {
   sim_check(sim, bg_sim_get(sim, BG_FIELD_X, x, 3 * n), "bg_sim_get x");
   sim_check(sim, bg_sim_get(sim, BG_FIELD_V, v, 3 * n), "bg_sim_get v");
   int nb = (int)ceil(BAR_L / dx) + 1;
@@ -141,8 +185,9 @@ static double pulse_centroid(bg_sim *sim, size_t n, double dx, bg_real *x, bg_re
   double xc = (bmax + 0.5) * dx, sw = 0, sx = 0;
   for (size_t p = 0; p < n; ++p) {
     if (x[3 * p] <= BUMP_X0 || fabs(x[3 * p] - xc) > 3 * BUMP_W) continue;
-    double ke = 0.5 * m[p] * ((double)v[3 * p] * v[3 * p] + (double)v[3 * p + 1] * v[3 * p + 1] +
-                              (double)v[3 * p + 2] * v[3 * p + 2]);
+    double ke = 0.5 * m[p] *
+                ((double)v[3 * p] * v[3 * p] + (double)v[3 * p + 1] * v[3 * p + 1] +
+                 (double)v[3 * p + 2] * v[3 * p + 2]);
     sw += ke;
     sx += ke * x[3 * p];
   }
@@ -163,17 +208,21 @@ static pulse_result pulse_section(bg_lab *lab) {
   bg_sim_desc held;
   sim_check(sim, bg_sim_describe(sim, &held), "bg_sim_describe");
   pulse_result r;
-  r.c_fed = sqrt((double)held.material.water.bulk_modulus * held.material.water.gamma / held.material.rho0);
+  r.c_fed = sqrt((double)held.material.water.bulk_modulus * held.material.water.gamma /
+                 held.material.rho0);
   r.c_cfl = bg_material_pwave_speed(&held.material);
   /* separated after the bump's width has been crossed three times; the
    * left pulse, reflected at x = 0, re-enters x > x0 at 2 x0 / c */
-  const double t1 = 3 * BUMP_W / r.c_fed, t2 = fmin(2 * BUMP_X0, BAR_L - BUMP_X0 - 3 * BUMP_W) / r.c_fed;
+  const double t1 = 3 * BUMP_W / r.c_fed,
+               t2 = fmin(2 * BUMP_X0, BAR_L - BUMP_X0 - 3 * BUMP_W) / r.c_fed;
   const int ns = 40;
-  bg_real *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v), *m = malloc(n * sizeof *m);
+  bg_real *x = malloc(3 * n * sizeof *x), *v = malloc(3 * n * sizeof *v),
+          *m = malloc(n * sizeof *m);
   double *ts = malloc(ns * sizeof *ts), *xs = malloc(ns * sizeof *xs);
   if (!x || !v || !m || !ts || !xs) bg_lab_fail("water pulse: out of memory");
   sim_check(sim, bg_sim_get(sim, BG_FIELD_MASS, m, n), "bg_sim_get mass");
-  FILE *f = bg_lab_tsv(lab, "water_pulse.tsv", "water: energy centroid of the right-running pulse in a 1-D bar",
+  FILE *f = bg_lab_tsv(lab, "water_pulse.tsv",
+                       "water: energy centroid of the right-running pulse in a 1-D bar",
                        "t_s\tcentroid_m\tenergy_J");
   for (int i = 0; i < ns; ++i) {
     double t = t1 + (t2 - t1) * i / (ns - 1), e;
@@ -193,7 +242,9 @@ static pulse_result pulse_section(bg_lab *lab) {
   bg_lab_manifest_num(lab, "water_pulse_particles", (double)n);
   bg_lab_manifest_num(lab, "water_pulse_steps", (double)st.step);
   bg_lab_manifest_num(lab, "water_pulse_fit_rms_m", sqrt(sumsq / (ns - 2)));
-  bg_lab_progress(lab, "water: pulse speed %.4f m/s against sqrt(k gamma / rho0) = %.4f m/s (dx %.2g m, %zu particles)",
+  bg_lab_progress(lab,
+                  "water: pulse speed %.4f m/s against sqrt(k gamma / rho0) = %.4f m/s (dx %.2g m, "
+                  "%zu particles)",
                   r.c_meas, r.c_fed, dx, n);
   free(x);
   free(v);
@@ -205,8 +256,11 @@ static pulse_result pulse_section(bg_lab *lab) {
 }
 
 void probe_water(bg_lab *lab) {
-  int need_p = bg_lab_needed(lab, "probe.tait.pressure"), need_c = bg_lab_needed(lab, "probe.tait.sound_speed");
+  int need_p = bg_lab_needed(lab, "probe.tait.pressure"),
+      need_c = bg_lab_needed(lab, "probe.tait.sound_speed");
   if (need_p) bg_lab_claim(lab, "probe.tait.pressure", pressure_section(lab));
+  if (bg_lab_needed(lab, "probe.tait.viscous"))
+    bg_lab_claim(lab, "probe.tait.viscous", viscous_section(lab));
   if (!need_c) return;
   pulse_result r = pulse_section(lab);
   bg_lab_manifest_num(lab, "water_cfl_speed_m_s", r.c_cfl);

@@ -21,9 +21,9 @@
 #define BG_MAT_WATER_PARAMS_H
 
 /* bg_water_params, one X(type, name, kind) per field (bagnold.h) */
-#define BG_WATER_PARAMS(X)                                                                  \
-  X(bg_real, bulk_modulus, BG_MATP_REAL) /* k, Pa, > 0 (taichi_mpm's k) */                  \
-  X(bg_real, gamma, BG_MATP_REAL)        /* Tait exponent, >= 1 (taichi_mpm's gamma) */      \
+#define BG_WATER_PARAMS(X)                                                              \
+  X(bg_real, bulk_modulus, BG_MATP_REAL) /* k, Pa, > 0 (taichi_mpm's k) */              \
+  X(bg_real, gamma, BG_MATP_REAL)        /* Tait exponent, >= 1 (taichi_mpm's gamma) */ \
   X(bg_real, viscosity, BG_MATP_REAL)    /* dynamic viscosity mu, Pa s, >= 0 (0: inviscid) */
 BG_MATERIAL_PARAMS_STRUCT(water, BG_WATER_PARAMS)
 
@@ -59,7 +59,9 @@ typedef struct bg_water_c {
 } bg_water_c;
 
 /* The Cauchy pressure at volume ratio J (Tait). */
-BG_HD bg_real bg_water_pressure(const bg_water_c *c, bg_real J) { return c->k * (powf(J, -c->gamma) - 1.0f); }
+BG_HD bg_real bg_water_pressure(const bg_water_c *c, bg_real J) {
+  return c->k * (powf(J, -c->gamma) - 1.0f);
+}
 
 /* One particle's update: the pressure of the trial volume, the viscous
  * stress of this step's velocity gradient, and F reduced to its volume. */
@@ -122,10 +124,13 @@ static inline int bg_water_validate(const bg_material *mat, char *msg, size_t le
   const char *names[3] = {"bulk_modulus", "gamma", "viscosity"};
   const bg_real vals[3] = {w->bulk_modulus, w->gamma, w->viscosity};
   for (int i = 0; i < 3; ++i)
-    if (!isfinite(vals[i])) BG_WATER_FAIL(1, "material.water.%s is not finite (got %g)", names[i], (double)vals[i]);
+    if (!isfinite(vals[i]))
+      BG_WATER_FAIL(1, "material.water.%s is not finite (got %g)", names[i], (double)vals[i]);
   if (!(w->bulk_modulus > 0))
-    BG_WATER_FAIL(2, "material.water.bulk_modulus must be > 0 Pa (got %g)", (double)w->bulk_modulus);
-  if (!(w->gamma >= 1)) BG_WATER_FAIL(2, "material.water.gamma must be >= 1 (got %g)", (double)w->gamma);
+    BG_WATER_FAIL(2, "material.water.bulk_modulus must be > 0 Pa (got %g)",
+                  (double)w->bulk_modulus);
+  if (!(w->gamma >= 1))
+    BG_WATER_FAIL(2, "material.water.gamma must be >= 1 (got %g)", (double)w->gamma);
   if (!(w->viscosity >= 0))
     BG_WATER_FAIL(2, "material.water.viscosity must be >= 0 Pa s (got %g)", (double)w->viscosity);
   return 0;
