@@ -20,6 +20,7 @@
 #include "bg_materials.h"
 #include "bg_stress.h"
 #include "probe_shear.h"
+#include "probe_snow.h"
 
 /* Consecutive shear increments that count as critical state. */
 #define CRIT_RUN 100
@@ -112,7 +113,8 @@ static double phi_mob_deg(bg_vec3 tau) {
 
 /* The probe's mutants (references/mutants.tsv says what each must flip). */
 static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardening-off", "cone-swapped",
-                                      "mui-rate-sqrt2", "ngf-rate-sqrt2", NULL};
+                                      "mui-rate-sqrt2", "ngf-rate-sqrt2", "snow-theta-swapped",
+                                      "snow-hardening-sign", "snow-jp-trial", NULL};
 
 /* Klar 2016's sand through the registry's own prepare step, on the given
  * cone. The stiff-sand mutant takes E ten times larger, which shrinks the
@@ -436,6 +438,8 @@ int main(int argc, char **argv) {
   /* then the rate-dependent models in steady simple shear */
   shear_check mui = probe_shear_mui(lab);
   shear_check ngf = probe_shear_ngf(lab);
+  /* and snow under known compressions */
+  snow_check snow = probe_snow(lab);
 
   /* judge. Klar's closed form against the Mohr-Coulomb meridian is an
    * identity, so it is tabulated (alpha.tsv) and not claimed:
@@ -453,6 +457,9 @@ int main(int argc, char **argv) {
   bg_lab_claim(lab, "probe.mui.simple_shear", mui.max_err);
   bg_lab_claim(lab, "probe.ngf.simple_shear", ngf.max_err);
   bg_lab_manifest_num(lab, "ngf_max_rate_rel_err", ngf.max_rate);
+  bg_lab_claim(lab, "probe.snow_clamp", snow.clamp_err);
+  bg_lab_claim(lab, "probe.snow_jp", snow.jp_err);
+  bg_lab_claim(lab, "probe.snow_lame", snow.lame_err);
   /* the plastic rate against the imposed one is tabulated, not claimed: it
    * differs by terms of the order of the elastic strain (the logarithmic
    * rate, the pressure's drift in shear), which no claim here bounds */
