@@ -21,7 +21,12 @@
  * (bg_wall_edge_offset), so H0 is the distance between the floor's and the
  * plate's last solid nodes. The stress is the plate's force over W^2, from
  * the wall impulses over each sample's window (bg_sim_wall_impulses: a
- * contact's force comes in impulses); the floor's is reported beside it. */
+ * contact's force comes in impulses); the floor's is reported beside it.
+ * The plate starts at full speed, which sets the block ringing with
+ * amplitude rho0 c0 v (10% of the yield stress at 5 cm/s) and period
+ * 2 H0 / c0 between plate and floor: a window of whole periods averages
+ * the ringing out, so the loading lasts a whole number of windows, as
+ * close to the asked strain as that allows. */
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdint.h>
@@ -34,8 +39,8 @@
 #include "bg_materials.h"
 
 typedef struct snow_run {
-  double cells, width_cells, speed, strain, ppc_side;
-  int samples;
+  double cells, width_cells, speed, strain, ppc_side, window_periods;
+  int samples; /* windows over the loading, from the strain and the window */
   bg_lab *lab;
 } snow_run;
 
@@ -82,8 +87,9 @@ static bg_lab *snow_init(int argc, char **argv, snow_run *r) {
        .quick = "0.25", .paper = "0.25"},
       {.name = "ppc-side", .type = BG_PARAM_DOUBLE, .dest = &r->ppc_side, .lo = 1, .hi = 4,
        .help = "particles per cell along each axis", .quick = "2", .paper = "2"},
-      {.name = "samples", .type = BG_PARAM_INT, .dest = &r->samples, .lo = 10, .hi = 10000,
-       .help = "force samples (windows) over the loading", .quick = "50", .paper = "200"},
+      {.name = "window-periods", .type = BG_PARAM_DOUBLE, .dest = &r->window_periods, .lo = 0.25, .hi = 100,
+       .help = "a force sample's window, in periods 2 H0 / c0 of the block's elastic ringing",
+       .quick = "1", .paper = "1"},
   };
   /* clang-format on */
   static const char *const mutants[] = {"snow-hardening-0", "plate-speed-doubled", NULL};
@@ -385,8 +391,14 @@ int main(int argc, char **argv) {
   if (bg_lab_mutant_is(lab, "snow-hardening-0"))
     expect.snow.hardening = bg_material_default(BG_MODEL_SNOW).snow.hardening;
   const double v = -fed.colliders[0].velocity[2], rho0 = fed.material.rho0;
-  const double t_end = r.strain * H0 / v, area = W * W;
   const double nu = expect.nu, mu0 = expect.E / (2 * (1 + nu)), la0 = expect.E * nu / ((1 + nu) * (1 - 2 * nu));
+  /* whole windows of the unhardened block's ringing period */
+  const double period = 2 * H0 / sqrt((la0 + 2 * mu0) / rho0), window = r.window_periods * period;
+  r.samples = (int)lround(r.strain * H0 / v / window);
+  if (r.samples < 10)
+    bg_lab_fail("--strain %g at --speed %g m/s lasts %.3g windows of %.3g s; at least 10 are needed (lower the speed)",
+                r.strain, v, r.strain * H0 / v / window, window);
+  const double t_end = r.samples * window, area = W * W;
   /* the law's stress at the elastic limit, F_E = diag(1, 1, 1 - theta_c) */
   const double sig_y = (la0 + 2 * mu0) * expect.snow.theta_c;
   bg_real dt0 = 0, bound = 0;
@@ -396,6 +408,9 @@ int main(int argc, char **argv) {
   bg_lab_manifest_num(lab, "width_m", W);
   bg_lab_manifest_num(lab, "particles", (double)n);
   bg_lab_manifest_num(lab, "t_end_s", t_end);
+  bg_lab_manifest_num(lab, "window_s", window);
+  bg_lab_manifest_num(lab, "windows", r.samples);
+  bg_lab_manifest_num(lab, "final_strain_plate", v * t_end / H0);
   bg_lab_manifest_num(lab, "dt_initial_s", dt0);
   bg_lab_manifest_num(lab, "sigma_yield_Pa", sig_y);
   bg_lab_manifest_num(lab, "pwave_bound_m_s", bg_material_pwave_speed(&fed.material));
@@ -410,7 +425,7 @@ int main(int argc, char **argv) {
 
   /* the law along the path, past the scene's and the plate's deepest
    * stretch (and the plate-speed mutant's, 1 - 2 strain) */
-  law_table L = law_make(&expect, fmax(1 - 2 * r.strain - 0.02, 0.05), 1e-5);
+  law_table L = law_make(&expect, fmax(1 - 2 * v * t_end / H0 - 0.02, 0.05), 1e-5);
   double *rel = xmalloc((size_t)r.samples * sizeof *rel);
   double misfit = curve_misfit(rows, &L, r.samples, sig_y, rel);
   FILE *f = bg_lab_tsv(lab, "curve.tsv",
