@@ -21,6 +21,7 @@
 #include "bg_stress.h"
 #include "probe_elastic.h"
 #include "probe_shear.h"
+#include "probe_snow.h"
 #include "probe_triax.h"
 #include "probe_water.h"
 
@@ -98,7 +99,8 @@ static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardenin
                                       /* the other models' probes (probe_<model>.c) */
                                       "water-gamma-6", "water-cfl-speed", "water-viscosity-half", "lame-swapped",
                                       "nh-log-j-linear", "cohesion-tip-c", "cohesion-alpha-extension",
-                                      "cohesion-ignored", "cohesion-beta-ignored", NULL};
+                                      "cohesion-ignored", "cohesion-beta-ignored", "snow-theta-swapped",
+                                      "snow-hardening-sign", "snow-jp-trial", NULL};
 
 /* Klar 2016's sand through the registry's own prepare step, on the given
  * cone. The stiff-sand mutant takes E ten times larger, which shrinks the
@@ -423,9 +425,10 @@ int main(int argc, char **argv) {
   /* then the rate-dependent models in steady simple shear */
   shear_check mui = probe_shear_mui(lab);
   shear_check ngf = probe_shear_ngf(lab);
-  /* the other models, each judged in its own file */
+  /* the other models, each judged in its own file, snow below */
   probe_water(lab);   /* Tait's pressure and the sound speed of a pulse */
   probe_elastic(lab); /* uniaxial stress against the hyperelastic closed forms */
+  snow_check snow = probe_snow(lab); /* snow under known compressions */
 
   /* judge. Klar's closed form against the Mohr-Coulomb meridian is an
    * identity, so it is tabulated (alpha.tsv) and not claimed:
@@ -443,6 +446,9 @@ int main(int argc, char **argv) {
   bg_lab_claim(lab, "probe.mui.simple_shear", mui.max_err);
   bg_lab_claim(lab, "probe.ngf.simple_shear", ngf.max_err);
   bg_lab_manifest_num(lab, "ngf_max_rate_rel_err", ngf.max_rate);
+  bg_lab_claim(lab, "probe.snow_clamp", snow.clamp_err);
+  bg_lab_claim(lab, "probe.snow_jp", snow.jp_err);
+  bg_lab_claim(lab, "probe.snow_lame", snow.lame_err);
   /* the plastic rate against the imposed one is tabulated, not claimed: it
    * differs by terms of the order of the elastic strain (the logarithmic
    * rate, the pressure's drift in shear), which no claim here bounds */
