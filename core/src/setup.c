@@ -155,12 +155,19 @@ static void hencky_f_of_cauchy(const bg_lame *l, double sig[3][3], double log_jp
 }
 
 /* The Kirchhoff stress the next P2G scatters for an elastic F (no return
- * map), through the same SVD and law as the constitutive update. */
-static bg_mat3 tau_of_f(const bg_mat *m, const bg_mat3 *F) {
-  bg_mat3 u, v;
-  bg_vec3 sig;
-  bg_svd3(F, &u, &sig, &v);
-  return bg_tau_assemble(u, bg_tau_principal(m->el.law, sig, m->el.lame));
+ * map): the model's own update on scratch copies of F and the state, with
+ * its plastic switch off, no motion and dt 0, so every model's law applies
+ * (a jelly's, water's, snow's hardened one) and the sand models' elastic
+ * path is the SVD and law it always was. */
+static bg_mat3 tau_of_f(const bg_mat *m, const bg_mat3 *F, bg_real *const *st, size_t p) {
+  bg_mat el = *m;
+  el.el.plastic = 0;
+  bg_mat3 f = *F, c = bg_mat3_zero(), tau;
+  bg_real s[BG_NSTATE];
+  for (int k = 0; k < BG_NSTATE; ++k) s[k] = st[k][p];
+  bg_update_ctx u = {&f, &c, 0.0f, s, &tau};
+  bg_material_update(&el, &u);
+  return tau;
 }
 
 static void store_tau(bg_raw *r, size_t p, const bg_mat3 *t) {
@@ -252,7 +259,7 @@ bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n) {
         hencky_f_of_cauchy(&m->el.lame, sig, (double)bg_mat_log_jp(m, r.f + BG_RAW_ST, (int64_t)p), &F);
     }
     for (int e = 0; e < 9; ++e) r.f[BG_RAW_F + e][p] = F.m[e / 3][e % 3];
-    bg_mat3 t = tau_of_f(m, &F);
+    bg_mat3 t = tau_of_f(m, &F, r.f + BG_RAW_ST, p);
     store_tau(&r, p, &t);
     r.f[BG_RAW_MODE][p] = (bg_real)BG_RM_ELASTIC;
   }
