@@ -431,7 +431,8 @@ bg_status bg_sim_set_damping(bg_sim *sim, bg_real rate);
  *  BG_FIELD_STRESS  9 per particle, symmetric Cauchy stress (Pa, compression
  *                   negative): the rotation-free elastic F that carries it
  *                   under the material's elastic law is solved for and set
- *                   with it (Hencky only; refused for fixed corotated).
+ *                   with it (Hencky only; refused for fixed corotated, but
+ *                   for a zero stress on a particle of a table's entry).
  * The APIC matrix C and the plastic state are left as they were. Values are
  * checked (finite, symmetric, det F > 0) before anything changes. */
 bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n);
@@ -441,7 +442,9 @@ bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n);
  * no shear, through bg_sim_set(BG_FIELD_STRESS); particles above the
  * surface get zero stress. k0 in (0, 2]; Jaky's at-rest value for sand of
  * friction angle phi is 1 - sin(phi). The state must lie inside the yield
- * surface for the material to hold it without a return map. */
+ * surface for the material to hold it without a return map. With a
+ * material table, rho0 is each particle's own (a layered overburden is
+ * not summed), and a particle below the surface needs the Hencky law. */
 bg_status bg_sim_set_geostatic(bg_sim *sim, double z_surface, double k0);
 
 /* ---------------------------------------------------------------- observation */

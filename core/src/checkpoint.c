@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,8 +201,9 @@ bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t us
 
 typedef struct reader {
   FILE *fp;
-  uint64_t left; /* payload bytes not yet read */
-  int bad;       /* 1: ran past the announced payload, 2: read error */
+  uint64_t left;     /* payload bytes not yet read */
+  int bad;           /* 1: ran past the announced payload, 2: read error */
+  uint32_t mat_size; /* the writer's sizeof(bg_material), <= this build's */
 } reader;
 
 static void get(reader *rd, void *p, size_t n) {
@@ -212,6 +214,19 @@ static void get(reader *rd, void *p, size_t n) {
   }
   if (fread(p, 1, n, rd->fp) != n) rd->bad = 2;
   rd->left -= n;
+}
+/* A material as the writer stored it. A file from a build whose material
+ * union was smaller (a model's parameter list has grown since: fields are
+ * only ever appended) loads with the missing bytes taken from the model's
+ * defaults, so an old run resumes as it was fed. */
+static void get_material(reader *rd, bg_material *m) {
+  memset(m, 0, sizeof *m);
+  get(rd, m, rd->mat_size);
+  if (rd->mat_size < sizeof *m && (int)m->model >= 0 && (int)m->model < BG_MODEL_COUNT) {
+    bg_material def = bg_material_default(m->model);
+    memcpy((unsigned char *)m + rd->mat_size, (const unsigned char *)&def + rd->mat_size,
+           sizeof *m - rd->mat_size);
+  }
 }
 static int32_t get_i32(reader *rd) {
   int32_t v = 0;
@@ -287,8 +302,8 @@ static void ckpt_free(ckpt *c) {
   } while (0)
 
 /* Header, length and checksum, before any parse; leaves fp after the header. */
-static bg_status verify(FILE *fp, const char *path, uint64_t *payload, uint32_t *version_out, char *err,
-                        size_t len) {
+static bg_status verify(FILE *fp, const char *path, uint64_t *payload, uint32_t *version_out,
+                        uint32_t *mat_size, char *err, size_t len) {
   unsigned char head[HEADER_BYTES];
   size_t got = fread(head, 1, sizeof head, fp);
   if (got >= sizeof MAGIC && memcmp(head, MAGIC, sizeof MAGIC) != 0)
@@ -311,8 +326,9 @@ static bg_status verify(FILE *fp, const char *path, uint64_t *payload, uint32_t 
   static const char *const what[LAYOUT_WORDS] = {"byte order",           "float size",
                                                  "particle arrays",      "plastic state",
                                                  "material struct size", "face count"};
+  *mat_size = lw[4];
   for (int k = 0; k < LAYOUT_WORDS; ++k)
-    if (lw[k] != want[k])
+    if (lw[k] != want[k] && !(k == 4 && lw[k] >= offsetof(bg_material, dp) && lw[k] < want[k]))
       RFAIL(BG_ERR_VERSION, "%s was written with another memory layout (%s %#x, this build %#x)",
             path, what[k], (unsigned)lw[k], (unsigned)want[k]);
   struct stat st;
@@ -361,7 +377,7 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
   d->dx = get_real(rd);
   get_reals(rd, d->origin, 3);
   get_reals(rd, d->gravity, 3);
-  get(rd, &d->material, sizeof d->material);
+  get_material(rd, &d->material);
   for (int f = 0; f < BG_FACE_COUNT; ++f) {
     d->walls[f].friction = (bg_friction)get_i32(rd);
     d->walls[f].mu = get_real(rd);
@@ -487,10 +503,10 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
   if (version >= 3) {
     uint64_t nm = get_u64(rd);
     if (rd->bad) goto bad;
-    if (nm < 1 || nm > BG_MAX_MATERIALS || nm * sizeof(bg_material) > rd->left) goto impossible;
+    if (nm < 1 || nm > BG_MAX_MATERIALS || nm * rd->mat_size > rd->left) goto impossible;
     c->materials = malloc((size_t)nm * sizeof *c->materials);
     if (!c->materials) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
-    get(rd, c->materials, (size_t)nm * sizeof *c->materials);
+    for (uint64_t k = 0; k < nm; ++k) get_material(rd, &c->materials[k]);
     get(rd, c->raw.mat, c->raw.n * sizeof *c->raw.mat);
     if (rd->bad) goto bad;
     for (size_t p = 0; p < c->raw.n; ++p)
@@ -524,10 +540,10 @@ static bg_status read_ckpt(const char *path, ckpt *c, char *err, size_t len) {
   FILE *fp = fopen(path, "rb");
   if (!fp) RFAIL(BG_ERR_IO, "cannot open checkpoint %s: %s", path, strerror(errno));
   uint64_t payload = 0;
-  uint32_t version = 0;
-  bg_status s = verify(fp, path, &payload, &version, err, len);
+  uint32_t version = 0, mat_size = 0;
+  bg_status s = verify(fp, path, &payload, &version, &mat_size, err, len);
   if (s == BG_OK) {
-    reader rd = {fp, payload, 0};
+    reader rd = {fp, payload, 0, mat_size};
     s = parse(&rd, c, version, path, err, len);
   }
   fclose(fp);

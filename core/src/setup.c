@@ -255,8 +255,9 @@ bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n) {
                          (long long)id, k);
         }
         F = bg_mat3_identity();
-      } else
+      } else {
         hencky_f_of_cauchy(&m->el.lame, sig, (double)bg_mat_log_jp(m, r.f + BG_RAW_ST, (int64_t)p), &F);
+      }
     }
     for (int e = 0; e < 9; ++e) r.f[BG_RAW_F + e][p] = F.m[e / 3][e % 3];
     bg_mat3 t = tau_of_f(m, &F, r.f + BG_RAW_ST, p);

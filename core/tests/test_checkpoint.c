@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,28 @@ static size_t to_version1(unsigned char *b, size_t n) {
   return n;
 }
 
+/* Rewrites the version-1 checkpoint b (n bytes) in place as a build whose
+ * material struct ended before dp's cohesion and beta (appended in issue
+ * 33) would have written it: the descriptor's material shrinks to
+ * `size` bytes and the header's layout word says so; returns the new length. */
+static size_t to_smaller_material(unsigned char *b, size_t n, size_t size) {
+  const size_t head = 8 + 4 + 4 * 6 + 8;
+  const size_t at = head + 3 * 8 + 4 + 12 + 12 + size, cut = sizeof(bg_material) - size;
+  memmove(b + at, b + at + cut, n - at - cut);
+  n -= cut;
+  const uint32_t word = (uint32_t)size;
+  memcpy(b + 8 + 4 + 4 * 4, &word, 4);
+  uint64_t payload;
+  memcpy(&payload, b + head - 8, 8);
+  payload -= cut;
+  memcpy(b + head - 8, &payload, 8);
+  bg_sha256 h;
+  bg_sha256_init(&h);
+  bg_sha256_update(&h, b, n - 32);
+  bg_sha256_final(&h, b + n - 32);
+  return n;
+}
+
 static void put_file(const char *path, const unsigned char *buf, size_t n) {
   FILE *fp = fopen(path, "wb");
   fwrite(buf, 1, n, fp);
@@ -453,6 +476,24 @@ int main(int argc, char **argv) {
         snap s1v = take(c);
         same(&s1v, &sa, "the state right after loading the version-1 file");
         drop(&s1v);
+      }
+      bg_sim_destroy(c);
+      c = NULL;
+      /* and a file whose material struct predates dp's cohesion and beta:
+       * they come back as the defaults (c 0, beta 1), the sand it was fed */
+      n1 = to_smaller_material(v1, n1, offsetof(bg_material, dp) + offsetof(bg_dp_params, cohesion));
+      put_file(rt, v1, n1);
+      bg_status s0 = bg_sim_load(rt, backend, 2, &c, err, sizeof err);
+      if (bg_check_true(s0 == BG_OK && c, "a file with a smaller material struct loads (%s: %s)",
+                        bg_status_name(s0), err)) {
+        snap s0v = take(c);
+        same(&s0v, &sa, "the state right after loading the smaller-struct file");
+        drop(&s0v);
+        bg_sim_desc gd;
+        bg_sim_describe(c, &gd);
+        bg_check_true(gd.material.dp.cohesion == 0 && gd.material.dp.beta == 1,
+                      "the appended fields take the model's defaults (cohesion %g, beta %g)",
+                      (double)gd.material.dp.cohesion, (double)gd.material.dp.beta);
       }
     }
     free(v1);

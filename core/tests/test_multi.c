@@ -9,7 +9,8 @@
  *  - a table of one runs bit for bit as no table, and a table of two equal
  *    entries with the particles split between them bit for bit as one
  *    material (a grouped update changes no particle's result);
- *  - a checkpoint of two materials saved, loaded and continued. */
+ *  - a checkpoint of two materials saved, loaded and continued;
+ *  - the geostatic stress over a table of two elastic laws. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 #include <math.h>
 #include <stdio.h>
@@ -318,6 +319,37 @@ static void check_set_f_per_model(void) {
   bg_sim_destroy(sim);
 }
 
+/* bg_sim_set_geostatic over a table: each particle's own rho0 and law; a
+ * particle of the fixed corotated law may take zero stress (above the
+ * surface) but not a load. */
+static void check_geostatic(void) {
+  char err[512];
+  bg_material t[2] = {bg_material_sand(), bg_material_sand()};
+  t[1].stress = BG_STRESS_FIXED_COROTATED;
+  bg_sim_desc d = desc();
+  d.materials = t;
+  d.n_materials = 2;
+  bg_sim *sim = NULL;
+  if (!bg_check_true(create(&d, &sim, err) == BG_OK, "create (%s)", err)) return;
+  static bg_real x[3 * 2 * NB];
+  size_t n0 = block(x, 0.02, 0.03), n1 = block(x + 3 * n0, 0.10, 0.07);
+  bg_status s = bg_sim_add_particles(sim, n0, x, NULL, 8);
+  if (s == BG_OK) s = bg_sim_add_particles_material(sim, n1, x + 3 * n0, NULL, 8, 1);
+  bg_check_true(s == BG_OK, "a Hencky block and a higher fixed corotated one (%s)", bg_sim_last_error(sim));
+  s = bg_sim_set_geostatic(sim, 0.07, 0.5);
+  bg_check_true(s == BG_OK, "geostatic with the fixed corotated entry above the surface (%s)", bg_sim_last_error(sim));
+  bg_real *sig = malloc(9 * (n0 + n1) * sizeof *sig);
+  bg_sim_get(sim, BG_FIELD_STRESS, sig, 9 * (n0 + n1));
+  /* the lowest particle of the Hencky block: depth 0.07 - 0.0325 m */
+  double want = -(double)t[0].rho0 * 9.81 * (0.07 - (0.03 + 0.0025));
+  bg_check_rel(sig[8], want, 1e-3, "sigma_zz of the deepest particle, Pa");
+  free(sig);
+  s = bg_sim_set_geostatic(sim, 0.12, 0.5);
+  bg_check_true(s == BG_ERR_RANGE && strstr(bg_sim_last_error(sim), "materials[1]"),
+                "a load on the fixed corotated entry is refused, naming it (%s)", bg_sim_last_error(sim));
+  bg_sim_destroy(sim);
+}
+
 int main(int argc, char **argv) {
   backend = argc > 1 ? argv[1] : "auto";
   char why[256];
@@ -330,5 +362,6 @@ int main(int argc, char **argv) {
   check_identity();
   check_checkpoint();
   check_set_f_per_model();
+  check_geostatic();
   return bg_check_summary();
 }

@@ -241,8 +241,9 @@ class Sim:
         d = _n.SimDesc()
         check(_n.C.bg_sim_describe(self._h, ctypes.byref(d)), "", "bg_sim_describe")
         self._init_shape(tuple(int(g) for g in d.dims), int(d.n_colliders), int(d.n_sinks))
-        self.material = None
-        self.materials = None
+        # the checkpoint's material table, copied out of the handle's own
+        self.materials = [Material(_n.Material.from_buffer_copy(d.materials[k])) for k in range(d.n_materials)]
+        self.material = self.materials[0] if self.materials else None
         return self
 
     def close(self) -> None:

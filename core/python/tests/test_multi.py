@@ -56,3 +56,4 @@ def test_checkpoint_keeps_the_table(tmp_path):
     back = Sim.load(path, threads=THREADS)
     assert np.array_equal(back.get("material"), sim.get("material"))
     assert np.array_equal(back.get("x"), sim.get("x"))
+    assert [m.model for m in back.materials] == ["drucker-prager", "mu-i"]
