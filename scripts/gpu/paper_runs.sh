@@ -7,7 +7,10 @@
 #
 # usage: scripts/gpu/paper_runs.sh OUTDIR STEP[:SECONDS]...
 #   steps: parity    test_parity on "cuda" and "cuda/global" (free fall, column, silo)
-#          gputests  the other cuda unit tests (api, conservation, boundary, elastic, index64)
+#          gputests  the other cuda unit tests (api, conservation, boundary, elastic, index64,
+#                    multi, checkpoint)
+#          matcost   bench_gpu --material-table both: the one-material throughput through
+#                    the material table against the one-material path, as a ratio (issue 33)
 #          NAME      every experiments/registry.tsv entry with paper_args: BINARY PAPER_ARGS,
 #                    e.g. silo: exp_silo --scale paper --backend cuda --jobs 6
 #                    (scripts/gpu/paper_runs.sh --list prints them)
@@ -58,7 +61,8 @@ for spec in "$@"; do
   res="$out/$step"
   case "$step" in
     parity) cmd=(bash -c "\"$bin/test_parity\" cuda && \"$bin/test_parity\" cuda/global") ;;
-    gputests) cmd=(bash -c "for t in api conservation boundary elastic index64; do echo \"== test_\$t\"; \"$bin/test_\$t\" cuda || exit \$?; done") ;;
+    matcost) cmd=("$bin/bench_gpu" --material-table both --scene both --reps 5 --out "$res") ;;
+    gputests) cmd=(bash -c "for t in api conservation boundary elastic index64 multi checkpoint; do echo \"== test_\$t\"; \"$bin/test_\$t\" cuda || exit \$?; done") ;;
     *)
       if [[ -z "${step_cmd[$step]:-}" ]]; then
         note "SKIP  $step (unknown step; steps: parity gputests ${step_names[*]})"
@@ -70,12 +74,12 @@ for spec in "$@"; do
       ;;
   esac
   # a step whose binary was not carried is refused here, not halfway
-  if [[ ! -x "${cmd[0]}" && "$step" != gputests ]]; then
+  if [[ ! -x "${cmd[0]}" && "$step" != gputests && "$step" != parity ]]; then
     note "FAIL  $step (no executable ${cmd[0]}: build it into BAGNOLD_BIN)"
     status=1
     continue
   fi
-  [[ "$step" == parity || "$step" == gputests ]] || cmd+=(--references "$root/references" --out "$res")
+  [[ "$step" == parity || "$step" == gputests || "$step" == matcost ]] || cmd+=(--references "$root/references" --out "$res")
   cmd+=("${extra[@]}")
   t0=$SECONDS
   note "run   $step (limit $lim s): ${cmd[*]}"
