@@ -59,7 +59,9 @@ typedef enum bg_stress_model {
  * listed by the build in the generated materials/bg_material_list.h (in
  * order: BG_MODEL_DP, Drucker-Prager sand (Klar 2016); BG_MODEL_MUI,
  * rate-dependent mu(I) sand (Jop et al. 2006); BG_MODEL_NGF, nonlocal
- * granular fluidity). Each has its parameter struct, a member of the union
+ * granular fluidity; BG_MODEL_ELASTIC, taichi_mpm's jelly; BG_MODEL_SNOW,
+ * Stomakhin et al. 2013; BG_MODEL_WATER, weakly compressible; BG_MODEL_VM,
+ * von Mises). Each has its parameter struct, a member of the union
  * below named after the model, made from the header's field list
  * BG_<NAME>_PARAMS(X), one X(type, name, kind) per field, so that the
  * fields can be listed at run time (bg_material_param_info). */
