@@ -20,6 +20,7 @@
 #include "bg_materials.h"
 #include "bg_stress.h"
 #include "probe_shear.h"
+#include "probe_vm.h"
 
 /* Consecutive shear increments that count as critical state. */
 #define CRIT_RUN 100
@@ -112,7 +113,8 @@ static double phi_mob_deg(bg_vec3 tau) {
 
 /* The probe's mutants (references/mutants.tsv says what each must flip). */
 static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardening-off", "cone-swapped",
-                                      "mui-rate-sqrt2", "ngf-rate-sqrt2", NULL};
+                                      "mui-rate-sqrt2", "ngf-rate-sqrt2",
+                                      PROBE_VM_MUTANTS NULL};
 
 /* Klar 2016's sand through the registry's own prepare step, on the given
  * cone. The stiff-sand mutant takes E ten times larger, which shrinks the
@@ -436,6 +438,8 @@ int main(int argc, char **argv) {
   /* then the rate-dependent models in steady simple shear */
   shear_check mui = probe_shear_mui(lab);
   shear_check ngf = probe_shear_ngf(lab);
+  /* von Mises' yield stresses and plastic incompressibility (probe_vm.c) */
+  probe_vm(lab);
 
   /* judge. Klar's closed form against the Mohr-Coulomb meridian is an
    * identity, so it is tabulated (alpha.tsv) and not claimed:
