@@ -4,14 +4,16 @@
  *   q_ult = (2 + pi) c,  c = sigma_y / sqrt 3
  * (Prandtl 1920; references/derivations/von_mises.md sec. 4).
  *
- * Scene: half the footing. The material fills 0 < x < L, 0 < y < w,
+ * Scene: the whole footing. The material fills -L < x < L, 0 < y < w,
  * 0 < z < D, each edge on its wall's last solid node (half a cell beyond
- * the wall's plane); x = 0 is a slip domain face (the mirror plane of the
- * footing's centre line), y = 0 and y = w are slip faces (plane strain),
- * the far wall x = L and the floor are slip faces, gravity is 0. The
- * footing is a box collider (slip: a smooth footing) over x < B / 2,
- * moving down at v; its half width B / 2 is the distance from the mirror's
- * acting plane to the footing's last solid node.
+ * the wall's plane, where a loaded wall acts: references/walls.md); the
+ * faces y = 0 and y = w are slip walls (plane strain), the far walls
+ * x = +-L and the floor are slip faces, gravity is 0. The footing is a box
+ * collider (slip: a smooth footing) over |x| < B / 2, its edges midway
+ * between node planes, moving down at v. A half footing against a slip
+ * mirror face at x = 0 is not used: a slip face holds only an approaching
+ * normal velocity at zero, and the material under a footing moves away
+ * from the centre line, so the mirror would not hold it.
  * Every length is a whole number of cells (dx = B / cells) and the
  * footing's bottom starts midway between node planes, half a cell below
  * the surface, so the surface starts on its last solid node
@@ -106,6 +108,7 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
   double dx = B / cells;
   r.dx = dx;
   int nl = (int)lround(o->half_width * cells), nd = (int)lround(o->depth * cells), hc = cells / 2;
+  double L = nl * dx;
   bg_sim_desc desc = bg_sim_desc_default();
   desc.material = bg_material_default(BG_MODEL_VM);
   desc.material.vm.yield_stress = (bg_real)(o->sy_over_e * desc.material.E * fed_scale);
@@ -113,10 +116,10 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
   desc.gravity[2] = 0;
   /* faces midway between node planes 1 and 2 from each end in x and y; in z
    * the node planes fall on whole cells so that the surface z = D is one */
-  desc.dims[0] = (size_t)nl + 4;
+  desc.dims[0] = (size_t)(2 * nl) + 4;
   desc.dims[1] = (size_t)o->slab + 4;
   desc.dims[2] = (size_t)nd + 8;
-  desc.origin[0] = (bg_real)(-1.5 * dx);
+  desc.origin[0] = (bg_real)(-L - 1.5 * dx);
   desc.origin[1] = (bg_real)(-1.5 * dx);
   desc.origin[2] = (bg_real)(-2.0 * dx);
   double D = nd * dx, w = o->slab * dx;
@@ -124,8 +127,8 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
   bg_collider f;
   memset(&f, 0, sizeof f);
   f.shape = BG_SHAPE_BOX;
-  f.lo[0] = (bg_real)(-4 * dx);
-  f.hi[0] = (bg_real)(hc * dx); /* B / 2: midway between node planes */
+  f.lo[0] = (bg_real)(-hc * dx); /* +-B / 2: midway between node planes */
+  f.hi[0] = (bg_real)(hc * dx);
   f.lo[1] = (bg_real)(-4 * dx);
   f.hi[1] = (bg_real)(w + 4 * dx);
   f.lo[2] = (bg_real)(D - 0.5 * dx);
@@ -150,16 +153,15 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
   /* particles: a regular lattice of 2 per cell per axis. Every face is a
    * loaded wall whose plane lies midway between node planes, so the
    * material's edge starts on its last solid node (bg_wall_edge_offset),
-   * where the wall then acts: the mirror plane x = 0 above all, which
-   * placed at the edge would act 1.1 cells beyond it and let the material
-   * under the footing spread across the centre line (references/walls.md).
-   * The edges are then half a cell outside the x and y planes and, in z,
-   * a cell below the floor plane z = -dx / 2. */
+   * where the wall then acts (placed on the plane, it would act 1.1 cells
+   * beyond it, a softer wall: references/walls.md). The edges are then half
+   * a cell outside the x and y planes and, in z, a cell below the floor
+   * plane z = -dx / 2. */
   double off = -bg_wall_edge_offset(BG_FRICTION_SLIP, 1.5) * dx; /* 0.5 dx */
-  double x0 = -off, y0 = -off, z0 = -0.5 * dx - off;
+  double x0 = -L - off, y0 = -off, z0 = -0.5 * dx - off;
   w += 2 * off; /* the slab's thickness between the walls' acting planes */
   double sp = 0.5 * dx;
-  int ni = (int)lround((nl * dx + 2 * off) / sp), nj = (int)lround(w / sp), nk = (int)lround((D - z0) / sp);
+  int ni = (int)lround((2 * L + 2 * off) / sp), nj = (int)lround(w / sp), nk = (int)lround((D - z0) / sp);
   size_t n = (size_t)ni * nj * nk, p = 0;
   bg_real *x = xmalloc(3 * n * sizeof *x);
   for (int i = 0; i < ni; ++i)
@@ -183,7 +185,7 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
   int n_rows = (rows_lo + rows_w) * o->samples;
   r.n_curve = n_rows;
   r.curve = xmalloc(2 * (size_t)n_rows * sizeof *r.curve);
-  double t_row = dx / (o->samples * v), q_ult = PRANDTL_VM * r.sigma_y_fed, area = 0.5 * B * w;
+  double t_row = dx / (o->samples * v), q_ult = PRANDTL_VM * r.sigma_y_fed, area = B * w;
   size_t nw = bg_sim_wall_count(sim);
   double *imp = xmalloc(3 * nw * sizeof *imp);
   const size_t floor_wall = 1 + BG_FACE_ZLO; /* the colliders come first */
@@ -263,10 +265,10 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
       {.name = "speed", .type = BG_PARAM_DOUBLE, .dest = &o->speed, .lo = 1e-5, .hi = 0.1,
        .help = "footing speed over the P-wave speed", .quick = "2e-3", .paper = "5e-4"},
       {.name = "yield-strain", .type = BG_PARAM_DOUBLE, .dest = &o->sy_over_e, .lo = 1e-4, .hi = 0.1,
-       .help = "sigma_y / E (E, nu, rho0: taichi_mpm's von_mises)", .quick = "0.01", .paper = "0.01",
+       .help = "sigma_y / E (E, nu, rho0: taichi_mpm's von_mises)", .quick = "0.01", .paper = "0.0033333333",
        .key = "sigma_y_over_E"},
       {.name = "half-width", .type = BG_PARAM_DOUBLE, .dest = &o->half_width, .lo = 1.0, .hi = 10.0,
-       .help = "domain half width L / B (Prandtl's mechanism reaches 1.5 B)", .quick = "2.5", .paper = "2.5"},
+       .help = "domain half width L / B (Prandtl's mechanism reaches 1.5 B from the centre)", .quick = "2.5", .paper = "2.5"},
       {.name = "depth", .type = BG_PARAM_DOUBLE, .dest = &o->depth, .lo = 0.75, .hi = 10.0,
        .help = "depth D / B (the mechanism reaches B / sqrt 2)", .quick = "1.5", .paper = "1.5"},
       {.name = "window-start", .type = BG_PARAM_DOUBLE, .dest = &o->window_start, .lo = 0.0, .hi = 1.0,
@@ -308,6 +310,18 @@ static void write_outputs(bg_lab *lab, const run_result *rs, int n) {
             rs[k].speed, rs[k].sigma_y_fed, PRANDTL_VM * rs[k].sigma_y_fed, rs[k].q_plateau, rs[k].q_over_qult,
             rs[k].window_lo, rs[k].window_hi, rs[k].n_particles, (unsigned long long)rs[k].steps);
   fclose(s);
+}
+
+/* The plateau extrapolated to dx = 0 from the two finest grids. */
+static void write_limit(bg_lab *lab, const run_result *fine, const run_result *coarse, double q_inf) {
+  FILE *f = bg_lab_tsv(lab, "limit.tsv",
+                       "plateau extrapolated linearly in dx to dx = 0 from the two finest grids (the edge error is O(dx))",
+                       "cells_coarse\tcells_fine\tsigma_y_Pa\tq_ult_Pa\tq_limit_Pa\tq_limit_over_qult");
+  double q_ult = PRANDTL_VM * fine->sigma_y_fed;
+  fprintf(f, "%d\t%d\t%.6g\t%.6g\t%.6g\t%.6f\n", coarse->cells, fine->cells, fine->sigma_y_fed, q_ult, q_inf,
+          q_inf / q_ult);
+  fclose(f);
+  bg_lab_manifest_num(lab, "q_limit_over_qult", q_inf / q_ult);
 }
 
 int main(int argc, char **argv) {
@@ -357,11 +371,18 @@ int main(int argc, char **argv) {
    * sigma_y the simulation holds; the trend from coarse to fine; the
    * coarsest grid's plateau unmoved by halving the speed */
   if (need_grids) {
-    const run_result *fine = &rs[nc - 1];
-    bg_lab_claim_fed(lab, "footing.q_ult", fine->q_plateau, fine->sigma_y_fed);
-    bg_lab_claim_mutant_fed(lab, "tresca-expectation", "footing.q_ult", fine->q_plateau,
+    const run_result *fine = &rs[nc - 1], *coarse = &rs[nc - 2];
+    /* the footing's edges act within a cell of their last solid nodes, an
+     * error of order dx / B in the width: the two finest plateaus,
+     * extrapolated linearly in dx to dx = 0, remove it */
+    double ext = (double)coarse->cells / (fine->cells - coarse->cells);
+    double q_inf = fine->q_plateau + ext * (fine->q_plateau - coarse->q_plateau);
+    double q_floor_inf = fine->q_floor + ext * (fine->q_floor - coarse->q_floor);
+    write_limit(lab, fine, coarse, q_inf);
+    bg_lab_claim_fed(lab, "footing.q_ult", q_inf, fine->sigma_y_fed);
+    bg_lab_claim_mutant_fed(lab, "tresca-expectation", "footing.q_ult", q_inf,
                             fine->sigma_y_fed * 0.8660254037844386);
-    bg_lab_claim_mutant_fed(lab, "floor-wall", "footing.q_ult", fine->q_floor, fine->sigma_y_fed);
+    bg_lab_claim_mutant_fed(lab, "floor-wall", "footing.q_ult", q_floor_inf, fine->sigma_y_fed);
     /* each refinement must bring the plateau closer to q_ult: the largest
      * change of |q / q_ult - 1| from one grid to the next finer (<= 0) */
     double worst = -INFINITY, worst_rev = -INFINITY;
