@@ -33,7 +33,7 @@ do for [fmt in "png svg"] {
   set title "Strip footing: plateau pressure against resolution (q_{ult} = (2 + π) σ_y / √3)"
   if (tol == tol) {
     plot 1 - tol with filledcurves y2 = (1 + tol) fs transparent solid 0.15 lc rgb "#2ca02c" \
-           title sprintf("claim tolerance ±%g", tol), \
+           title sprintf("claim tolerance ±%g (on the extrapolation)", tol), \
          1 with lines lw 2 dt 2 lc rgb "#222222" title "Prandtl", \
          p using "dx_over_B":(column("speed_over_cp") == v_max ? column("q_over_qult") : NaN) \
            with linespoints pt 7 ps 1.5 lw 2 lc rgb "#1f77b4" title sprintf("v / c_p = %g", v_max), \

@@ -14,10 +14,10 @@
  * (log Jp) is unused and stays 0: the return leaves tr(eps), so J, alone,
  * the plastic volume ratio is 1 by construction, and the volume correction
  * (a sand's dilation memory) does not apply and is ignored. Rate-independent:
- * the return map ignores dt. No lane update: the CPU runs the scalar update,
- * the oracle, on every particle.
+ * the return map ignores dt. A lane update (bg_lane.h) runs the same
+ * operations on the CPU's vector loop.
  *
- * BG_MATERIAL(6, vm, VM, 0, "von-mises") */
+ * BG_MATERIAL(6, vm, VM, 1, "von-mises") */
 
 /* ---- parameters (public: bagnold.h includes this part alone) ---- */
 #ifndef BG_MAT_VM_PARAMS_H
@@ -44,9 +44,11 @@ static inline bg_vm_params bg_vm_default_params(void) {
 #if !defined(BG_MAT_PARAMS_ONLY) && !defined(BG_MAT_VM_H)
 #define BG_MAT_VM_H
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 
+#include "bg_lane.h"
 #include "bg_material_core.h"
 
 typedef struct bg_vm_c {
@@ -153,5 +155,43 @@ static inline void bg_vm_prepare(const bg_vm_params *m, bg_vm_c *c) {
   c->sigma_y = m->yield_stress;
   c->H = m->hardening;
 }
+
+/* ---- the lane update (bg_lane.h): the CPU backend's vector loop ---- */
+
+/* The cylinder's radius in stress, sqrt(2/3) sigma_y(q), from the
+ * particle's q in the scalar pre-pass; the lane divides by 2 mu, the
+ * scalar map's operations in its order. */
+BG_HD bg_real bg_vm_lane_aux(const bg_vm_c *c, bg_real q) { return BG_VM_SQRT_2_3 * (c->sigma_y + c->H * q); }
+
+/* bg_vm_return_map with selects for branches, the same operations in the
+ * same order and the correctly rounded sqrt: bit-identical results on every
+ * lane whose ok is set (all but a denormal deviatoric strain norm). */
+BG_LANE bg_return_lane bg_vm_return_lane(const bg_lane_consts *k, const bg_vm_c *c, bg_real dt, bg_real aux,
+                                         bg_vec3 eps, bg_real log_jp) {
+  (void)dt;
+  (void)log_jp;
+  bg_return_lane o;
+  bg_real mu = k->lame.mu;
+  bg_real tr = eps.v[0] + eps.v[1] + eps.v[2];
+  bg_vec3 eh;
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) eh.v[i] = eps.v[i] - tr * (1.0f / 3.0f);
+  bg_real x2 = eh.v[0] * eh.v[0] + eh.v[1] * eh.v[1] + eh.v[2] * eh.v[2];
+  o.ok = ~(bg_lane_gt_(x2, 0.0f) & bg_lane_gt_(FLT_MIN, x2));
+  bg_real norm = bg_lane_sqrt_cr_(x2);
+  bg_real f = norm - aux / (2.0f * mu);
+  bg_lmask shear = bg_lane_gt_(f, 0.0f) & bg_lane_gt_(norm, 0.0f);
+  bg_real dgamma = f / (1.0f + c->H / (3.0f * mu));
+  bg_real kk = dgamma / bg_lane_sel_(shear, norm, 1.0f);
+  o.r.dq = bg_lane_sel_(shear, BG_VM_SQRT_2_3 * dgamma, 0.0f);
+  BG_UNROLL
+  for (int i = 0; i < 3; ++i) o.r.eps.v[i] = bg_lane_sel_(shear, eps.v[i] - kk * eh.v[i], eps.v[i]);
+  o.r.mode = (int)(shear & (bg_lmask)BG_RM_SHEAR);
+  o.r.log_jp = 0.0f;
+  return o;
+}
+
+/* bg_vm_update_lane and bg_vm_update_chunk */
+BG_MATERIAL_LANE_UPDATE(vm)
 
 #endif /* BG_MAT_VM_H */
