@@ -23,10 +23,12 @@
  * colliders come first), so the mean force over a settlement window is the
  * impulse difference over the window's duration. The collider loads the
  * material one node row at a time, so the load oscillates with period dx of
- * settlement; the plateau is the mean over a window of a whole number of
- * rows, starting at a fixed settlement in B. The claims compare it with
- * (2 + pi) sigma_y / sqrt 3 for the sigma_y the simulation holds
- * (bg_sim_describe). */
+ * settlement; the plateau is the mean over the same settlements (in B) at
+ * every grid, a whole number of rows at each. Each edge of the footing acts
+ * within a cell of its last solid node, an O(dx / B) error in the width, so
+ * the claim extrapolates the two finest plateaus linearly in dx to dx = 0
+ * and compares that with (2 + pi) sigma_y / sqrt 3 for the sigma_y the
+ * simulation holds (bg_sim_describe). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
