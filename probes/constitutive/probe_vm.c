@@ -123,6 +123,9 @@ static vm_path simple_shear(const bg_lab *lab, const vm_case *c, FILE *f) {
     bg_update_ctx u = {&e.F, &L, 1.0f, e.st, &tau};
     int mode = vm_update(lab, &m, &u);
     double a = 0.5 * ((double)tau.m[0][0] - tau.m[1][1]), radius = sqrt(a * a + (double)tau.m[0][1] * tau.m[0][1]);
+    /* with hardening, the radius the model's own q gives (a consistency
+     * check, tabulated: the claims use the H = 0 elements) */
+    tau_y = (sy + mm.vm.hardening * (double)e.st[BG_STATE_Q]) / sqrt(3.0);
     double dlogj = fabs(log_det(&e.F) - lj_trial);
     if (mode == BG_RM_SHEAR) path_note(&p, fabs(radius / tau_y - 1.0), dlogj);
     if (k % 10 == 0 || k == n)
@@ -227,7 +230,7 @@ void probe_vm(bg_lab *lab) {
     int hardening = cases[ic].hardening_over_e > 0;
     /* shear and tension are claimed on the cases without hardening; the
      * hardening case's tension is the hardening claim (its shear path,
-     * whose yield stress grows with q, is tabulated only) */
+     * held to the model's own q, is tabulated only) */
     if (!hardening && (isnan(s.max_yield_err) || s.max_yield_err > shear)) shear = s.max_yield_err;
     double *tt = hardening ? &hard : &tens;
     if (isnan(t.max_yield_err) || t.max_yield_err > *tt) *tt = t.max_yield_err;
