@@ -230,6 +230,12 @@ bg_status bg_backend_configure(bg_sim *sim, const bg_backend_ops *ops, const cha
 /* Writes the message into sim->err and returns s. */
 bg_status bg_fail(bg_sim *sim, bg_status s, const char *fmt, ...);
 
+/* validate.c: the whole descriptor, one material, and the descriptor's
+ * material table ({material} when n_materials is 0, n its length). */
+bg_status bg_check_desc(bg_sim *sim, const bg_sim_desc *d);
+bg_status bg_check_material(bg_sim *sim, const bg_material *m);
+const bg_material *bg_desc_table(const bg_sim_desc *d, size_t *n);
+
 /* Builds the solid-node list for time t (analytic colliders translate with
  * their velocity). */
 bg_status bg_boundary_build(bg_sim *sim, double t);
