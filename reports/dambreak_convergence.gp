@@ -25,7 +25,7 @@ set logscale x 2
 set xrange [*:*]
 set yrange [0:*]
 set y2range [0:0.5]
-set key center right
+set key at graph 0.98, graph 0.5 right top  # below the lag markers, above the tolerance line
 if (tol == tol) { set arrow 1 from graph 0, first tol to graph 1, first tol nohead lw 1.5 dt 2 lc rgb "#c2185b"; \
                   set label 1 "tolerance (the experiment's own spread)" at graph 0.02, first tol offset 0, 0.7 left textcolor rgb "#c2185b" }
 
