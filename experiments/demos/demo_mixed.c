@@ -252,7 +252,7 @@ static void measure(bg_sim *sim, mx_scene *sc, fields *f, mx_sample *s) {
   for (size_t p = 0; p < n; ++p) {
     mz += f->m[p] * f->x[3 * p + 2];
     M += f->m[p];
-    if ((int)f->mat[p] == MX_SAND) {
+    if (p < sc->n_mat[MX_SAND]) { /* the sand was added first: the bodies by insertion order */
       ssx += f->x[3 * p];
       ++ns;
       continue;
@@ -384,7 +384,7 @@ static void jelly_scene(bg_lab *lab, const mx_options *o, mx_scene *sc) {
   sc->n_mat[MX_OTHER] = nb; /* the block's volume, which the claims expect as jelly's */
   sc->n_particles = sc->n_mat[MX_SAND] + nb;
   const double t_hit = sqrt(2 * o->gap / 9.81);
-  const double snap_at[MX_SNAPS] = {0, t_hit + 0.05, o->t_jelly};
+  const double snap_at[MX_SNAPS] = {0, t_hit + 0.01, o->t_jelly};
   run_scene(lab, o, sim, sc, o->t_jelly, snap_at, off);
   bg_sim_destroy(sim);
 }
@@ -427,7 +427,7 @@ static void dam_scene(bg_lab *lab, const mx_options *o, mx_scene *sc) {
   check(sim, bg_sim_set(sim, BG_FIELD_F, F, 9 * n), "bg_sim_set F");
   free(x);
   free(F);
-  const double snap_at[MX_SNAPS] = {0, 0.15, o->t_dam};
+  const double snap_at[MX_SNAPS] = {0, 0.1, o->t_dam};
   run_scene(lab, o, sim, sc, o->t_dam, snap_at, off);
   bg_sim_destroy(sim);
 }

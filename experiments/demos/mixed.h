@@ -22,7 +22,8 @@ typedef struct mx_options {
 enum { MX_SAND = 0, MX_OTHER = 1, MX_NMAT = 2 };
 
 /* One sample: the time; the cumulative impulses (N s) on the floor and on
- * the left wall; the other material's centre of mass; its least, largest
+ * the left wall; the other body's centre of mass (the block or the water:
+ * the particles added after the sand, whatever entry they were given); its least, largest
  * and mean volume ratio J = det F; the sand's centre of mass x. */
 typedef struct mx_sample {
   double t, I_floor[3], I_left[3], com_x, com_z, J_min, J_max, J_mean, sand_com_x;

@@ -132,8 +132,10 @@ void mx_judge(bg_lab *lab, const mx_options *o, const mx_scene *jelly, const mx_
     fprintf(fs, "jelly_steps\t%.0f\t1\n", sc->steps);
     fprintf(fs, "jelly_particles\t%zu\t1\n", sc->n_particles);
     bg_lab_claim_fed(lab, "mixed.jelly.floor_load", Fz, norm[0]);
-    bg_lab_claim_fed(lab, "mixed.jelly.rest_height", z, z_rest);
-    bg_lab_claim_mutant_fed(lab, "rest-height-all", "mixed.jelly.rest_height", za, z_rest);
+    /* in cells: the contact's reach, the tolerance's reason, is a number of cells */
+    bg_lab_claim_fed(lab, "mixed.jelly.rest_height", z / sc->dx, z_rest / sc->dx);
+    bg_lab_claim_mutant_fed(lab, "rest-height-all", "mixed.jelly.rest_height", za / sc->dx,
+                            z_rest / sc->dx);
     bg_lab_claim_fed(lab, "mixed.jelly.block_height", hb, h_blk);
   }
   if (dam) {
