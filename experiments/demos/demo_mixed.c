@@ -37,8 +37,9 @@
 #include "bg_lab.h"
 #include "mixed.h"
 
-static const char *const mixed_mutants[] = {"mass-index-swap",    "jelly-as-sand",   "rest-height-all",
-                                            "thrust-full-column", "dam-slick-floor", NULL};
+static const char *const mixed_mutants[] = {"mass-index-swap", "jelly-as-sand",
+                                            "rest-height-all", "thrust-full-column",
+                                            "dam-slick-floor", NULL};
 
 static void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
@@ -176,7 +177,8 @@ static size_t fill(bg_sim *sim, const mx_options *o, double off, double x_lo, do
   if (bg_seed_lattice(&ld, NULL, 0, &n, err, sizeof err) != BG_OK)
     bg_lab_fail("bg_seed_lattice: %s", err);
   bg_real *x = xmalloc(3 * n * sizeof *x);
-  if (bg_seed_lattice(&ld, x, n, &n, err, sizeof err) != BG_OK) bg_lab_fail("bg_seed_lattice: %s", err);
+  if (bg_seed_lattice(&ld, x, n, &n, err, sizeof err) != BG_OK)
+    bg_lab_fail("bg_seed_lattice: %s", err);
   check(sim, bg_sim_add_particles_material(sim, n, x, NULL, 8, k), "bg_sim_add_particles_material");
   free(x);
   return n;
@@ -258,7 +260,8 @@ static void measure(bg_sim *sim, mx_scene *sc, fields *f, mx_sample *s) {
       continue;
     }
     const bg_real *F = f->F + 9 * p;
-    double J = (double)F[0] * (F[4] * F[8] - F[5] * F[7]) - (double)F[1] * (F[3] * F[8] - F[5] * F[6]) +
+    double J = (double)F[0] * (F[4] * F[8] - F[5] * F[7]) -
+               (double)F[1] * (F[3] * F[8] - F[5] * F[6]) +
                (double)F[2] * (F[3] * F[7] - F[4] * F[6]);
     s->J_min = fmin(s->J_min, J);
     s->J_max = fmax(s->J_max, J);
@@ -290,12 +293,14 @@ static void snapshot(mx_scene *sc, const fields *f, int k, double t) {
 
 /* What the run was fed and what its masses read back: rho0 and g through
  * bg_sim_describe, volumes from the particles added (dx^3 / 8 each). */
-static void read_fed(bg_sim *sim, bg_lab *lab, mx_scene *sc, fields *f) {
+static void read_fed(bg_sim *sim, mx_scene *sc, fields *f) {
   bg_sim_desc held;
   check(sim, bg_sim_describe(sim, &held), "bg_sim_describe");
-  if (held.n_materials != MX_NMAT) bg_lab_fail("the simulation holds %zu materials, not 2", held.n_materials);
-  sc->g = sqrt((double)held.gravity[0] * held.gravity[0] + (double)held.gravity[1] * held.gravity[1] +
-               (double)held.gravity[2] * held.gravity[2]);
+  if (held.n_materials != MX_NMAT)
+    bg_lab_fail("the simulation holds %zu materials, not 2", held.n_materials);
+  sc->g =
+      sqrt((double)held.gravity[0] * held.gravity[0] + (double)held.gravity[1] * held.gravity[1] +
+           (double)held.gravity[2] * held.gravity[2]);
   size_t n = sc->n_particles;
   bg_real *m = xmalloc(n * sizeof *m);
   check(sim, bg_sim_get(sim, BG_FIELD_MASS, m, n), "bg_sim_get mass");
@@ -308,12 +313,12 @@ static void read_fed(bg_sim *sim, bg_lab *lab, mx_scene *sc, fields *f) {
   }
   for (size_t p = 0; p < n; ++p) {
     int k = (int)f->mat[p];
-    if (k < 0 || k >= MX_NMAT) bg_lab_fail("particle %zu reads material %d, outside the table", p, k);
+    if (k < 0 || k >= MX_NMAT)
+      bg_lab_fail("particle %zu reads material %d, outside the table", p, k);
     sc->M_read[k] += m[p];
     sc->M_swap[1 - k] += m[p];
   }
   free(m);
-  (void)lab;
 }
 
 /* Runs a scene to t_end, sampling; snapshots at the three times snap_at. */
@@ -322,7 +327,7 @@ static void run_scene(bg_lab *lab, const mx_options *o, bg_sim *sim, mx_scene *s
   size_t n = sc->n_particles;
   fields f = {xmalloc(3 * n * sizeof(bg_real)), xmalloc(9 * n * sizeof(bg_real)),
               xmalloc(n * sizeof(bg_real)), xmalloc(n * sizeof(bg_real)), xmalloc(n)};
-  read_fed(sim, lab, sc, &f);
+  read_fed(sim, sc, &f);
   check(sim, bg_sim_get(sim, BG_FIELD_X, f.x, 3 * n), "bg_sim_get x");
   sc->n_snap_p = 0;
   for (size_t p = 0; p < n; ++p) {
@@ -377,7 +382,7 @@ static void jelly_scene(bg_lab *lab, const mx_options *o, mx_scene *sc) {
   sc->ly = o->slab * dx - 2 * off;
   sc->z_floor = sc->x_left = off;
   sc->n_mat[MX_SAND] = fill(sim, o, off, off, o->bed_w - off, off, off + o->bed_h, NULL, MX_SAND);
-  /* the block centred, its width whole cells so its faces lie on cell planes */
+  /* the block centred over the bed */
   const double x0 = off + 0.5 * o->bed_w - 0.5 * o->block, z0 = off + o->bed_h + o->gap;
   const int k = bg_lab_mutant_is(lab, "jelly-as-sand") ? MX_SAND : MX_OTHER;
   size_t nb = fill(sim, o, off, x0, x0 + o->block, z0, z0 + o->block, NULL, k);
@@ -440,7 +445,8 @@ int main(int argc, char **argv) {
   bg_lab_manifest_str(lab, "materials", "jelly scene: {sand, jelly}; dam scene: {sand, water}");
   /* run: each scene where a wanted claim needs it */
   static mx_scene jelly, dam;
-  int need_jelly = bg_lab_needed(lab, "mixed.mass") || bg_lab_needed(lab, "mixed.jelly.floor_load") ||
+  int need_jelly = bg_lab_needed(lab, "mixed.mass") ||
+                   bg_lab_needed(lab, "mixed.jelly.floor_load") ||
                    bg_lab_needed(lab, "mixed.jelly.rest_height") ||
                    bg_lab_needed(lab, "mixed.jelly.block_height");
   int need_dam = bg_lab_needed(lab, "mixed.mass") || bg_lab_needed(lab, "mixed.dam.thrust");

@@ -9,10 +9,10 @@
 
 /* The options (metres, seconds). */
 typedef struct mx_options {
-  double dx;                             /* grid spacing */
-  int slab;                              /* plane-strain slab thickness, cells */
-  double mu_floor;                       /* the floor's Coulomb coefficient (both scenes) */
-  double bed_w, bed_h, block, gap;       /* jelly scene: sand bed, jelly block, drop height */
+  double dx;                       /* grid spacing */
+  int slab;                        /* plane-strain slab thickness, cells */
+  double mu_floor;                 /* the floor's Coulomb coefficient (both scenes) */
+  double bed_w, bed_h, block, gap; /* jelly scene: sand bed, jelly block, drop height */
   double res_w, dam_h, water_h, crest, slope, apron; /* dam scene */
   double t_jelly, t_dam, window, sample; /* run lengths, averaging window, sampling interval */
 } mx_options;
@@ -35,10 +35,10 @@ typedef struct mx_sample {
 
 /* One scene's run, as the judge needs it. */
 typedef struct mx_scene {
-  const char *name; /* "jelly" or "dam" */
-  double dx, ly;    /* grid spacing; slab width the material fills, m */
-  double z_floor;   /* where the floor carries the load (its last solid node), m */
-  double x_left;    /* the same for the left wall, m */
+  const char *name;        /* "jelly" or "dam" */
+  double dx, ly;           /* grid spacing; slab width the material fills, m */
+  double z_floor;          /* where the floor carries the load (its last solid node), m */
+  double x_left;           /* the same for the left wall, m */
   double g, rho0[MX_NMAT]; /* fed: gravity and each entry's density (bg_sim_describe) */
   double V_fed[MX_NMAT];   /* fed volume of each entry: particles added x volume each, m^3 */
   double M_read[MX_NMAT];  /* mass read back by BG_FIELD_MATERIAL, kg */

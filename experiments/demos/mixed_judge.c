@@ -60,10 +60,10 @@ static void write_series(bg_lab *lab, const mx_scene *const *scs, const double *
     for (size_t j = 1; j < sc->n_samples; ++j) {
       const mx_sample *a = &sc->s[j - 1], *b = &sc->s[j];
       double dt = b->t - a->t;
-      fprintf(fp, "%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.7g\t%.7g\t%.7g\t%.7g\t%.7g\t%.7g\n", sc->name,
-              b->t, (b->I_floor[0] - a->I_floor[0]) / dt, (b->I_floor[2] - a->I_floor[2]) / dt,
-              (b->I_left[0] - a->I_left[0]) / dt, norm[i], b->com_x, b->com_z, b->J_min, b->J_max,
-              b->J_mean, b->sand_com_x);
+      fprintf(fp, "%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.7g\t%.7g\t%.7g\t%.7g\t%.7g\t%.7g\n",
+              sc->name, b->t, (b->I_floor[0] - a->I_floor[0]) / dt,
+              (b->I_floor[2] - a->I_floor[2]) / dt, (b->I_left[0] - a->I_left[0]) / dt, norm[i],
+              b->com_x, b->com_z, b->J_min, b->J_max, b->J_mean, b->sand_com_x);
     }
   }
   fclose(fp);
@@ -91,8 +91,9 @@ static void write_snapshots(bg_lab *lab, const mx_scene *const *scs) {
 void mx_judge(bg_lab *lab, const mx_options *o, const mx_scene *jelly, const mx_scene *dam) {
   const mx_scene *scs[2] = {jelly, dam};
   double norm[2] = {NAN, NAN};
-  FILE *fs = bg_lab_tsv(lab, "summary.tsv", "the claimed quantities at rest (window at each run's end)",
-                        "quantity\tvalue\tunit");
+  FILE *fs =
+      bg_lab_tsv(lab, "summary.tsv", "the claimed quantities at rest (window at each run's end)",
+                 "quantity\tvalue\tunit");
   double e = mass_error(scs, 0);
   fprintf(fs, "mass_max_rel_error\t%.6g\t1\n", e);
   if (jelly) {
