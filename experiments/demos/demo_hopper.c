@@ -27,6 +27,11 @@
  * sibling run folder (../silo, the report's; ../exp_silo, ctest's); none
  * found: the comparison is reported as not made.
  *
+ * The floor from a mesh: --hopper-mesh FILE (references/meshes/, in orifice
+ * diameters) replaces the analytic floor by the mesh's exact signed
+ * distance (bg_mesh_sdf_grid), scaled by D at every trial; each trial
+ * reports the nodes where its sign differs from the analytic floor's.
+ *
  * Mutant window-short: the search's runs measure W over the first 10% of
  * the drain after start-up instead of the whole fill; the re-run measures
  * as the lab does. What the re-run must catch is a design whose rate was
