@@ -395,8 +395,11 @@ int main(int argc, char **argv) {
 
   /* the cube in three formats: the box's SDF exactly (float storage) */
   static unsigned char bin[84 + 50 * 1300];
-  const char *cube_files[3] = {write_obj("cube.obj", &cube, -1, -1), write_stl_ascii("cube.stl", &cube),
-                               write_file("cube_bin.stl", bin, stl_binary_bytes(&cube, bin))};
+  /* copies: path_of's buffers are reused */
+  char cube_files[3][256];
+  snprintf(cube_files[0], 256, "%s", write_obj("cube.obj", &cube, -1, -1));
+  snprintf(cube_files[1], 256, "%s", write_stl_ascii("cube.stl", &cube));
+  snprintf(cube_files[2], 256, "%s", write_file("cube_bin.stl", bin, stl_binary_bytes(&cube, bin)));
   size_t cd[3] = {17, 15, 16};
   double co[3] = {-0.37, -0.29, -0.41}, cdx = 0.1;
   static bg_real phi[40 * 40 * 40], phi0[40 * 40 * 40];
@@ -409,6 +412,13 @@ int main(int argc, char **argv) {
     /* exact up to the float the field is stored in (|phi| < 1: 2^-24) */
     bg_check_le(e, 1e-6, "%s: max |phi - box SDF| over %zu nodes", cube_files[f], cd[0] * cd[1] * cd[2]);
     bg_check_true(se == 0, "%s: sign right at every node (%ld wrong)", cube_files[f], se);
+    /* nodes on the faces (phi 0) and in the faces' planes outside them,
+     * where a triangle's solid angle is 0 from a point in its plane */
+    size_t pd[3] = {8, 8, 8};
+    double po[3] = {-0.5, -0.5, -0.5};
+    compare_grid(m, pd, 0.25, po, box_sdf, 0, &e, &se, phi);
+    bg_check_le(e, 1e-7, "%s: nodes on the faces' planes: max |phi - box SDF|", cube_files[f]);
+    bg_check_true(se == 0, "%s: nodes on the faces' planes: sign right (%ld wrong)", cube_files[f], se);
     double p[3] = {0.3, 0.6, 0.45}, q[3] = {1.2, 0.5, -0.2};
     bg_check_abs(bg_mesh_sdf(m, p), -0.3, 1e-12, "%s: bg_mesh_sdf inside", cube_files[f]);
     bg_check_abs(bg_mesh_sdf(m, q), sqrt(0.08), 1e-12, "%s: bg_mesh_sdf outside past an edge", cube_files[f]);
@@ -416,8 +426,10 @@ int main(int argc, char **argv) {
   }
 
   /* the icosphere: within its facets' sag of the sphere */
-  const char *ico_files[3] = {write_obj("ico.obj", &ico, -1, -1), write_stl_ascii("ico.stl", &ico),
-                              write_file("ico_bin.stl", bin, stl_binary_bytes(&ico, bin))};
+  char ico_files[3][256];
+  snprintf(ico_files[0], 256, "%s", write_obj("ico.obj", &ico, -1, -1));
+  snprintf(ico_files[1], 256, "%s", write_stl_ascii("ico.stl", &ico));
+  snprintf(ico_files[2], 256, "%s", write_file("ico_bin.stl", bin, stl_binary_bytes(&ico, bin)));
   double sag = 1 - icosphere_rmin(&ico);
   size_t sd[3] = {31, 29, 30};
   double so[3] = {-1.5, -1.4, -1.45}, sdx = 0.1;
@@ -481,6 +493,30 @@ int main(int argc, char **argv) {
   }
 
   malformed(&cube);
+  /* every prefix of a good file is refused, by name, without a crash */
+  for (int f = 0; f < 3; ++f) {
+    FILE *in = fopen(cube_files[f], "rb");
+    static char whole[16384];
+    size_t len = fread(whole, 1, sizeof whole, in);
+    fclose(in);
+    long bad = 0;
+    char cut[256];
+    snprintf(cut, sizeof cut, "%s", path_of(f == 0 ? "prefix.obj" : "prefix.stl"));
+    /* a prefix that lacks only the OBJ's last newline, or the ASCII STL's
+     * name after endsolid, is still the whole surface */
+    whole[len] = 0;
+    size_t complete = f == 0 ? len - 1 : f == 1 ? (size_t)(strstr(whole, "endsolid") - whole) + 8 : len;
+    for (size_t n = 0; n < len; ++n) {
+      write_file(f == 0 ? "prefix.obj" : "prefix.stl", whole, n);
+      bg_mesh *m = NULL;
+      char err[512] = "";
+      bg_status st = bg_mesh_load(cut, &m, err, sizeof err);
+      if (n < complete ? st == BG_OK || !strstr(err, cut) : st != BG_OK) bad++;
+      bg_mesh_destroy(m);
+    }
+    bg_check_true(bad == 0, "%s: each of its %zu prefixes shorter than %zu bytes refused with the file named, "
+                  "the longer ones read (%ld not)", cube_files[f], complete, len, bad);
+  }
   ply_points();
 
   /* clean up the files this test wrote */
