@@ -508,11 +508,11 @@ int main(int argc, char **argv) {
     size_t complete = f == 0 ? len - 1 : f == 1 ? (size_t)(strstr(whole, "endsolid") - whole) + 8 : len;
     for (size_t n = 0; n < len; ++n) {
       write_file(f == 0 ? "prefix.obj" : "prefix.stl", whole, n);
-      bg_mesh *m = NULL;
+      bg_mesh *pm = NULL;
       char err[512] = "";
-      bg_status st = bg_mesh_load(cut, &m, err, sizeof err);
+      bg_status st = bg_mesh_load(cut, &pm, err, sizeof err);
       if (n < complete ? st == BG_OK || !strstr(err, cut) : st != BG_OK) bad++;
-      bg_mesh_destroy(m);
+      bg_mesh_destroy(pm);
     }
     bg_check_true(bad == 0, "%s: each of its %zu prefixes shorter than %zu bytes refused with the file named, "
                   "the longer ones read (%ld not)", cube_files[f], complete, len, bad);
