@@ -145,8 +145,8 @@ static int tok_number(const char *tok, double *x) {
 
 /* --------------------------------------------------------------- OBJ */
 
-static bg_status read_obj(const char *path, const char *text, darr *v, uarr *t, uarr *tline, char *err,
-                          size_t err_len) {
+static bg_status read_obj(const char *path, const char *text, darr *v, uarr *t, uarr *tline,
+                          char *err, size_t err_len) {
   cursor c = {text, 1};
   char tok[256];
   while (*c.s) {
@@ -160,19 +160,20 @@ static bg_status read_obj(const char *path, const char *text, darr *v, uarr *t, 
       while (line_token(&c, tok, sizeof tok)) {
         double val;
         if (!tok_number(tok, &val))
-          return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: vertex coordinate '%s' is not a number",
-                       path, c.line, tok);
+          return mfail(err, err_len, BG_ERR_CORRUPT,
+                       "%s: line %zu: vertex coordinate '%s' is not a number", path, c.line, tok);
         if (!isfinite(val))
-          return mfail(err, err_len, BG_ERR_NONFINITE, "%s: line %zu: vertex coordinate '%s' is not finite",
-                       path, c.line, tok);
+          return mfail(err, err_len, BG_ERR_NONFINITE,
+                       "%s: line %zu: vertex coordinate '%s' is not finite", path, c.line, tok);
         if (k < 3) x[k] = val;
         k++;
       }
       if (k < 3)
-        return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: a vertex needs 3 coordinates, found %d",
-                     path, c.line, k);
+        return mfail(err, err_len, BG_ERR_CORRUPT,
+                     "%s: line %zu: a vertex needs 3 coordinates, found %d", path, c.line, k);
       if (v->n / 3 >= MESH_MAX_ITEMS)
-        return mfail(err, err_len, BG_ERR_OVERFLOW, "%s: line %zu: more than 2^31 vertices", path, c.line);
+        return mfail(err, err_len, BG_ERR_OVERFLOW, "%s: line %zu: more than 2^31 vertices", path,
+                     c.line);
       for (int a = 0; a < 3; ++a)
         if (dpush(v, x[a])) return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
     } else if (!strcmp(tok, "f")) {
@@ -185,15 +186,17 @@ static bg_status read_obj(const char *path, const char *text, darr *v, uarr *t, 
         errno = 0;
         long long idx = strtoll(tok, &end, 10);
         if (end == tok || (*end && *end != '/') || errno)
-          return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: face corner '%s' is not a vertex index",
-                       path, c.line, tok);
+          return mfail(err, err_len, BG_ERR_CORRUPT,
+                       "%s: line %zu: face corner '%s' is not a vertex index", path, c.line, tok);
         long long abs_idx = idx < 0 ? (long long)nv + idx + 1 : idx; /* negative: counted back */
         if (idx == 0 || abs_idx < 1 || abs_idx > (long long)nv)
           return mfail(err, err_len, BG_ERR_RANGE,
-                       "%s: line %zu: face index %lld is out of range (%zu vertices defined before this line)",
+                       "%s: line %zu: face index %lld is out of range (%zu vertices defined before "
+                       "this line)",
                        path, c.line, idx, nv);
         uint32_t id = (uint32_t)(abs_idx - 1);
-        if (k == 0) first = id;
+        if (k == 0)
+          first = id;
         else if (k >= 2) {
           /* a polygon becomes a fan of triangles about its first corner */
           if (upush(t, first) || upush(t, prev) || upush(t, id) || upush(tline, (uint32_t)c.line))
@@ -203,10 +206,11 @@ static bg_status read_obj(const char *path, const char *text, darr *v, uarr *t, 
         k++;
       }
       if (k < 3)
-        return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: a face needs at least 3 corners, found %d",
-                     path, c.line, k);
+        return mfail(err, err_len, BG_ERR_CORRUPT,
+                     "%s: line %zu: a face needs at least 3 corners, found %d", path, c.line, k);
       if (t->n / 3 >= MESH_MAX_ITEMS)
-        return mfail(err, err_len, BG_ERR_OVERFLOW, "%s: line %zu: more than 2^31 triangles", path, c.line);
+        return mfail(err, err_len, BG_ERR_OVERFLOW, "%s: line %zu: more than 2^31 triangles", path,
+                     c.line);
     }
     /* every other statement (vt, vn, g, o, s, usemtl, mtllib, l, p) carries
      * nothing a solid's surface needs */
@@ -221,40 +225,43 @@ static bg_status expect_word(const char *path, cursor *c, const char *want, size
                              size_t err_len) {
   char tok[256];
   if (!any_token(c, tok, sizeof tok))
-    return mfail(err, err_len, BG_ERR_TRUNCATED, "%s: line %zu: the file ends inside facet %zu, before '%s'",
-                 path, c->line, tri, want);
+    return mfail(err, err_len, BG_ERR_TRUNCATED,
+                 "%s: line %zu: the file ends inside facet %zu, before '%s'", path, c->line, tri,
+                 want);
   if (strcasecmp(tok, want))
-    return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: facet %zu: expected '%s', found '%s'", path,
-                 c->line, tri, want, tok);
+    return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: facet %zu: expected '%s', found '%s'",
+                 path, c->line, tri, want, tok);
   return BG_OK;
 }
 
-static bg_status expect_numbers(const char *path, cursor *c, double *x, size_t tri, const char *what,
-                                char *err, size_t err_len) {
+static bg_status expect_numbers(const char *path, cursor *c, double *x, size_t tri,
+                                const char *what, char *err, size_t err_len) {
   char tok[256];
   for (int a = 0; a < 3; ++a) {
     if (!any_token(c, tok, sizeof tok))
-      return mfail(err, err_len, BG_ERR_TRUNCATED, "%s: line %zu: the file ends inside facet %zu's %s", path,
-                   c->line, tri, what);
+      return mfail(err, err_len, BG_ERR_TRUNCATED,
+                   "%s: line %zu: the file ends inside facet %zu's %s", path, c->line, tri, what);
     if (!tok_number(tok, &x[a]))
-      return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: facet %zu: %s coordinate '%s' is not a number",
-                   path, c->line, tri, what, tok);
+      return mfail(err, err_len, BG_ERR_CORRUPT,
+                   "%s: line %zu: facet %zu: %s coordinate '%s' is not a number", path, c->line,
+                   tri, what, tok);
     if (!isfinite(x[a]))
-      return mfail(err, err_len, BG_ERR_NONFINITE, "%s: line %zu: facet %zu: %s coordinate '%s' is not finite",
-                   path, c->line, tri, what, tok);
+      return mfail(err, err_len, BG_ERR_NONFINITE,
+                   "%s: line %zu: facet %zu: %s coordinate '%s' is not finite", path, c->line, tri,
+                   what, tok);
   }
   return BG_OK;
 }
 
-#define TRY(x)                    \
-  do {                            \
-    bg_status s_ = (x);           \
-    if (s_ != BG_OK) return s_;   \
+#define TRY(x)                  \
+  do {                          \
+    bg_status s_ = (x);         \
+    if (s_ != BG_OK) return s_; \
   } while (0)
 
 /* triangles as 9 raw coordinates each (welded later) */
-static bg_status read_stl_ascii(const char *path, const char *text, darr *raw, uarr *tline, char *err,
-                                size_t err_len) {
+static bg_status read_stl_ascii(const char *path, const char *text, darr *raw, uarr *tline,
+                                char *err, size_t err_len) {
   cursor c = {text, 1};
   char tok[256];
   any_token(&c, tok, sizeof tok); /* "solid"; its name is the rest of the line */
@@ -262,18 +269,20 @@ static bg_status read_stl_ascii(const char *path, const char *text, darr *raw, u
   size_t tri = 0;
   for (;;) {
     if (!any_token(&c, tok, sizeof tok))
-      return mfail(err, err_len, BG_ERR_TRUNCATED, "%s: line %zu: the file ends before 'endsolid'", path, c.line);
+      return mfail(err, err_len, BG_ERR_TRUNCATED, "%s: line %zu: the file ends before 'endsolid'",
+                   path, c.line);
     if (!strcasecmp(tok, "endsolid")) {
       next_line(&c);
       if (!any_token(&c, tok, sizeof tok)) break;
       if (strcasecmp(tok, "solid"))
-        return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: '%s' after 'endsolid'", path, c.line, tok);
+        return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: '%s' after 'endsolid'", path,
+                     c.line, tok);
       next_line(&c); /* a second solid in the same file */
       continue;
     }
     if (strcasecmp(tok, "facet"))
-      return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: expected 'facet' or 'endsolid', found '%s'",
-                   path, c.line, tok);
+      return mfail(err, err_len, BG_ERR_CORRUPT,
+                   "%s: line %zu: expected 'facet' or 'endsolid', found '%s'", path, c.line, tok);
     ++tri;
     double x[3];
     TRY(expect_word(path, &c, "normal", tri, err, err_len));
@@ -289,7 +298,8 @@ static bg_status read_stl_ascii(const char *path, const char *text, darr *raw, u
     }
     TRY(expect_word(path, &c, "endloop", tri, err, err_len));
     TRY(expect_word(path, &c, "endfacet", tri, err, err_len));
-    if (upush(tline, (uint32_t)line0)) return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+    if (upush(tline, (uint32_t)line0))
+      return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
     if (tri >= MESH_MAX_ITEMS)
       return mfail(err, err_len, BG_ERR_OVERFLOW, "%s: more than 2^31 facets", path);
   }
@@ -303,29 +313,36 @@ static float le_float(const unsigned char *b) {
   return f;
 }
 
-static bg_status read_stl_binary(const char *path, const unsigned char *b, size_t len, darr *raw, char *err,
-                                 size_t err_len) {
+static bg_status read_stl_binary(const char *path, const unsigned char *b, size_t len, darr *raw,
+                                 char *err, size_t err_len) {
   if (len < 84)
-    return mfail(err, err_len, BG_ERR_TRUNCATED,
-                 "%s: binary STL of %zu bytes ends inside its 84-byte header (80 bytes, a 32-bit count)", path, len);
-  uint32_t n = (uint32_t)b[80] | (uint32_t)b[81] << 8 | (uint32_t)b[82] << 16 | (uint32_t)b[83] << 24;
+    return mfail(
+        err, err_len, BG_ERR_TRUNCATED,
+        "%s: binary STL of %zu bytes ends inside its 84-byte header (80 bytes, a 32-bit count)",
+        path, len);
+  uint32_t n =
+      (uint32_t)b[80] | (uint32_t)b[81] << 8 | (uint32_t)b[82] << 16 | (uint32_t)b[83] << 24;
   size_t need = 84 + 50 * (size_t)n;
   if (len < need)
     return mfail(err, err_len, BG_ERR_TRUNCATED,
-                 "%s: binary STL declares %u triangles (%zu bytes) but the file has %zu bytes: it ends inside "
+                 "%s: binary STL declares %u triangles (%zu bytes) but the file has %zu bytes: it "
+                 "ends inside "
                  "triangle %zu",
                  path, n, need, len, (len - 84) / 50 + 1);
   if (len > need)
     return mfail(err, err_len, BG_ERR_CORRUPT,
-                 "%s: binary STL declares %u triangles (%zu bytes) but the file has %zu bytes", path, n, need, len);
-  if (n > MESH_MAX_ITEMS) return mfail(err, err_len, BG_ERR_OVERFLOW, "%s: more than 2^31 triangles", path);
+                 "%s: binary STL declares %u triangles (%zu bytes) but the file has %zu bytes",
+                 path, n, need, len);
+  if (n > MESH_MAX_ITEMS)
+    return mfail(err, err_len, BG_ERR_OVERFLOW, "%s: more than 2^31 triangles", path);
   for (size_t i = 0; i < n; ++i) {
     const unsigned char *r = b + 84 + 50 * i + 12; /* the facet normal is recomputed, not read */
     for (int k = 0; k < 9; ++k) {
       double x = le_float(r + 4 * k);
       if (!isfinite(x))
-        return mfail(err, err_len, BG_ERR_NONFINITE, "%s: triangle %zu: vertex %d has a non-finite coordinate",
-                     path, i + 1, k / 3 + 1);
+        return mfail(err, err_len, BG_ERR_NONFINITE,
+                     "%s: triangle %zu: vertex %d has a non-finite coordinate", path, i + 1,
+                     k / 3 + 1);
       if (dpush(raw, x)) return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
     }
   }
@@ -348,8 +365,8 @@ static int cmp_wvert(const void *a, const void *b) {
 
 /* Each position once: a surface's topology is a property of where its
  * corners are, and STL repeats every corner (and OBJ files may too). */
-static bg_status weld(const char *path, const double *pos, size_t npos, uint32_t *t, size_t nidx, struct bg_mesh *m,
-                      char *err, size_t err_len) {
+static bg_status weld(const char *path, const double *pos, size_t npos, uint32_t *t, size_t nidx,
+                      struct bg_mesh *m, char *err, size_t err_len) {
   wvert *w = malloc((npos ? npos : 1) * sizeof *w);
   uint32_t *map = malloc((npos ? npos : 1) * sizeof *map);
   m->v = malloc((npos ? npos : 1) * 3 * sizeof *m->v);
@@ -381,9 +398,9 @@ static bg_status weld(const char *path, const double *pos, size_t npos, uint32_t
 /* ------------------------------------------------------------ topology */
 
 typedef struct edge_use {
-  uint32_t a, b;  /* a < b */
+  uint32_t a, b; /* a < b */
   uint32_t tri;
-  int forward;    /* the triangle runs a -> b */
+  int forward; /* the triangle runs a -> b */
 } edge_use;
 static int cmp_edge(const void *x, const void *y) {
   const edge_use *p = x, *q = y;
@@ -394,19 +411,22 @@ static int cmp_edge(const void *x, const void *y) {
 
 /* "triangle 12 (line 40)" or "triangle 12" */
 static const char *tri_name(char *buf, size_t cap, const uint32_t *tline, uint32_t tri) {
-  if (tline) snprintf(buf, cap, "triangle %u (line %u)", tri + 1, tline[tri]);
-  else snprintf(buf, cap, "triangle %u", tri + 1);
+  if (tline)
+    snprintf(buf, cap, "triangle %u (line %u)", tri + 1, tline[tri]);
+  else
+    snprintf(buf, cap, "triangle %u", tri + 1);
   return buf;
 }
 
-static bg_status check_topology(const char *path, const struct bg_mesh *m, const uint32_t *tline, char *err,
-                                size_t err_len) {
+static bg_status check_topology(const char *path, const struct bg_mesh *m, const uint32_t *tline,
+                                char *err, size_t err_len) {
   char n1[64], n2[64], n3[64];
   for (size_t f = 0; f < m->nt; ++f) {
     const uint32_t *c = m->t + 3 * f;
     if (c[0] == c[1] || c[1] == c[2] || c[2] == c[0])
-      return mfail(err, err_len, BG_ERR_CORRUPT, "%s: %s has two corners at the same point: a degenerate triangle",
-                   path, tri_name(n1, sizeof n1, tline, (uint32_t)f));
+      return mfail(err, err_len, BG_ERR_CORRUPT,
+                   "%s: %s has two corners at the same point: a degenerate triangle", path,
+                   tri_name(n1, sizeof n1, tline, (uint32_t)f));
   }
   edge_use *e = malloc(3 * m->nt * sizeof *e);
   if (!e) return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
@@ -422,20 +442,24 @@ static bg_status check_topology(const char *path, const struct bg_mesh *m, const
     while (j < 3 * m->nt && e[j].a == e[i].a && e[j].b == e[i].b) j++;
     const double *p = m->v + 3 * (size_t)e[i].a, *q = m->v + 3 * (size_t)e[i].b;
     char edge[160];
-    snprintf(edge, sizeof edge, "edge (%g, %g, %g)-(%g, %g, %g)", p[0], p[1], p[2], q[0], q[1], q[2]);
+    snprintf(edge, sizeof edge, "edge (%g, %g, %g)-(%g, %g, %g)", p[0], p[1], p[2], q[0], q[1],
+             q[2]);
     if (j - i == 1)
       st = mfail(err, err_len, BG_ERR_CORRUPT,
-                 "%s: %s of %s has no second triangle: the mesh is not closed (a hole's border)", path, edge,
-                 tri_name(n1, sizeof n1, tline, e[i].tri));
+                 "%s: %s of %s has no second triangle: the mesh is not closed (a hole's border)",
+                 path, edge, tri_name(n1, sizeof n1, tline, e[i].tri));
     else if (j - i > 2)
       st = mfail(err, err_len, BG_ERR_CORRUPT,
-                 "%s: %s is shared by %zu triangles (%s, %s, %s...): the mesh is not manifold", path, edge, j - i,
-                 tri_name(n1, sizeof n1, tline, e[i].tri), tri_name(n2, sizeof n2, tline, e[i + 1].tri),
+                 "%s: %s is shared by %zu triangles (%s, %s, %s...): the mesh is not manifold",
+                 path, edge, j - i, tri_name(n1, sizeof n1, tline, e[i].tri),
+                 tri_name(n2, sizeof n2, tline, e[i + 1].tri),
                  tri_name(n3, sizeof n3, tline, e[i + 2].tri));
     else if (e[i].forward == e[i + 1].forward)
       st = mfail(err, err_len, BG_ERR_CORRUPT,
-                 "%s: %s is run in the same direction by %s and %s: inconsistent orientation (a flipped triangle)",
-                 path, edge, tri_name(n1, sizeof n1, tline, e[i].tri), tri_name(n2, sizeof n2, tline, e[i + 1].tri));
+                 "%s: %s is run in the same direction by %s and %s: inconsistent orientation (a "
+                 "flipped triangle)",
+                 path, edge, tri_name(n1, sizeof n1, tline, e[i].tri),
+                 tri_name(n2, sizeof n2, tline, e[i + 1].tri));
     i = j;
   }
   free(e);
@@ -460,11 +484,13 @@ void bg_mesh_destroy(bg_mesh *m) {
 
 bg_status bg_mesh_load(const char *path, bg_mesh **out, char *err, size_t err_len) {
   if (err && err_len) err[0] = 0;
-  if (!path || !out) return mfail(err, err_len, BG_ERR_NULL, "bg_mesh_load: path and out must not be NULL");
+  if (!path || !out)
+    return mfail(err, err_len, BG_ERR_NULL, "bg_mesh_load: path and out must not be NULL");
   *out = NULL;
   int obj = ends_with(path, ".obj"), stl = ends_with(path, ".stl");
   if (!obj && !stl)
-    return mfail(err, err_len, BG_ERR_RANGE, "%s: unknown mesh format (the name must end in .obj or .stl)", path);
+    return mfail(err, err_len, BG_ERR_RANGE,
+                 "%s: unknown mesh format (the name must end in .obj or .stl)", path);
   char *buf;
   size_t len;
   TRY(slurp(path, &buf, &len, err, err_len));
@@ -480,7 +506,8 @@ bg_status bg_mesh_load(const char *path, bg_mesh **out, char *err, size_t err_le
     const unsigned char *b = (const unsigned char *)buf;
     int binary = 1;
     if (len >= 84) {
-      uint32_t n = (uint32_t)b[80] | (uint32_t)b[81] << 8 | (uint32_t)b[82] << 16 | (uint32_t)b[83] << 24;
+      uint32_t n =
+          (uint32_t)b[80] | (uint32_t)b[81] << 8 | (uint32_t)b[82] << 16 | (uint32_t)b[83] << 24;
       binary = len == 84 + 50 * (size_t)n;
     }
     if (!binary || len < 84) {
@@ -506,7 +533,8 @@ bg_status bg_mesh_load(const char *path, bg_mesh **out, char *err, size_t err_le
   struct bg_mesh *m = calloc(1, sizeof *m);
   if (st == BG_OK && !m) st = mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
   if (st == BG_OK && t.n == 0)
-    st = mfail(err, err_len, BG_ERR_CORRUPT, "%s: no triangles: a solid needs a closed surface", path);
+    st = mfail(err, err_len, BG_ERR_CORRUPT, "%s: no triangles: a solid needs a closed surface",
+               path);
   if (st == BG_OK) {
     m->nt = t.n / 3;
     m->t = t.p;
@@ -514,7 +542,8 @@ bg_status bg_mesh_load(const char *path, bg_mesh **out, char *err, size_t err_le
     st = weld(path, pos.p, pos.n / 3, m->t, 3 * m->nt, m, err, err_len);
   }
   if (st == BG_OK) st = check_topology(path, m, lines ? tline.p : NULL, err, err_len);
-  if (st == BG_OK && bg_mesh_build_bvh_(m)) st = mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+  if (st == BG_OK && bg_mesh_build_bvh_(m))
+    st = mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
   free(pos.p);
   free(t.p);
   free(tline.p);
@@ -539,8 +568,8 @@ void bg_mesh_bounds(const bg_mesh *m, double lo[3], double hi[3]) {
 
 typedef struct ply_prop {
   char name[64];
-  int size;     /* bytes in binary */
-  char kind;    /* 'i' signed, 'u' unsigned, 'f' float */
+  int size;  /* bytes in binary */
+  char kind; /* 'i' signed, 'u' unsigned, 'f' float */
 } ply_prop;
 
 static int ply_type(const char *s, int *size, char *kind) {
@@ -548,10 +577,10 @@ static int ply_type(const char *s, int *size, char *kind) {
     const char *n;
     int size;
     char kind;
-  } types[] = {{"char", 1, 'i'},   {"int8", 1, 'i'},   {"uchar", 1, 'u'},  {"uint8", 1, 'u'},
-               {"short", 2, 'i'},  {"int16", 2, 'i'},  {"ushort", 2, 'u'}, {"uint16", 2, 'u'},
-               {"int", 4, 'i'},    {"int32", 4, 'i'},  {"uint", 4, 'u'},   {"uint32", 4, 'u'},
-               {"float", 4, 'f'},  {"float32", 4, 'f'}, {"double", 8, 'f'}, {"float64", 8, 'f'}};
+  } types[] = {{"char", 1, 'i'},  {"int8", 1, 'i'},    {"uchar", 1, 'u'},  {"uint8", 1, 'u'},
+               {"short", 2, 'i'}, {"int16", 2, 'i'},   {"ushort", 2, 'u'}, {"uint16", 2, 'u'},
+               {"int", 4, 'i'},   {"int32", 4, 'i'},   {"uint", 4, 'u'},   {"uint32", 4, 'u'},
+               {"float", 4, 'f'}, {"float32", 4, 'f'}, {"double", 8, 'f'}, {"float64", 8, 'f'}};
   for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)
     if (!strcmp(s, types[i].n)) {
       *size = types[i].size;
@@ -583,7 +612,8 @@ static double le_value(const unsigned char *b, const ply_prop *p) {
 
 bg_status bg_ply_read_points(const char *path, bg_real **x, size_t *n, char *err, size_t err_len) {
   if (err && err_len) err[0] = 0;
-  if (!path || !x || !n) return mfail(err, err_len, BG_ERR_NULL, "bg_ply_read_points: path, x and n must not be NULL");
+  if (!path || !x || !n)
+    return mfail(err, err_len, BG_ERR_NULL, "bg_ply_read_points: path, x and n must not be NULL");
   *x = NULL;
   *n = 0;
   char *buf;
@@ -596,15 +626,17 @@ bg_status bg_ply_read_points(const char *path, bg_real **x, size_t *n, char *err
   size_t nvert = 0, np = 0, skip_before = 0;
   ply_prop props[64];
   int ix[3] = {-1, -1, -1};
-#define PFAIL(S, ...)                           \
-  do {                                          \
-    st = mfail(err, err_len, S, __VA_ARGS__);   \
-    goto done;                                  \
+#define PFAIL(S, ...)                         \
+  do {                                        \
+    st = mfail(err, err_len, S, __VA_ARGS__); \
+    goto done;                                \
   } while (0)
-  if (!line_token(&c, tok, sizeof tok) || strcmp(tok, "ply")) PFAIL(BG_ERR_CORRUPT, "%s: line 1: not a PLY file (no 'ply' line)", path);
+  if (!line_token(&c, tok, sizeof tok) || strcmp(tok, "ply"))
+    PFAIL(BG_ERR_CORRUPT, "%s: line 1: not a PLY file (no 'ply' line)", path);
   next_line(&c);
   for (;;) {
-    if (!*c.s) PFAIL(BG_ERR_TRUNCATED, "%s: line %zu: the header ends before 'end_header'", path, c.line);
+    if (!*c.s)
+      PFAIL(BG_ERR_TRUNCATED, "%s: line %zu: the header ends before 'end_header'", path, c.line);
     if (!line_token(&c, tok, sizeof tok)) {
       next_line(&c);
       continue;
@@ -615,14 +647,18 @@ bg_status bg_ply_read_points(const char *path, bg_real **x, size_t *n, char *err
     }
     if (!strcmp(tok, "format")) {
       line_token(&c, tok, sizeof tok);
-      if (!strcmp(tok, "ascii")) binary = 0;
-      else if (!strcmp(tok, "binary_little_endian")) binary = 1;
-      else PFAIL(BG_ERR_RANGE, "%s: line %zu: format '%s' is not read (ascii or binary_little_endian)", path, c.line, tok);
+      if (!strcmp(tok, "ascii"))
+        binary = 0;
+      else if (!strcmp(tok, "binary_little_endian"))
+        binary = 1;
+      else
+        PFAIL(BG_ERR_RANGE, "%s: line %zu: format '%s' is not read (ascii or binary_little_endian)",
+              path, c.line, tok);
     } else if (!strcmp(tok, "element")) {
       char name[64];
       double cnt;
-      if (!line_token(&c, name, sizeof name) || !line_token(&c, tok, sizeof tok) || !tok_number(tok, &cnt) ||
-          cnt < 0 || cnt != floor(cnt) || cnt > 4e18)
+      if (!line_token(&c, name, sizeof name) || !line_token(&c, tok, sizeof tok) ||
+          !tok_number(tok, &cnt) || cnt < 0 || cnt != floor(cnt) || cnt > 4e18)
         PFAIL(BG_ERR_CORRUPT, "%s: line %zu: an element needs a name and a count", path, c.line);
       in_vertex = !strcmp(name, "vertex");
       if (in_vertex) {
@@ -631,7 +667,8 @@ bg_status bg_ply_read_points(const char *path, bg_real **x, size_t *n, char *err
       } else if (!seen_vertex && cnt > 0) {
         /* an element before the vertices would have to be skipped line by line */
         if (binary != 0)
-          PFAIL(BG_ERR_RANGE, "%s: line %zu: element '%s' comes before 'vertex' in a binary file: not read", path,
+          PFAIL(BG_ERR_RANGE,
+                "%s: line %zu: element '%s' comes before 'vertex' in a binary file: not read", path,
                 c.line, name);
         skip_before += (size_t)cnt;
       }
@@ -640,7 +677,8 @@ bg_status bg_ply_read_points(const char *path, bg_real **x, size_t *n, char *err
       if (!line_token(&c, type, sizeof type))
         PFAIL(BG_ERR_CORRUPT, "%s: line %zu: a property needs a type and a name", path, c.line);
       if (!strcmp(type, "list"))
-        PFAIL(BG_ERR_RANGE, "%s: line %zu: a list property of the vertices is not read", path, c.line);
+        PFAIL(BG_ERR_RANGE, "%s: line %zu: a list property of the vertices is not read", path,
+              c.line);
       if (np == sizeof props / sizeof props[0])
         PFAIL(BG_ERR_RANGE, "%s: line %zu: more than 64 vertex properties", path, c.line);
       ply_prop *p = &props[np];
@@ -657,10 +695,11 @@ bg_status bg_ply_read_points(const char *path, bg_real **x, size_t *n, char *err
   if (binary < 0) PFAIL(BG_ERR_CORRUPT, "%s: the header has no 'format' line", path);
   if (!seen_vertex) PFAIL(BG_ERR_CORRUPT, "%s: the header declares no 'vertex' element", path);
   if (ix[0] < 0 || ix[1] < 0 || ix[2] < 0)
-    PFAIL(BG_ERR_CORRUPT, "%s: the vertex element lacks a%s%s%s property", path, ix[0] < 0 ? " x" : "",
-          ix[1] < 0 ? " y" : "", ix[2] < 0 ? " z" : "");
+    PFAIL(BG_ERR_CORRUPT, "%s: the vertex element lacks a%s%s%s property", path,
+          ix[0] < 0 ? " x" : "", ix[1] < 0 ? " y" : "", ix[2] < 0 ? " z" : "");
   if (nvert == 0) PFAIL(BG_ERR_CORRUPT, "%s: the file declares no vertices", path);
-  if (nvert > SIZE_MAX / (3 * sizeof(bg_real))) PFAIL(BG_ERR_OVERFLOW, "%s: %zu vertices overflow memory", path, nvert);
+  if (nvert > SIZE_MAX / (3 * sizeof(bg_real)))
+    PFAIL(BG_ERR_OVERFLOW, "%s: %zu vertices overflow memory", path, nvert);
   *x = malloc(3 * nvert * sizeof **x);
   if (!*x) PFAIL(BG_ERR_NOMEM, "%s: out of memory for %zu points", path, nvert);
   if (binary) {
@@ -668,14 +707,16 @@ bg_status bg_ply_read_points(const char *path, bg_real **x, size_t *n, char *err
     for (size_t k = 0; k < np; ++k) rec += (size_t)props[k].size;
     for (size_t i = 0; i < nvert; ++i) {
       if (off + rec > len)
-        PFAIL(BG_ERR_TRUNCATED, "%s: the file ends inside vertex %zu of %zu (%zu bytes each)", path, i + 1, nvert, rec);
+        PFAIL(BG_ERR_TRUNCATED, "%s: the file ends inside vertex %zu of %zu (%zu bytes each)", path,
+              i + 1, nvert, rec);
       const unsigned char *r = (const unsigned char *)buf + off;
       for (int a = 0; a < 3; ++a) {
         size_t at = 0;
         for (int k = 0; k < ix[a]; ++k) at += (size_t)props[k].size;
         double val = le_value(r + at, &props[ix[a]]);
         if (!isfinite(val) || !isfinite((bg_real)val))
-          PFAIL(BG_ERR_NONFINITE, "%s: vertex %zu: coordinate %c is not finite", path, i + 1, "xyz"[a]);
+          PFAIL(BG_ERR_NONFINITE, "%s: vertex %zu: coordinate %c is not finite", path, i + 1,
+                "xyz"[a]);
         (*x)[3 * i + a] = (bg_real)val;
       }
       off += rec;
@@ -685,22 +726,28 @@ bg_status bg_ply_read_points(const char *path, bg_real **x, size_t *n, char *err
     for (size_t i = 0; i < nvert; ++i) {
       int got = 0;
       while (*c.s && !(got = line_token(&c, tok, sizeof tok))) next_line(&c); /* blank lines */
-      if (!got) PFAIL(BG_ERR_TRUNCATED, "%s: line %zu: the file ends before vertex %zu of %zu", path, c.line, i + 1, nvert);
+      if (!got)
+        PFAIL(BG_ERR_TRUNCATED, "%s: line %zu: the file ends before vertex %zu of %zu", path,
+              c.line, i + 1, nvert);
       size_t k = 0;
       double vals[64];
       do {
         if (k >= np)
-          PFAIL(BG_ERR_CORRUPT, "%s: line %zu: vertex %zu has more than its %zu properties", path, c.line, i + 1, np);
+          PFAIL(BG_ERR_CORRUPT, "%s: line %zu: vertex %zu has more than its %zu properties", path,
+                c.line, i + 1, np);
         if (!tok_number(tok, &vals[k]))
-          PFAIL(BG_ERR_CORRUPT, "%s: line %zu: vertex %zu: '%s' is not a number", path, c.line, i + 1, tok);
+          PFAIL(BG_ERR_CORRUPT, "%s: line %zu: vertex %zu: '%s' is not a number", path, c.line,
+                i + 1, tok);
         k++;
       } while (line_token(&c, tok, sizeof tok));
       if (k < np)
-        PFAIL(BG_ERR_TRUNCATED, "%s: line %zu: vertex %zu has %zu of its %zu properties", path, c.line, i + 1, k, np);
+        PFAIL(BG_ERR_TRUNCATED, "%s: line %zu: vertex %zu has %zu of its %zu properties", path,
+              c.line, i + 1, k, np);
       for (int a = 0; a < 3; ++a) {
         double val = vals[ix[a]];
         if (!isfinite(val) || !isfinite((bg_real)val))
-          PFAIL(BG_ERR_NONFINITE, "%s: line %zu: vertex %zu: coordinate %c is not finite", path, c.line, i + 1, "xyz"[a]);
+          PFAIL(BG_ERR_NONFINITE, "%s: line %zu: vertex %zu: coordinate %c is not finite", path,
+                c.line, i + 1, "xyz"[a]);
         (*x)[3 * i + a] = (bg_real)val;
       }
       next_line(&c);

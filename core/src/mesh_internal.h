@@ -10,14 +10,14 @@
  * (left = this + 1 in the array, right) or a leaf's run of triangles */
 typedef struct bg_bvh_node {
   double lo[3], hi[3];
-  uint32_t right;          /* index of the right child; 0 for a leaf */
-  uint32_t first, count;   /* leaf: tri_order[first .. first + count) */
+  uint32_t right;        /* index of the right child; 0 for a leaf */
+  uint32_t first, count; /* leaf: tri_order[first .. first + count) */
 } bg_bvh_node;
 
 struct bg_mesh {
   size_t nv, nt;
-  double *v;        /* 3 per vertex, welded: each position once */
-  uint32_t *t;      /* 3 vertex indices per triangle, in the file's order */
+  double *v;   /* 3 per vertex, welded: each position once */
+  uint32_t *t; /* 3 vertex indices per triangle, in the file's order */
   double lo[3], hi[3];
   bg_bvh_node *bvh; /* built after the mesh passed its checks */
   size_t n_nodes;

@@ -33,7 +33,9 @@ static bg_status sfail(char *err, size_t err_len, bg_status s, const char *fmt, 
   return s;
 }
 
-static const double *corner(const struct bg_mesh *m, uint32_t tri, int k) { return m->v + 3 * (size_t)m->t[3 * (size_t)tri + k]; }
+static const double *corner(const struct bg_mesh *m, uint32_t tri, int k) {
+  return m->v + 3 * (size_t)m->t[3 * (size_t)tri + k];
+}
 
 /* ------------------------------------------------------------ hierarchy */
 
@@ -61,9 +63,12 @@ static void select_median(const build *b, uint32_t *o, size_t count, size_t mid,
         j--;
       }
     }
-    if (mid <= j) hi = j;
-    else if (mid >= i) lo = i;
-    else break;
+    if (mid <= j)
+      hi = j;
+    else if (mid >= i)
+      lo = i;
+    else
+      break;
   }
 }
 
@@ -116,7 +121,9 @@ int bg_mesh_build_bvh_(struct bg_mesh *m) {
   for (size_t t = 0; t < m->nt; ++t) {
     m->tri_order[t] = (uint32_t)t;
     for (int a = 0; a < 3; ++a)
-      b.cent[3 * t + a] = (corner(m, (uint32_t)t, 0)[a] + corner(m, (uint32_t)t, 1)[a] + corner(m, (uint32_t)t, 2)[a]) / 3;
+      b.cent[3 * t + a] = (corner(m, (uint32_t)t, 0)[a] + corner(m, (uint32_t)t, 1)[a] +
+                           corner(m, (uint32_t)t, 2)[a]) /
+                          3;
   }
   m->n_nodes = 0;
   build_node(&b, 0, (uint32_t)m->nt);
@@ -130,7 +137,9 @@ int bg_mesh_build_bvh_(struct bg_mesh *m) {
 
 /* ------------------------------------------------------------- distance */
 
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double dot3(const double *a, const double *b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 static void sub3(const double *a, const double *b, double *o) {
   for (int k = 0; k < 3; ++k) o[k] = a[k] - b[k];
 }
@@ -252,22 +261,28 @@ double bg_mesh_sdf(const bg_mesh *m, const double p[3]) {
 
 /* --------------------------------------------------------------- grid */
 
-bg_status bg_mesh_sdf_grid(const bg_mesh *m, const size_t dims[3], double dx, const double origin[3], bg_real *phi,
-                           size_t cap, char *err, size_t err_len) {
+bg_status bg_mesh_sdf_grid(const bg_mesh *m, const size_t dims[3], double dx,
+                           const double origin[3], bg_real *phi, size_t cap, char *err,
+                           size_t err_len) {
   if (err && err_len) err[0] = 0;
   if (!m || !dims || !origin || !phi)
-    return sfail(err, err_len, BG_ERR_NULL, "bg_mesh_sdf_grid: mesh, dims, origin and phi must not be NULL");
+    return sfail(err, err_len, BG_ERR_NULL,
+                 "bg_mesh_sdf_grid: mesh, dims, origin and phi must not be NULL");
   if (!isfinite(dx) || !isfinite(origin[0]) || !isfinite(origin[1]) || !isfinite(origin[2]))
     return sfail(err, err_len, BG_ERR_NONFINITE, "bg_mesh_sdf_grid: dx and origin must be finite");
-  if (!(dx > 0)) return sfail(err, err_len, BG_ERR_RANGE, "bg_mesh_sdf_grid: dx must be > 0, got %g", dx);
+  if (!(dx > 0))
+    return sfail(err, err_len, BG_ERR_RANGE, "bg_mesh_sdf_grid: dx must be > 0, got %g", dx);
   size_t nx = dims[0], ny = dims[1], nz = dims[2];
   if (!nx || !ny || !nz)
-    return sfail(err, err_len, BG_ERR_RANGE, "bg_mesh_sdf_grid: dims must be >= 1, got %zu x %zu x %zu", nx, ny, nz);
+    return sfail(err, err_len, BG_ERR_RANGE,
+                 "bg_mesh_sdf_grid: dims must be >= 1, got %zu x %zu x %zu", nx, ny, nz);
   if (ny > SIZE_MAX / nz || nx > SIZE_MAX / (ny * nz) || nx * ny * nz > SIZE_MAX / sizeof(double))
-    return sfail(err, err_len, BG_ERR_OVERFLOW, "bg_mesh_sdf_grid: %zu x %zu x %zu nodes overflow size_t", nx, ny, nz);
+    return sfail(err, err_len, BG_ERR_OVERFLOW,
+                 "bg_mesh_sdf_grid: %zu x %zu x %zu nodes overflow size_t", nx, ny, nz);
   size_t nn = nx * ny * nz;
   if (cap < nn)
-    return sfail(err, err_len, BG_ERR_RANGE, "bg_mesh_sdf_grid: phi holds %zu values, the grid has %zu nodes", cap, nn);
+    return sfail(err, err_len, BG_ERR_RANGE,
+                 "bg_mesh_sdf_grid: phi holds %zu values, the grid has %zu nodes", cap, nn);
   double *d = malloc(nn * sizeof *d);
   signed char *sg = malloc(nn);
   size_t *todo = malloc(nn * sizeof *todo);
@@ -281,7 +296,8 @@ bg_status bg_mesh_sdf_grid(const bg_mesh *m, const size_t dims[3], double dx, co
   for (long long i = 0; i < (long long)nx; ++i)
     for (size_t j = 0; j < ny; ++j)
       for (size_t k = 0; k < nz; ++k) {
-        double p[3] = {origin[0] + (double)i * dx, origin[1] + (double)j * dx, origin[2] + (double)k * dx};
+        double p[3] = {origin[0] + (double)i * dx, origin[1] + (double)j * dx,
+                       origin[2] + (double)k * dx};
         d[((size_t)i * ny + j) * nz + k] = mesh_udist(m, p);
       }
   /* which nodes no neighbour before them (in node order) settles: there
@@ -303,7 +319,8 @@ bg_status bg_mesh_sdf_grid(const bg_mesh *m, const size_t dims[3], double dx, co
 #pragma omp parallel for schedule(dynamic, 16)
   for (long long q = 0; q < (long long)nt; ++q) {
     size_t n = todo[q], i = n / (ny * nz), j = (n / nz) % ny, k = n % nz;
-    double p[3] = {origin[0] + (double)i * dx, origin[1] + (double)j * dx, origin[2] + (double)k * dx};
+    double p[3] = {origin[0] + (double)i * dx, origin[1] + (double)j * dx,
+                   origin[2] + (double)k * dx};
     sg[n] = inside_w(m, p) ? -1 : 1;
   }
   for (size_t i = 0; i < nx; ++i)
@@ -312,7 +329,8 @@ bg_status bg_mesh_sdf_grid(const bg_mesh *m, const size_t dims[3], double dx, co
         size_t n = (i * ny + j) * nz + k, idx[3] = {i, j, k};
         if (d[n] > 0 && !sg[n])
           for (int a = 0; a < 3 && !sg[n]; ++a)
-            if (idx[a] > 0 && d[n - step[a]] > 0 && (d[n - step[a]] > far || d[n] > far)) sg[n] = sg[n - step[a]];
+            if (idx[a] > 0 && d[n - step[a]] > 0 && (d[n - step[a]] > far || d[n] > far))
+              sg[n] = sg[n - step[a]];
         phi[n] = (bg_real)(sg[n] < 0 ? -d[n] : d[n]);
       }
   free(d);

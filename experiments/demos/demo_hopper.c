@@ -183,13 +183,14 @@ static bg_mesh *load_floor_mesh(bg_lab *lab, const options *o, int round) {
   bg_mesh_bounds(m, lo, hi);
   if (bg_sha256_file_hex(o->hopper_mesh, hex) != BG_OK) snprintf(hex, sizeof hex, "unreadable");
   char desc[4400];
-  snprintf(desc, sizeof desc, "mesh %s (sha256 %s, %zu triangles, z in [%g, %g] D)", o->hopper_mesh, hex,
-           bg_mesh_triangle_count(m), lo[2], hi[2]);
+  snprintf(desc, sizeof desc, "mesh %s (sha256 %s, %zu triangles, z in [%g, %g] D)", o->hopper_mesh,
+           hex, bg_mesh_triangle_count(m), lo[2], hi[2]);
   bg_lab_manifest_str(lab, "floor", desc);
   bg_lab_manifest_num(lab, "floor_mesh_plate_cells", (hi[2] - lo[2]) * o->n_cells);
-  bg_lab_progress(lab, "floor from %s: %zu triangles, plate %.3g cells thick at %d cells across the %s orifice",
-                  o->hopper_mesh, bg_mesh_triangle_count(m), (hi[2] - lo[2]) * o->n_cells, o->n_cells,
-                  round ? "round" : "slot");
+  bg_lab_progress(
+      lab, "floor from %s: %zu triangles, plate %.3g cells thick at %d cells across the %s orifice",
+      o->hopper_mesh, bg_mesh_triangle_count(m), (hi[2] - lo[2]) * o->n_cells, o->n_cells,
+      round ? "round" : "slot");
   return m;
 }
 
