@@ -1,8 +1,8 @@
-/* mesh.c: triangle meshes (OBJ, ASCII and binary STL) and point clouds
- * (PLY) read from files (bagnold.h, "meshes"). Every reader checks all of
- * its input before it returns: tokens, indices, lengths, finite
- * coordinates, then the surface's topology (every edge shared by exactly
- * two triangles that traverse it in opposite directions), so that a bad
+/* mesh.c: triangle meshes (OBJ, ASCII and binary STL) read from files
+ * (bagnold.h, "meshes"), and the text helpers ply.c shares. Every reader
+ * checks all of its input before it returns: tokens, indices, lengths,
+ * finite coordinates, then the surface's topology (every edge shared by
+ * exactly two triangles that run it in opposite directions), so that a bad
  * file fails at once with the file, the place and the problem named, and
  * never after a long distance computation. */
 #include <ctype.h>
@@ -20,7 +20,7 @@
 
 #define MESH_MAX_ITEMS 0x7fffffffu /* indices are 32-bit */
 
-static bg_status mfail(char *err, size_t err_len, bg_status s, const char *fmt, ...) {
+bg_status bg_mesh_fail_(char *err, size_t err_len, bg_status s, const char *fmt, ...) {
   if (err && err_len) {
     va_list ap;
     va_start(ap, fmt);
@@ -33,9 +33,10 @@ static bg_status mfail(char *err, size_t err_len, bg_status s, const char *fmt, 
 /* ------------------------------------------------------------ file bytes */
 
 /* The whole file, NUL-terminated (text parsers stop on it). */
-static bg_status slurp(const char *path, char **buf, size_t *len, char *err, size_t err_len) {
+bg_status bg_mesh_slurp_(const char *path, char **buf, size_t *len, char *err, size_t err_len) {
   FILE *f = fopen(path, "rb");
-  if (!f) return mfail(err, err_len, BG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (!f)
+    return bg_mesh_fail_(err, err_len, BG_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   size_t cap = 1 << 16, n = 0;
   char *b = malloc(cap + 1);
   while (b) {
@@ -53,10 +54,11 @@ static bg_status slurp(const char *path, char **buf, size_t *len, char *err, siz
   }
   int bad = ferror(f);
   fclose(f);
-  if (!b) return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory reading the file", path);
+  if (!b)
+    return bg_mesh_fail_(err, err_len, BG_ERR_NOMEM, "%s: out of memory reading the file", path);
   if (bad) {
     free(b);
-    return mfail(err, err_len, BG_ERR_IO, "%s: read error", path);
+    return bg_mesh_fail_(err, err_len, BG_ERR_IO, "%s: read error", path);
   }
   b[n] = 0;
   *buf = b;
@@ -100,16 +102,10 @@ static int upush(uarr *a, uint32_t x) {
 
 /* ------------------------------------------------------------- tokens */
 
-/* Text position: the next token on the current line, or the next line. */
-typedef struct cursor {
-  const char *s;
-  size_t line;
-} cursor;
-
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
 /* the next token of this line into tok (len < cap); 0 at the line's end */
-static int line_token(cursor *c, char *tok, size_t cap) {
+int bg_mesh_line_token_(bg_mesh_cursor *c, char *tok, size_t cap) {
   while (is_blank(*c->s)) c->s++;
   if (!*c->s || *c->s == '\n') return 0;
   size_t n = 0;
@@ -120,7 +116,7 @@ static int line_token(cursor *c, char *tok, size_t cap) {
   tok[n] = 0;
   return 1;
 }
-static void next_line(cursor *c) {
+void bg_mesh_next_line_(bg_mesh_cursor *c) {
   while (*c->s && *c->s != '\n') c->s++;
   if (*c->s == '\n') {
     c->s++;
@@ -128,15 +124,15 @@ static void next_line(cursor *c) {
   }
 }
 /* the next token across lines; 0 at the end of the text */
-static int any_token(cursor *c, char *tok, size_t cap) {
+static int any_token(bg_mesh_cursor *c, char *tok, size_t cap) {
   for (;;) {
-    if (line_token(c, tok, cap)) return 1;
+    if (bg_mesh_line_token_(c, tok, cap)) return 1;
     if (!*c->s) return 0;
-    next_line(c);
+    bg_mesh_next_line_(c);
   }
 }
 /* a whole token read as a number; 0 if it is not one */
-static int tok_number(const char *tok, double *x) {
+int bg_mesh_tok_number_(const char *tok, double *x) {
   char *end;
   errno = 0;
   *x = strtod(tok, &end);
@@ -147,161 +143,166 @@ static int tok_number(const char *tok, double *x) {
 
 static bg_status read_obj(const char *path, const char *text, darr *v, uarr *t, uarr *tline,
                           char *err, size_t err_len) {
-  cursor c = {text, 1};
+  bg_mesh_cursor c = {text, 1};
   char tok[256];
   while (*c.s) {
-    if (!line_token(&c, tok, sizeof tok) || tok[0] == '#') {
-      next_line(&c);
+    if (!bg_mesh_line_token_(&c, tok, sizeof tok) || tok[0] == '#') {
+      bg_mesh_next_line_(&c);
       continue;
     }
     if (!strcmp(tok, "v")) {
       double x[3];
       int k = 0;
-      while (line_token(&c, tok, sizeof tok)) {
+      while (bg_mesh_line_token_(&c, tok, sizeof tok)) {
         double val;
-        if (!tok_number(tok, &val))
-          return mfail(err, err_len, BG_ERR_CORRUPT,
-                       "%s: line %zu: vertex coordinate '%s' is not a number", path, c.line, tok);
+        if (!bg_mesh_tok_number_(tok, &val))
+          return bg_mesh_fail_(err, err_len, BG_ERR_CORRUPT,
+                               "%s: line %zu: vertex coordinate '%s' is not a number", path, c.line,
+                               tok);
         if (!isfinite(val))
-          return mfail(err, err_len, BG_ERR_NONFINITE,
-                       "%s: line %zu: vertex coordinate '%s' is not finite", path, c.line, tok);
+          return bg_mesh_fail_(err, err_len, BG_ERR_NONFINITE,
+                               "%s: line %zu: vertex coordinate '%s' is not finite", path, c.line,
+                               tok);
         if (k < 3) x[k] = val;
         k++;
       }
       if (k < 3)
-        return mfail(err, err_len, BG_ERR_CORRUPT,
-                     "%s: line %zu: a vertex needs 3 coordinates, found %d", path, c.line, k);
+        return bg_mesh_fail_(err, err_len, BG_ERR_CORRUPT,
+                             "%s: line %zu: a vertex needs 3 coordinates, found %d", path, c.line,
+                             k);
       if (v->n / 3 >= MESH_MAX_ITEMS)
-        return mfail(err, err_len, BG_ERR_OVERFLOW, "%s: line %zu: more than 2^31 vertices", path,
-                     c.line);
+        return bg_mesh_fail_(err, err_len, BG_ERR_OVERFLOW, "%s: line %zu: more than 2^31 vertices",
+                             path, c.line);
       for (int a = 0; a < 3; ++a)
-        if (dpush(v, x[a])) return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+        if (dpush(v, x[a]))
+          return bg_mesh_fail_(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
     } else if (!strcmp(tok, "f")) {
       uint32_t first = 0, prev = 0;
       int k = 0;
       size_t nv = v->n / 3;
-      while (line_token(&c, tok, sizeof tok)) {
+      while (bg_mesh_line_token_(&c, tok, sizeof tok)) {
         /* a corner is "v", "v/vt", "v//vn" or "v/vt/vn": the position index leads */
         char *end;
         errno = 0;
         long long idx = strtoll(tok, &end, 10);
         if (end == tok || (*end && *end != '/') || errno)
-          return mfail(err, err_len, BG_ERR_CORRUPT,
-                       "%s: line %zu: face corner '%s' is not a vertex index", path, c.line, tok);
+          return bg_mesh_fail_(err, err_len, BG_ERR_CORRUPT,
+                               "%s: line %zu: face corner '%s' is not a vertex index", path, c.line,
+                               tok);
         long long abs_idx = idx < 0 ? (long long)nv + idx + 1 : idx; /* negative: counted back */
         if (idx == 0 || abs_idx < 1 || abs_idx > (long long)nv)
-          return mfail(err, err_len, BG_ERR_RANGE,
-                       "%s: line %zu: face index %lld is out of range (%zu vertices defined before "
-                       "this line)",
-                       path, c.line, idx, nv);
+          return bg_mesh_fail_(
+              err, err_len, BG_ERR_RANGE,
+              "%s: line %zu: face index %lld is out of range (%zu vertices defined before "
+              "this line)",
+              path, c.line, idx, nv);
         uint32_t id = (uint32_t)(abs_idx - 1);
         if (k == 0)
           first = id;
         else if (k >= 2) {
           /* a polygon becomes a fan of triangles about its first corner */
           if (upush(t, first) || upush(t, prev) || upush(t, id) || upush(tline, (uint32_t)c.line))
-            return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+            return bg_mesh_fail_(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
         }
         prev = id;
         k++;
       }
       if (k < 3)
-        return mfail(err, err_len, BG_ERR_CORRUPT,
-                     "%s: line %zu: a face needs at least 3 corners, found %d", path, c.line, k);
+        return bg_mesh_fail_(err, err_len, BG_ERR_CORRUPT,
+                             "%s: line %zu: a face needs at least 3 corners, found %d", path,
+                             c.line, k);
       if (t->n / 3 >= MESH_MAX_ITEMS)
-        return mfail(err, err_len, BG_ERR_OVERFLOW, "%s: line %zu: more than 2^31 triangles", path,
-                     c.line);
+        return bg_mesh_fail_(err, err_len, BG_ERR_OVERFLOW,
+                             "%s: line %zu: more than 2^31 triangles", path, c.line);
     }
     /* every other statement (vt, vn, g, o, s, usemtl, mtllib, l, p) carries
      * nothing a solid's surface needs */
-    next_line(&c);
+    bg_mesh_next_line_(&c);
   }
   return BG_OK;
 }
 
 /* --------------------------------------------------------------- STL */
 
-static bg_status expect_word(const char *path, cursor *c, const char *want, size_t tri, char *err,
-                             size_t err_len) {
+static bg_status expect_word(const char *path, bg_mesh_cursor *c, const char *want, size_t tri,
+                             char *err, size_t err_len) {
   char tok[256];
   if (!any_token(c, tok, sizeof tok))
-    return mfail(err, err_len, BG_ERR_TRUNCATED,
-                 "%s: line %zu: the file ends inside facet %zu, before '%s'", path, c->line, tri,
-                 want);
+    return bg_mesh_fail_(err, err_len, BG_ERR_TRUNCATED,
+                         "%s: line %zu: the file ends inside facet %zu, before '%s'", path, c->line,
+                         tri, want);
   if (strcasecmp(tok, want))
-    return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: facet %zu: expected '%s', found '%s'",
-                 path, c->line, tri, want, tok);
+    return bg_mesh_fail_(err, err_len, BG_ERR_CORRUPT,
+                         "%s: line %zu: facet %zu: expected '%s', found '%s'", path, c->line, tri,
+                         want, tok);
   return BG_OK;
 }
 
-static bg_status expect_numbers(const char *path, cursor *c, double *x, size_t tri,
+static bg_status expect_numbers(const char *path, bg_mesh_cursor *c, double *x, size_t tri,
                                 const char *what, char *err, size_t err_len) {
   char tok[256];
   for (int a = 0; a < 3; ++a) {
     if (!any_token(c, tok, sizeof tok))
-      return mfail(err, err_len, BG_ERR_TRUNCATED,
-                   "%s: line %zu: the file ends inside facet %zu's %s", path, c->line, tri, what);
-    if (!tok_number(tok, &x[a]))
-      return mfail(err, err_len, BG_ERR_CORRUPT,
-                   "%s: line %zu: facet %zu: %s coordinate '%s' is not a number", path, c->line,
-                   tri, what, tok);
+      return bg_mesh_fail_(err, err_len, BG_ERR_TRUNCATED,
+                           "%s: line %zu: the file ends inside facet %zu's %s", path, c->line, tri,
+                           what);
+    if (!bg_mesh_tok_number_(tok, &x[a]))
+      return bg_mesh_fail_(err, err_len, BG_ERR_CORRUPT,
+                           "%s: line %zu: facet %zu: %s coordinate '%s' is not a number", path,
+                           c->line, tri, what, tok);
     if (!isfinite(x[a]))
-      return mfail(err, err_len, BG_ERR_NONFINITE,
-                   "%s: line %zu: facet %zu: %s coordinate '%s' is not finite", path, c->line, tri,
-                   what, tok);
+      return bg_mesh_fail_(err, err_len, BG_ERR_NONFINITE,
+                           "%s: line %zu: facet %zu: %s coordinate '%s' is not finite", path,
+                           c->line, tri, what, tok);
   }
   return BG_OK;
 }
 
-#define TRY(x)                  \
-  do {                          \
-    bg_status s_ = (x);         \
-    if (s_ != BG_OK) return s_; \
-  } while (0)
-
 /* triangles as 9 raw coordinates each (welded later) */
 static bg_status read_stl_ascii(const char *path, const char *text, darr *raw, uarr *tline,
                                 char *err, size_t err_len) {
-  cursor c = {text, 1};
+  bg_mesh_cursor c = {text, 1};
   char tok[256];
   any_token(&c, tok, sizeof tok); /* "solid"; its name is the rest of the line */
-  next_line(&c);
+  bg_mesh_next_line_(&c);
   size_t tri = 0;
   for (;;) {
     if (!any_token(&c, tok, sizeof tok))
-      return mfail(err, err_len, BG_ERR_TRUNCATED, "%s: line %zu: the file ends before 'endsolid'",
-                   path, c.line);
+      return bg_mesh_fail_(err, err_len, BG_ERR_TRUNCATED,
+                           "%s: line %zu: the file ends before 'endsolid'", path, c.line);
     if (!strcasecmp(tok, "endsolid")) {
-      next_line(&c);
+      bg_mesh_next_line_(&c);
       if (!any_token(&c, tok, sizeof tok)) break;
       if (strcasecmp(tok, "solid"))
-        return mfail(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: '%s' after 'endsolid'", path,
-                     c.line, tok);
-      next_line(&c); /* a second solid in the same file */
+        return bg_mesh_fail_(err, err_len, BG_ERR_CORRUPT, "%s: line %zu: '%s' after 'endsolid'",
+                             path, c.line, tok);
+      bg_mesh_next_line_(&c); /* a second solid in the same file */
       continue;
     }
     if (strcasecmp(tok, "facet"))
-      return mfail(err, err_len, BG_ERR_CORRUPT,
-                   "%s: line %zu: expected 'facet' or 'endsolid', found '%s'", path, c.line, tok);
+      return bg_mesh_fail_(err, err_len, BG_ERR_CORRUPT,
+                           "%s: line %zu: expected 'facet' or 'endsolid', found '%s'", path, c.line,
+                           tok);
     ++tri;
     double x[3];
-    TRY(expect_word(path, &c, "normal", tri, err, err_len));
-    TRY(expect_numbers(path, &c, x, tri, "normal", err, err_len));
-    TRY(expect_word(path, &c, "outer", tri, err, err_len));
-    TRY(expect_word(path, &c, "loop", tri, err, err_len));
+    BG_MESH_TRY(expect_word(path, &c, "normal", tri, err, err_len));
+    BG_MESH_TRY(expect_numbers(path, &c, x, tri, "normal", err, err_len));
+    BG_MESH_TRY(expect_word(path, &c, "outer", tri, err, err_len));
+    BG_MESH_TRY(expect_word(path, &c, "loop", tri, err, err_len));
     size_t line0 = c.line;
     for (int k = 0; k < 3; ++k) {
-      TRY(expect_word(path, &c, "vertex", tri, err, err_len));
-      TRY(expect_numbers(path, &c, x, tri, "vertex", err, err_len));
+      BG_MESH_TRY(expect_word(path, &c, "vertex", tri, err, err_len));
+      BG_MESH_TRY(expect_numbers(path, &c, x, tri, "vertex", err, err_len));
       for (int a = 0; a < 3; ++a)
-        if (dpush(raw, x[a])) return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+        if (dpush(raw, x[a]))
+          return bg_mesh_fail_(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
     }
-    TRY(expect_word(path, &c, "endloop", tri, err, err_len));
-    TRY(expect_word(path, &c, "endfacet", tri, err, err_len));
+    BG_MESH_TRY(expect_word(path, &c, "endloop", tri, err, err_len));
+    BG_MESH_TRY(expect_word(path, &c, "endfacet", tri, err, err_len));
     if (upush(tline, (uint32_t)line0))
-      return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+      return bg_mesh_fail_(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
     if (tri >= MESH_MAX_ITEMS)
-      return mfail(err, err_len, BG_ERR_OVERFLOW, "%s: more than 2^31 facets", path);
+      return bg_mesh_fail_(err, err_len, BG_ERR_OVERFLOW, "%s: more than 2^31 facets", path);
   }
   return BG_OK;
 }
@@ -316,7 +317,7 @@ static float le_float(const unsigned char *b) {
 static bg_status read_stl_binary(const char *path, const unsigned char *b, size_t len, darr *raw,
                                  char *err, size_t err_len) {
   if (len < 84)
-    return mfail(
+    return bg_mesh_fail_(
         err, err_len, BG_ERR_TRUNCATED,
         "%s: binary STL of %zu bytes ends inside its 84-byte header (80 bytes, a 32-bit count)",
         path, len);
@@ -324,26 +325,29 @@ static bg_status read_stl_binary(const char *path, const unsigned char *b, size_
       (uint32_t)b[80] | (uint32_t)b[81] << 8 | (uint32_t)b[82] << 16 | (uint32_t)b[83] << 24;
   size_t need = 84 + 50 * (size_t)n;
   if (len < need)
-    return mfail(err, err_len, BG_ERR_TRUNCATED,
-                 "%s: binary STL declares %u triangles (%zu bytes) but the file has %zu bytes: it "
-                 "ends inside "
-                 "triangle %zu",
-                 path, n, need, len, (len - 84) / 50 + 1);
+    return bg_mesh_fail_(
+        err, err_len, BG_ERR_TRUNCATED,
+        "%s: binary STL declares %u triangles (%zu bytes) but the file has %zu bytes: it "
+        "ends inside "
+        "triangle %zu",
+        path, n, need, len, (len - 84) / 50 + 1);
   if (len > need)
-    return mfail(err, err_len, BG_ERR_CORRUPT,
-                 "%s: binary STL declares %u triangles (%zu bytes) but the file has %zu bytes",
-                 path, n, need, len);
+    return bg_mesh_fail_(
+        err, err_len, BG_ERR_CORRUPT,
+        "%s: binary STL declares %u triangles (%zu bytes) but the file has %zu bytes", path, n,
+        need, len);
   if (n > MESH_MAX_ITEMS)
-    return mfail(err, err_len, BG_ERR_OVERFLOW, "%s: more than 2^31 triangles", path);
+    return bg_mesh_fail_(err, err_len, BG_ERR_OVERFLOW, "%s: more than 2^31 triangles", path);
   for (size_t i = 0; i < n; ++i) {
     const unsigned char *r = b + 84 + 50 * i + 12; /* the facet normal is recomputed, not read */
     for (int k = 0; k < 9; ++k) {
       double x = le_float(r + 4 * k);
       if (!isfinite(x))
-        return mfail(err, err_len, BG_ERR_NONFINITE,
-                     "%s: triangle %zu: vertex %d has a non-finite coordinate", path, i + 1,
-                     k / 3 + 1);
-      if (dpush(raw, x)) return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+        return bg_mesh_fail_(err, err_len, BG_ERR_NONFINITE,
+                             "%s: triangle %zu: vertex %d has a non-finite coordinate", path, i + 1,
+                             k / 3 + 1);
+      if (dpush(raw, x))
+        return bg_mesh_fail_(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
     }
   }
   return BG_OK;
@@ -373,7 +377,7 @@ static bg_status weld(const char *path, const double *pos, size_t npos, uint32_t
   if (!w || !map || !m->v) {
     free(w);
     free(map);
-    return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+    return bg_mesh_fail_(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
   }
   for (size_t i = 0; i < npos; ++i) {
     memcpy(w[i].p, pos + 3 * i, sizeof w[i].p);
@@ -424,12 +428,12 @@ static bg_status check_topology(const char *path, const struct bg_mesh *m, const
   for (size_t f = 0; f < m->nt; ++f) {
     const uint32_t *c = m->t + 3 * f;
     if (c[0] == c[1] || c[1] == c[2] || c[2] == c[0])
-      return mfail(err, err_len, BG_ERR_CORRUPT,
-                   "%s: %s has two corners at the same point: a degenerate triangle", path,
-                   tri_name(n1, sizeof n1, tline, (uint32_t)f));
+      return bg_mesh_fail_(err, err_len, BG_ERR_CORRUPT,
+                           "%s: %s has two corners at the same point: a degenerate triangle", path,
+                           tri_name(n1, sizeof n1, tline, (uint32_t)f));
   }
   edge_use *e = malloc(3 * m->nt * sizeof *e);
-  if (!e) return mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+  if (!e) return bg_mesh_fail_(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
   for (size_t f = 0; f < m->nt; ++f)
     for (int k = 0; k < 3; ++k) {
       uint32_t p = m->t[3 * f + k], q = m->t[3 * f + (k + 1) % 3];
@@ -445,21 +449,24 @@ static bg_status check_topology(const char *path, const struct bg_mesh *m, const
     snprintf(edge, sizeof edge, "edge (%g, %g, %g)-(%g, %g, %g)", p[0], p[1], p[2], q[0], q[1],
              q[2]);
     if (j - i == 1)
-      st = mfail(err, err_len, BG_ERR_CORRUPT,
-                 "%s: %s of %s has no second triangle: the mesh is not closed (a hole's border)",
-                 path, edge, tri_name(n1, sizeof n1, tline, e[i].tri));
+      st = bg_mesh_fail_(
+          err, err_len, BG_ERR_CORRUPT,
+          "%s: %s of %s has no second triangle: the mesh is not closed (a hole's border)", path,
+          edge, tri_name(n1, sizeof n1, tline, e[i].tri));
     else if (j - i > 2)
-      st = mfail(err, err_len, BG_ERR_CORRUPT,
-                 "%s: %s is shared by %zu triangles (%s, %s, %s...): the mesh is not manifold",
-                 path, edge, j - i, tri_name(n1, sizeof n1, tline, e[i].tri),
-                 tri_name(n2, sizeof n2, tline, e[i + 1].tri),
-                 tri_name(n3, sizeof n3, tline, e[i + 2].tri));
+      st = bg_mesh_fail_(
+          err, err_len, BG_ERR_CORRUPT,
+          "%s: %s is shared by %zu triangles (%s, %s, %s...): the mesh is not manifold", path, edge,
+          j - i, tri_name(n1, sizeof n1, tline, e[i].tri),
+          tri_name(n2, sizeof n2, tline, e[i + 1].tri),
+          tri_name(n3, sizeof n3, tline, e[i + 2].tri));
     else if (e[i].forward == e[i + 1].forward)
-      st = mfail(err, err_len, BG_ERR_CORRUPT,
-                 "%s: %s is run in the same direction by %s and %s: inconsistent orientation (a "
-                 "flipped triangle)",
-                 path, edge, tri_name(n1, sizeof n1, tline, e[i].tri),
-                 tri_name(n2, sizeof n2, tline, e[i + 1].tri));
+      st = bg_mesh_fail_(
+          err, err_len, BG_ERR_CORRUPT,
+          "%s: %s is run in the same direction by %s and %s: inconsistent orientation (a "
+          "flipped triangle)",
+          path, edge, tri_name(n1, sizeof n1, tline, e[i].tri),
+          tri_name(n2, sizeof n2, tline, e[i + 1].tri));
     i = j;
   }
   free(e);
@@ -485,15 +492,15 @@ void bg_mesh_destroy(bg_mesh *m) {
 bg_status bg_mesh_load(const char *path, bg_mesh **out, char *err, size_t err_len) {
   if (err && err_len) err[0] = 0;
   if (!path || !out)
-    return mfail(err, err_len, BG_ERR_NULL, "bg_mesh_load: path and out must not be NULL");
+    return bg_mesh_fail_(err, err_len, BG_ERR_NULL, "bg_mesh_load: path and out must not be NULL");
   *out = NULL;
   int obj = ends_with(path, ".obj"), stl = ends_with(path, ".stl");
   if (!obj && !stl)
-    return mfail(err, err_len, BG_ERR_RANGE,
-                 "%s: unknown mesh format (the name must end in .obj or .stl)", path);
+    return bg_mesh_fail_(err, err_len, BG_ERR_RANGE,
+                         "%s: unknown mesh format (the name must end in .obj or .stl)", path);
   char *buf;
   size_t len;
-  TRY(slurp(path, &buf, &len, err, err_len));
+  BG_MESH_TRY(bg_mesh_slurp_(path, &buf, &len, err, err_len));
   darr pos = {0};
   uarr t = {0}, tline = {0};
   bg_status st;
@@ -527,14 +534,15 @@ bg_status bg_mesh_load(const char *path, bg_mesh **out, char *err, size_t err_le
       st = read_stl_ascii(path, buf, &pos, &tline, err, err_len);
     }
     for (size_t i = 0; st == BG_OK && i < pos.n / 3; ++i)
-      if (upush(&t, (uint32_t)i)) st = mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+      if (upush(&t, (uint32_t)i))
+        st = bg_mesh_fail_(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
   }
   free(buf);
   struct bg_mesh *m = calloc(1, sizeof *m);
-  if (st == BG_OK && !m) st = mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+  if (st == BG_OK && !m) st = bg_mesh_fail_(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
   if (st == BG_OK && t.n == 0)
-    st = mfail(err, err_len, BG_ERR_CORRUPT, "%s: no triangles: a solid needs a closed surface",
-               path);
+    st = bg_mesh_fail_(err, err_len, BG_ERR_CORRUPT,
+                       "%s: no triangles: a solid needs a closed surface", path);
   if (st == BG_OK) {
     m->nt = t.n / 3;
     m->t = t.p;
@@ -543,7 +551,7 @@ bg_status bg_mesh_load(const char *path, bg_mesh **out, char *err, size_t err_le
   }
   if (st == BG_OK) st = check_topology(path, m, lines ? tline.p : NULL, err, err_len);
   if (st == BG_OK && bg_mesh_build_bvh_(m))
-    st = mfail(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
+    st = bg_mesh_fail_(err, err_len, BG_ERR_NOMEM, "%s: out of memory", path);
   free(pos.p);
   free(t.p);
   free(tline.p);
@@ -562,204 +570,4 @@ void bg_mesh_bounds(const bg_mesh *m, double lo[3], double hi[3]) {
     lo[a] = m->lo[a];
     hi[a] = m->hi[a];
   }
-}
-
-/* ------------------------------------------------------------ PLY points */
-
-typedef struct ply_prop {
-  char name[64];
-  int size;  /* bytes in binary */
-  char kind; /* 'i' signed, 'u' unsigned, 'f' float */
-} ply_prop;
-
-static int ply_type(const char *s, int *size, char *kind) {
-  static const struct {
-    const char *n;
-    int size;
-    char kind;
-  } types[] = {{"char", 1, 'i'},  {"int8", 1, 'i'},    {"uchar", 1, 'u'},  {"uint8", 1, 'u'},
-               {"short", 2, 'i'}, {"int16", 2, 'i'},   {"ushort", 2, 'u'}, {"uint16", 2, 'u'},
-               {"int", 4, 'i'},   {"int32", 4, 'i'},   {"uint", 4, 'u'},   {"uint32", 4, 'u'},
-               {"float", 4, 'f'}, {"float32", 4, 'f'}, {"double", 8, 'f'}, {"float64", 8, 'f'}};
-  for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)
-    if (!strcmp(s, types[i].n)) {
-      *size = types[i].size;
-      *kind = types[i].kind;
-      return 1;
-    }
-  return 0;
-}
-
-static double le_value(const unsigned char *b, const ply_prop *p) {
-  uint64_t u = 0;
-  for (int k = 0; k < p->size; ++k) u |= (uint64_t)b[k] << (8 * k);
-  if (p->kind == 'f') {
-    if (p->size == 4) {
-      uint32_t w = (uint32_t)u;
-      float f;
-      memcpy(&f, &w, sizeof f);
-      return f;
-    }
-    double d;
-    memcpy(&d, &u, sizeof d);
-    return d;
-  }
-  if (p->kind == 'u') return (double)u;
-  int bits = 8 * p->size; /* sign-extend */
-  int64_t s = (int64_t)(u << (64 - bits)) >> (64 - bits);
-  return (double)s;
-}
-
-bg_status bg_ply_read_points(const char *path, bg_real **x, size_t *n, char *err, size_t err_len) {
-  if (err && err_len) err[0] = 0;
-  if (!path || !x || !n)
-    return mfail(err, err_len, BG_ERR_NULL, "bg_ply_read_points: path, x and n must not be NULL");
-  *x = NULL;
-  *n = 0;
-  char *buf;
-  size_t len;
-  TRY(slurp(path, &buf, &len, err, err_len));
-  cursor c = {buf, 1};
-  char tok[256];
-  bg_status st = BG_OK;
-  int binary = -1, in_vertex = 0, seen_vertex = 0;
-  size_t nvert = 0, np = 0, skip_before = 0;
-  ply_prop props[64];
-  int ix[3] = {-1, -1, -1};
-#define PFAIL(S, ...)                         \
-  do {                                        \
-    st = mfail(err, err_len, S, __VA_ARGS__); \
-    goto done;                                \
-  } while (0)
-  if (!line_token(&c, tok, sizeof tok) || strcmp(tok, "ply"))
-    PFAIL(BG_ERR_CORRUPT, "%s: line 1: not a PLY file (no 'ply' line)", path);
-  next_line(&c);
-  for (;;) {
-    if (!*c.s)
-      PFAIL(BG_ERR_TRUNCATED, "%s: line %zu: the header ends before 'end_header'", path, c.line);
-    if (!line_token(&c, tok, sizeof tok)) {
-      next_line(&c);
-      continue;
-    }
-    if (!strcmp(tok, "end_header")) {
-      next_line(&c);
-      break;
-    }
-    if (!strcmp(tok, "format")) {
-      line_token(&c, tok, sizeof tok);
-      if (!strcmp(tok, "ascii"))
-        binary = 0;
-      else if (!strcmp(tok, "binary_little_endian"))
-        binary = 1;
-      else
-        PFAIL(BG_ERR_RANGE, "%s: line %zu: format '%s' is not read (ascii or binary_little_endian)",
-              path, c.line, tok);
-    } else if (!strcmp(tok, "element")) {
-      char name[64];
-      double cnt;
-      if (!line_token(&c, name, sizeof name) || !line_token(&c, tok, sizeof tok) ||
-          !tok_number(tok, &cnt) || cnt < 0 || cnt != floor(cnt) || cnt > 4e18)
-        PFAIL(BG_ERR_CORRUPT, "%s: line %zu: an element needs a name and a count", path, c.line);
-      in_vertex = !strcmp(name, "vertex");
-      if (in_vertex) {
-        seen_vertex = 1;
-        nvert = (size_t)cnt;
-      } else if (!seen_vertex && cnt > 0) {
-        /* an element before the vertices would have to be skipped line by line */
-        if (binary != 0)
-          PFAIL(BG_ERR_RANGE,
-                "%s: line %zu: element '%s' comes before 'vertex' in a binary file: not read", path,
-                c.line, name);
-        skip_before += (size_t)cnt;
-      }
-    } else if (!strcmp(tok, "property") && in_vertex) {
-      char type[64];
-      if (!line_token(&c, type, sizeof type))
-        PFAIL(BG_ERR_CORRUPT, "%s: line %zu: a property needs a type and a name", path, c.line);
-      if (!strcmp(type, "list"))
-        PFAIL(BG_ERR_RANGE, "%s: line %zu: a list property of the vertices is not read", path,
-              c.line);
-      if (np == sizeof props / sizeof props[0])
-        PFAIL(BG_ERR_RANGE, "%s: line %zu: more than 64 vertex properties", path, c.line);
-      ply_prop *p = &props[np];
-      if (!ply_type(type, &p->size, &p->kind))
-        PFAIL(BG_ERR_CORRUPT, "%s: line %zu: unknown property type '%s'", path, c.line, type);
-      if (!line_token(&c, p->name, sizeof p->name))
-        PFAIL(BG_ERR_CORRUPT, "%s: line %zu: a property needs a name", path, c.line);
-      for (int a = 0; a < 3; ++a)
-        if (!strcmp(p->name, (const char *[]){"x", "y", "z"}[a])) ix[a] = (int)np;
-      np++;
-    }
-    next_line(&c);
-  }
-  if (binary < 0) PFAIL(BG_ERR_CORRUPT, "%s: the header has no 'format' line", path);
-  if (!seen_vertex) PFAIL(BG_ERR_CORRUPT, "%s: the header declares no 'vertex' element", path);
-  if (ix[0] < 0 || ix[1] < 0 || ix[2] < 0)
-    PFAIL(BG_ERR_CORRUPT, "%s: the vertex element lacks a%s%s%s property", path,
-          ix[0] < 0 ? " x" : "", ix[1] < 0 ? " y" : "", ix[2] < 0 ? " z" : "");
-  if (nvert == 0) PFAIL(BG_ERR_CORRUPT, "%s: the file declares no vertices", path);
-  if (nvert > SIZE_MAX / (3 * sizeof(bg_real)))
-    PFAIL(BG_ERR_OVERFLOW, "%s: %zu vertices overflow memory", path, nvert);
-  *x = malloc(3 * nvert * sizeof **x);
-  if (!*x) PFAIL(BG_ERR_NOMEM, "%s: out of memory for %zu points", path, nvert);
-  if (binary) {
-    size_t rec = 0, off = (size_t)(c.s - buf);
-    for (size_t k = 0; k < np; ++k) rec += (size_t)props[k].size;
-    for (size_t i = 0; i < nvert; ++i) {
-      if (off + rec > len)
-        PFAIL(BG_ERR_TRUNCATED, "%s: the file ends inside vertex %zu of %zu (%zu bytes each)", path,
-              i + 1, nvert, rec);
-      const unsigned char *r = (const unsigned char *)buf + off;
-      for (int a = 0; a < 3; ++a) {
-        size_t at = 0;
-        for (int k = 0; k < ix[a]; ++k) at += (size_t)props[k].size;
-        double val = le_value(r + at, &props[ix[a]]);
-        if (!isfinite(val) || !isfinite((bg_real)val))
-          PFAIL(BG_ERR_NONFINITE, "%s: vertex %zu: coordinate %c is not finite", path, i + 1,
-                "xyz"[a]);
-        (*x)[3 * i + a] = (bg_real)val;
-      }
-      off += rec;
-    }
-  } else {
-    for (size_t i = 0; i < skip_before; ++i) next_line(&c);
-    for (size_t i = 0; i < nvert; ++i) {
-      int got = 0;
-      while (*c.s && !(got = line_token(&c, tok, sizeof tok))) next_line(&c); /* blank lines */
-      if (!got)
-        PFAIL(BG_ERR_TRUNCATED, "%s: line %zu: the file ends before vertex %zu of %zu", path,
-              c.line, i + 1, nvert);
-      size_t k = 0;
-      double vals[64];
-      do {
-        if (k >= np)
-          PFAIL(BG_ERR_CORRUPT, "%s: line %zu: vertex %zu has more than its %zu properties", path,
-                c.line, i + 1, np);
-        if (!tok_number(tok, &vals[k]))
-          PFAIL(BG_ERR_CORRUPT, "%s: line %zu: vertex %zu: '%s' is not a number", path, c.line,
-                i + 1, tok);
-        k++;
-      } while (line_token(&c, tok, sizeof tok));
-      if (k < np)
-        PFAIL(BG_ERR_TRUNCATED, "%s: line %zu: vertex %zu has %zu of its %zu properties", path,
-              c.line, i + 1, k, np);
-      for (int a = 0; a < 3; ++a) {
-        double val = vals[ix[a]];
-        if (!isfinite(val) || !isfinite((bg_real)val))
-          PFAIL(BG_ERR_NONFINITE, "%s: line %zu: vertex %zu: coordinate %c is not finite", path,
-                c.line, i + 1, "xyz"[a]);
-        (*x)[3 * i + a] = (bg_real)val;
-      }
-      next_line(&c);
-    }
-  }
-  *n = nvert;
-done:
-#undef PFAIL
-  free(buf);
-  if (st != BG_OK) {
-    free(*x);
-    *x = NULL;
-  }
-  return st;
 }
