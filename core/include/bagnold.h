@@ -376,7 +376,8 @@ double bg_mesh_sdf(const bg_mesh *m, const double p[3]);
  * hopper's walls); a mesh that closes the space the material fills (a
  * container's cavity) is the same field with invert 1. Errors: BG_ERR_NULL,
  * BG_ERR_NONFINITE, BG_ERR_RANGE (dx <= 0, a zero dimension, cap too small),
- * BG_ERR_OVERFLOW, BG_ERR_NOMEM. */
+ * BG_ERR_OVERFLOW, BG_ERR_NOMEM. Runs on the OpenMP default thread count;
+ * the result does not depend on it. */
 bg_status bg_mesh_sdf_grid(const bg_mesh *m, const size_t dims[3], double dx, const double origin[3], bg_real *phi,
                            size_t cap, char *err, size_t err_len);
 /* Nonzero for p inside the mesh (ctx, a bg_mesh *): a bg_region_fn, so that
