@@ -342,6 +342,55 @@ typedef struct bg_seed_lattice_desc {
 bg_status bg_seed_lattice(const bg_seed_lattice_desc *d, bg_real *x, size_t cap, size_t *n, char *err,
                           size_t err_len);
 
+/* ---------------------------------------------------------------- meshes
+ * Shapes from files: a closed triangle mesh (OBJ; STL, ASCII or binary) as a
+ * signed distance for colliders and seeding volumes, and a PLY point cloud
+ * as particle positions. A reader checks the whole file before it returns;
+ * err names the file, the line or triangle (or edge) and the problem. */
+typedef struct bg_mesh bg_mesh;
+
+/* Reads path (format from its name: .obj or .stl; an STL is binary when its
+ * size is the one its triangle count declares, else ASCII "solid ...").
+ * OBJ polygons become fans of triangles; every statement but v and f is
+ * skipped. Corners at the same position are one vertex. The surface must be
+ * closed and consistently oriented: every edge shared by exactly two
+ * triangles running it in opposite directions. Errors: BG_ERR_IO (cannot
+ * read), BG_ERR_CORRUPT (a bad token, zero triangles, a degenerate
+ * triangle, an open, non-manifold or inconsistently oriented surface),
+ * BG_ERR_TRUNCATED, BG_ERR_RANGE (a face index out of range, an unknown
+ * format), BG_ERR_NONFINITE (a coordinate). */
+bg_status bg_mesh_load(const char *path, bg_mesh **out, char *err, size_t err_len);
+void bg_mesh_destroy(bg_mesh *m);
+size_t bg_mesh_vertex_count(const bg_mesh *m);
+size_t bg_mesh_triangle_count(const bg_mesh *m);
+/* The mesh's bounding box (its units: the file's; metres for the solver). */
+void bg_mesh_bounds(const bg_mesh *m, double lo[3], double hi[3]);
+/* The exact signed distance at p: the distance to the nearest triangle,
+ * negative inside the closed surface (the generalized winding number's
+ * side, whichever way the triangles face). NaN for a NULL argument. */
+double bg_mesh_sdf(const bg_mesh *m, const double p[3]);
+/* The signed distance on a grid's nodes, node (i, j, k) at origin + (i, j,
+ * k) dx stored at phi[(i*dims[1] + j)*dims[2] + k] (cap values at least):
+ * the layout of a BG_SHAPE_NODES collider's phi, so that with bg_sim_desc's
+ * dims, dx and origin the mesh's inside is solid (invert 0: an obstacle, a
+ * hopper's walls); a mesh that closes the space the material fills (a
+ * container's cavity) is the same field with invert 1. Errors: BG_ERR_NULL,
+ * BG_ERR_NONFINITE, BG_ERR_RANGE (dx <= 0, a zero dimension, cap too small),
+ * BG_ERR_OVERFLOW, BG_ERR_NOMEM. Runs on the OpenMP default thread count;
+ * the result does not depend on it. */
+bg_status bg_mesh_sdf_grid(const bg_mesh *m, const size_t dims[3], double dx, const double origin[3], bg_real *phi,
+                           size_t cap, char *err, size_t err_len);
+/* Nonzero for p inside the mesh (ctx, a bg_mesh *): a bg_region_fn, so that
+ * bg_seed_lattice fills a mesh's volume. */
+int bg_mesh_inside(const double p[3], void *mesh);
+/* The points of a PLY file (ascii or binary_little_endian; the vertex
+ * element's x, y and z properties, of any scalar type; other properties
+ * and elements skipped) in a malloc'd array *x of 3 *n values, for
+ * bg_sim_add_particles; the caller frees it. Errors as bg_mesh_load's; a
+ * list property of the vertices, a big-endian file and an element before
+ * the vertices of a binary file are BG_ERR_RANGE (not read). */
+bg_status bg_ply_read_points(const char *path, bg_real **x, size_t *n, char *err, size_t err_len);
+
 /* One step; the dt taken is written to *dt_taken when not NULL. */
 bg_status bg_sim_step(bg_sim *sim, bg_real *dt_taken);
 /* n steps. */

@@ -36,6 +36,11 @@ typedef struct bg_silo_scene {
   int threads;
   unsigned long seed;
   bg_material material;
+  /* NULL: the analytic floor (a slab with the orifice cut out). Else the
+   * floor is this closed mesh's solid, in units of the orifice diameter:
+   * scaled by D = D_cells dx and moved to the aperture centre, with its
+   * plate's top at z = 0 (references/meshes/README.md) */
+  const bg_mesh *floor_mesh;
 } bg_silo_scene;
 
 typedef struct bg_silo_result {

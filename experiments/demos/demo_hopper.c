@@ -27,6 +27,11 @@
  * sibling run folder (../silo, the report's; ../exp_silo, ctest's); none
  * found: the comparison is reported as not made.
  *
+ * The floor from a mesh: --hopper-mesh FILE (references/meshes/, in orifice
+ * diameters) replaces the analytic floor by the mesh's exact signed
+ * distance (bg_mesh_sdf_grid), scaled by D at every trial; each trial
+ * reports the nodes where its sign differs from the analytic floor's.
+ *
  * Mutant window-short: the search's runs measure W over the first 10% of
  * the drain after start-up instead of the whole fill; the re-run measures
  * as the lab does. What the re-run must catch is a design whose rate was
@@ -154,10 +159,40 @@ static int read_silo_fit(const char *path, double *C, double *k, double *n) {
 static const char *const hopper_mutants[] = {"window-short", NULL};
 
 typedef struct options {
-  const char *geometry, *silo_fits;
+  const char *geometry, *silo_fits, *hopper_mesh;
   double Wstar, d_lo, d_hi, L, hr, mu_wall, mu_floor, jitter, t_max, w_tol, drop;
   int n_cells, max_sims, slab_cells;
 } options;
+
+/* The floor mesh of --hopper-mesh (NULL: the analytic floor), read and
+ * checked before any run; its file, hash, size and plate recorded. Its
+ * plate's thickness in cells is floor_cells / orifice_cells of D: the
+ * analytic floor's 2 cells when it matches this run's orifice cells. */
+static bg_mesh *load_floor_mesh(bg_lab *lab, const options *o, int round) {
+  if (!o->hopper_mesh[0]) {
+    bg_lab_manifest_str(lab, "floor", "analytic: max(slab, D/2 - rho)");
+    return NULL;
+  }
+  bg_mesh *m = NULL;
+  char err[1024], hex[65];
+  if (bg_mesh_load(o->hopper_mesh, &m, err, sizeof err) != BG_OK) {
+    fprintf(stderr, "error: --hopper-mesh: %s\n", err);
+    exit(2);
+  }
+  double lo[3], hi[3];
+  bg_mesh_bounds(m, lo, hi);
+  if (bg_sha256_file_hex(o->hopper_mesh, hex) != BG_OK) snprintf(hex, sizeof hex, "unreadable");
+  char desc[4400];
+  snprintf(desc, sizeof desc, "mesh %s (sha256 %s, %zu triangles, z in [%g, %g] D)", o->hopper_mesh,
+           hex, bg_mesh_triangle_count(m), lo[2], hi[2]);
+  bg_lab_manifest_str(lab, "floor", desc);
+  bg_lab_manifest_num(lab, "floor_mesh_plate_cells", (hi[2] - lo[2]) * o->n_cells);
+  bg_lab_progress(
+      lab, "floor from %s: %zu triangles, plate %.3g cells thick at %d cells across the %s orifice",
+      o->hopper_mesh, bg_mesh_triangle_count(m), (hi[2] - lo[2]) * o->n_cells, o->n_cells,
+      round ? "round" : "slot");
+  return m;
+}
 
 /* The silo experiment's Beverloo fit this demo is compared with. */
 typedef struct beverloo {
@@ -175,7 +210,7 @@ typedef struct search {
 /* Parses and checks the options; exits 2 on a bad one. */
 static bg_lab *parse_options(int argc, char **argv, options *o) {
   /* clang-format off */
-  *o = (options){.silo_fits = "", .hr = 5.5, .mu_wall = 0.5, .mu_floor = 0.5, .jitter = 0.5,
+  *o = (options){.silo_fits = "", .hopper_mesh = "", .hr = 5.5, .mu_wall = 0.5, .mu_floor = 0.5, .jitter = 0.5,
                  .t_max = 20, .w_tol = 0.005, .drop = 1.0, .max_sims = 16, .slab_cells = 1};
   bg_lab_param params[] = {
       {.name = "geometry", .type = BG_PARAM_STRING, .dest = &o->geometry,
@@ -217,6 +252,9 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
        .help = "most simulations the root search may use"},
       {.name = "silo-fits", .type = BG_PARAM_STRING, .dest = &o->silo_fits,
        .help = "fits.tsv of an exp_silo run of the same geometry (default: ../silo or ../exp_silo beside --out)"},
+      {.name = "hopper-mesh", .type = BG_PARAM_STRING, .dest = &o->hopper_mesh,
+       .help = "the floor from a closed mesh (OBJ or STL) in orifice diameters, e.g. "
+               "references/meshes/hopper_slot.obj (default: the analytic floor)"},
   };
   /* clang-format on */
   bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
@@ -416,6 +454,8 @@ int main(int argc, char **argv) {
   /* scene: the silo, and the fit to compare with */
   ctx c;
   setup_scene(&c, lab, &o, round);
+  bg_mesh *floor_mesh = load_floor_mesh(lab, &o, round);
+  c.base.floor_mesh = floor_mesh;
   beverloo bev = find_silo_fit(lab, o.silo_fits, round);
 
   /* run: the root search, then the independent re-run (another seed, its own lattice) */
@@ -439,5 +479,6 @@ int main(int argc, char **argv) {
 
   /* judge */
   bg_lab_claim(lab, "demo.hopper.rate", s.converged ? fabs(re.W / o.Wstar - 1) : NAN);
+  bg_mesh_destroy(floor_mesh);
   return bg_lab_finish(lab);
 }

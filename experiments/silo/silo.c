@@ -284,7 +284,7 @@ static void silo_plan_runs(silo_plan *pl) {
 
   bg_silo_scene base = {round, dx, silo_cells, hr, 0, floor_cells, gap_cells, slab_cells, mu_wall, mu_floor, 1.0,
                 0, t_win_min, w_rel_se_max, startup_frac, t_max, sample_dt, jitter, bg_lab_backend(lab), bg_lab_threads(lab), bg_lab_seed(lab),
-                sand};
+                sand, NULL};
   double n0 = round ? 2.5 : 1.5;
   const char *unit_w = round ? "kg_per_s" : "kg_per_m_s";
   /* runs: the aperture sweep, then (--refine) one fixed physical aperture on three grids */

@@ -379,6 +379,16 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_sim_add_particles_volume_material": (bg_status, [_P, c_size_t, _F, _F, _F, c_int]),
     # seeding: the descriptor (with the caller's callbacks) passed as a pointer
     "bg_seed_lattice": (bg_status, [c_void_p, _F, c_size_t, POINTER(c_size_t), c_char_p, c_size_t]),
+    # meshes: bg_mesh * is opaque; bg_ply_read_points hands back a malloc'd array
+    "bg_mesh_load": (bg_status, [c_char_p, POINTER(_P), c_char_p, c_size_t]),
+    "bg_mesh_destroy": (None, [_P]),
+    "bg_mesh_vertex_count": (c_size_t, [_P]),
+    "bg_mesh_triangle_count": (c_size_t, [_P]),
+    "bg_mesh_bounds": (None, [_P, _D, _D]),
+    "bg_mesh_sdf": (c_double, [_P, _D]),
+    "bg_mesh_sdf_grid": (bg_status, [_P, POINTER(c_size_t), c_double, _D, _F, c_size_t, c_char_p, c_size_t]),
+    "bg_mesh_inside": (c_int, [_D, _P]),
+    "bg_ply_read_points": (bg_status, [c_char_p, POINTER(_F), POINTER(c_size_t), c_char_p, c_size_t]),
     "bg_sim_step": (bg_status, [_P, _F]),
     "bg_sim_run": (bg_status, [_P, c_uint64]),
     "bg_sim_advance_to": (bg_status, [_P, c_double]),
