@@ -379,6 +379,9 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_sim_add_particles_volume_material": (bg_status, [_P, c_size_t, _F, _F, _F, c_int]),
     # seeding: the descriptor (with the caller's callbacks) passed as a pointer
     "bg_seed_lattice": (bg_status, [c_void_p, _F, c_size_t, POINTER(c_size_t), c_char_p, c_size_t]),
+    "bg_seed_poisson_radius": (c_double, [c_double, c_double]),
+    "bg_seed_poisson": (bg_status, [c_void_p, _F, c_size_t, POINTER(c_size_t), c_char_p, c_size_t]),
+    "bg_seed_volume": (bg_status, [c_void_p, c_size_t, c_void_p, c_char_p, c_size_t]),
     "bg_sim_step": (bg_status, [_P, _F]),
     "bg_sim_run": (bg_status, [_P, c_uint64]),
     "bg_sim_advance_to": (bg_status, [_P, c_double]),
