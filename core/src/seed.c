@@ -98,7 +98,6 @@ typedef struct pd_state {
   const bg_seed_poisson_desc *d;
   double r, r2, lo[3], len[3], h[3];
   size_t nc[3];
-  int reach[3];  /* cells within r per axis */
   size_t *cell;  /* 0 empty, else the sample's index + 1 */
   double *pts;   /* 3 per sample */
   size_t n, cap; /* samples held, room */
@@ -123,9 +122,12 @@ static size_t pd_cell_of(const pd_state *s, const double p[3]) {
 
 /* 1 when q lies in the box (wrapped into it on a periodic axis, in place),
  * no sample is nearer than r, and the region keeps it */
+/* a cell index on a periodic axis into [0, n) (never more than n out) */
+static inline long pd_wrap(long i, long n) { return i < 0 ? i + n : i >= n ? i - n : i; }
+
 static int pd_accept(const pd_state *s, double q[3]) {
   const bg_seed_poisson_desc *d = s->d;
-  long c[3];
+  long c0[3], c1[3]; /* the cells a ball of radius r about q touches */
   for (int a = 0; a < 3; ++a) {
     if (d->periodic[a]) {
       q[a] = s->lo[a] + fmod(q[a] - s->lo[a], s->len[a]);
@@ -134,28 +136,21 @@ static int pd_accept(const pd_state *s, double q[3]) {
     } else if (q[a] < s->lo[a] || q[a] > s->lo[a] + s->len[a]) {
       return 0;
     }
-    double f = floor((q[a] - s->lo[a]) / s->h[a]);
-    c[a] = f < 0 ? 0 : f >= (double)s->nc[a] ? (long)s->nc[a] - 1 : (long)f;
-  }
-  for (long i = c[0] - s->reach[0]; i <= c[0] + s->reach[0]; ++i) {
-    long ii = i;
-    if (ii < 0 || ii >= (long)s->nc[0]) {
-      if (!d->periodic[0]) continue;
-      ii = ((ii % (long)s->nc[0]) + (long)s->nc[0]) % (long)s->nc[0];
+    c0[a] = (long)floor((q[a] - s->r - s->lo[a]) / s->h[a]);
+    c1[a] = (long)floor((q[a] + s->r - s->lo[a]) / s->h[a]);
+    if (!d->periodic[a]) {
+      if (c0[a] < 0) c0[a] = 0;
+      if (c1[a] > (long)s->nc[a] - 1) c1[a] = (long)s->nc[a] - 1;
     }
-    for (long j = c[1] - s->reach[1]; j <= c[1] + s->reach[1]; ++j) {
-      long jj = j;
-      if (jj < 0 || jj >= (long)s->nc[1]) {
-        if (!d->periodic[1]) continue;
-        jj = ((jj % (long)s->nc[1]) + (long)s->nc[1]) % (long)s->nc[1];
-      }
-      for (long k = c[2] - s->reach[2]; k <= c[2] + s->reach[2]; ++k) {
-        long kk = k;
-        if (kk < 0 || kk >= (long)s->nc[2]) {
-          if (!d->periodic[2]) continue;
-          kk = ((kk % (long)s->nc[2]) + (long)s->nc[2]) % (long)s->nc[2];
-        }
-        size_t o = s->cell[((size_t)ii * s->nc[1] + (size_t)jj) * s->nc[2] + (size_t)kk];
+  }
+  const long n0 = (long)s->nc[0], n1 = (long)s->nc[1], n2 = (long)s->nc[2];
+  for (long i = c0[0]; i <= c1[0]; ++i) {
+    long ii = pd_wrap(i, n0);
+    for (long j = c0[1]; j <= c1[1]; ++j) {
+      long jj = pd_wrap(j, n1);
+      const size_t *row = s->cell + ((size_t)ii * s->nc[1] + (size_t)jj) * s->nc[2];
+      for (long k = c0[2]; k <= c1[2]; ++k) {
+        size_t o = row[pd_wrap(k, n2)];
         if (!o) continue;
         const double *p = s->pts + 3 * (o - 1);
         double r2 = 0;
@@ -251,7 +246,6 @@ static bg_status pd_check(const bg_seed_poisson_desc *d, pd_state *s, char *err,
                        d->hi[0] - d->lo[0], d->hi[1] - d->lo[1], d->hi[2] - d->lo[2], s->r);
     s->nc[a] = (size_t)nc;
     s->h[a] = s->len[a] / nc;
-    s->reach[a] = (int)ceil(s->r / s->h[a]);
   }
   return BG_OK;
 }
