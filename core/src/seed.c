@@ -120,11 +120,11 @@ static size_t pd_cell_of(const pd_state *s, const double p[3]) {
   return (c[0] * s->nc[1] + c[1]) * s->nc[2] + c[2];
 }
 
-/* 1 when q lies in the box (wrapped into it on a periodic axis, in place),
- * no sample is nearer than r, and the region keeps it */
 /* a cell index on a periodic axis into [0, n) (never more than n out) */
 static inline long pd_wrap(long i, long n) { return i < 0 ? i + n : i >= n ? i - n : i; }
 
+/* 1 when q lies in the box (wrapped into it on a periodic axis, in place),
+ * no sample is nearer than r, and the region keeps it */
 static int pd_accept(const pd_state *s, double q[3]) {
   const bg_seed_poisson_desc *d = s->d;
   long c0[3], c1[3]; /* the cells a ball of radius r about q touches */
