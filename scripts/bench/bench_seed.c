@@ -70,8 +70,12 @@ static bg_real *seed_cube(int pattern, int side, double ppc, uint64_t seed, size
     x = malloc(3 * per * per * per * sizeof *x);
     if (!x || bg_seed_lattice(&d, x, per * per * per, n, err, sizeof err) != BG_OK) die(err);
   } else {
-    bg_seed_poisson_desc d = {.hi = {side, side, side}, .dx = 1, .ppc = ppc, .periodic = {1, 1, 1},
-                              .uniform = uniform, .uniform_ctx = &g};
+    bg_seed_poisson_desc d = {.hi = {side, side, side},
+                              .dx = 1,
+                              .ppc = ppc,
+                              .periodic = {1, 1, 1},
+                              .uniform = uniform,
+                              .uniform_ctx = &g};
     /* the packing bound with room: Poisson holds about ppc per cell */
     size_t cap = (size_t)(1.2 * ppc * pow(side, 3)) + 64;
     x = malloc(3 * cap * sizeof *x);
@@ -163,7 +167,9 @@ static void spacing(const char *out, int side, double ppc, const char *prov) {
   snprintf(path, sizeof path, "%s/seed_nn.tsv", out);
   FILE *f = fopen(path, "w");
   if (!f) die("cannot write seed_nn.tsv");
-  fprintf(f, "# %s; nearest-neighbour distance over s = dx / ppc^(1/3), periodic cube of %d^3 cells, ppc %g\n",
+  fprintf(f,
+          "# %s; nearest-neighbour distance over s = dx / ppc^(1/3), periodic cube of %d^3 cells, "
+          "ppc %g\n",
           prov, side, ppc);
   fprintf(f, "d_over_s\tpdf_lattice_1\tpdf_poisson_1\n");
   for (int b = 0; b < NN_BINS; ++b)
@@ -173,19 +179,25 @@ static void spacing(const char *out, int side, double ppc, const char *prov) {
   f = fopen(path, "w");
   if (!f) die("cannot write seed_stats.tsv");
   double r = bg_seed_poisson_radius(1, ppc);
-  fprintf(f, "# %s; nearest-neighbour distance over s, periodic cube of %d^3 cells, ppc %g; r = %.6g s\n", prov,
-          side, ppc, r / s);
-  fprintf(f, "pattern\tparticles_1\tppc_reached_1\tmean_over_s_1\tsd_over_s_1\tmin_over_s_1\tq01_over_s_1\t"
-             "packing_fraction_1\n");
+  fprintf(
+      f,
+      "# %s; nearest-neighbour distance over s, periodic cube of %d^3 cells, ppc %g; r = %.6g s\n",
+      prov, side, ppc, r / s);
+  fprintf(f,
+          "pattern\tparticles_1\tppc_reached_1\tmean_over_s_1\tsd_over_s_1\tmin_over_s_1\tq01_over_"
+          "s_1\t"
+          "packing_fraction_1\n");
   static const char *names[2] = {"lattice_jitter_0.5", "poisson"};
   for (int pat = 0; pat < 2; ++pat) {
     double vol = pow(side, 3), phi = stat[pat][0] * PI * r * r * r / 6 / vol;
-    fprintf(f, "%s\t%.0f\t%.5g\t%.5g\t%.5g\t%.5g\t%.5g\t%.5g\n", names[pat], stat[pat][0], stat[pat][0] / vol,
-            stat[pat][1], stat[pat][2], stat[pat][3], stat[pat][4], pat ? phi : NAN);
+    fprintf(f, "%s\t%.0f\t%.5g\t%.5g\t%.5g\t%.5g\t%.5g\t%.5g\n", names[pat], stat[pat][0],
+            stat[pat][0] / vol, stat[pat][1], stat[pat][2], stat[pat][3], stat[pat][4],
+            pat ? phi : NAN);
   }
   if (fclose(f)) die("writing seed_stats.tsv failed");
-  printf("spacing: lattice mean %.3f s (min %.3f), poisson mean %.3f s (min %.3f), packing %.4f\n", stat[0][1],
-         stat[0][3], stat[1][1], stat[1][3], stat[1][0] * PI * r * r * r / 6 / pow(side, 3));
+  printf("spacing: lattice mean %.3f s (min %.3f), poisson mean %.3f s (min %.3f), packing %.4f\n",
+         stat[0][1], stat[0][3], stat[1][1], stat[1][3],
+         stat[1][0] * PI * r * r * r / 6 / pow(side, 3));
 }
 
 static void rates(const char *out, double ppc, double max_n, int reps, const char *prov) {
@@ -193,7 +205,8 @@ static void rates(const char *out, double ppc, double max_n, int reps, const cha
   snprintf(path, sizeof path, "%s/seed_rate.tsv", out);
   FILE *f = fopen(path, "w");
   if (!f) die("cannot write seed_rate.tsv");
-  fprintf(f, "# %s; periodic cube at ppc %g, one thread, best of %d in process CPU time\n", prov, ppc, reps);
+  fprintf(f, "# %s; periodic cube at ppc %g, one thread, best of %d in process CPU time\n", prov,
+          ppc, reps);
   fprintf(f, "pattern\tparticles_1\tcpu_seconds_s\tparticles_per_cpu_s_1_per_s\n");
   for (double target = 1e4; target <= max_n * 1.001; target *= target < 1e6 ? sqrt(10.0) : 2) {
     int side = (int)llround(cbrt(target / ppc));
@@ -220,21 +233,41 @@ int main(int argc, char **argv) {
   const char *out = ".";
   double ppc = 8, max_n = 2e6;
   int side = 24, reps = 2;
-  static const struct option opts[] = {{"out", required_argument, 0, 'o'},  {"ppc", required_argument, 0, 'p'},
-                                       {"max", required_argument, 0, 'm'},  {"side", required_argument, 0, 's'},
-                                       {"reps", required_argument, 0, 'r'}, {"help", no_argument, 0, 'h'},
+  static const struct option opts[] = {{"out", required_argument, 0, 'o'},
+                                       {"ppc", required_argument, 0, 'p'},
+                                       {"max", required_argument, 0, 'm'},
+                                       {"side", required_argument, 0, 's'},
+                                       {"reps", required_argument, 0, 'r'},
+                                       {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
-      case 'o': out = optarg; break;
-      case 'p': ppc = atof(optarg); if (!(ppc == 1 || ppc == 8 || ppc == 27 || ppc == 64)) die("--ppc: one of 1, 8, 27, 64 (the lattice's cubes)"); break;
-      case 'm': max_n = atof(optarg); if (!(max_n >= 1e4 && max_n <= 1e8)) die("--max: in [1e4, 1e8] particles"); break;
-      case 's': side = atoi(optarg); if (side < 4 || side > 200) die("--side: in [4, 200] cells"); break;
-      case 'r': reps = atoi(optarg); if (reps < 1 || reps > 20) die("--reps: in [1, 20]"); break;
+      case 'o':
+        out = optarg;
+        break;
+      case 'p':
+        ppc = atof(optarg);
+        if (!(ppc == 1 || ppc == 8 || ppc == 27 || ppc == 64))
+          die("--ppc: one of 1, 8, 27, 64 (the lattice's cubes)");
+        break;
+      case 'm':
+        max_n = atof(optarg);
+        if (!(max_n >= 1e4 && max_n <= 1e8)) die("--max: in [1e4, 1e8] particles");
+        break;
+      case 's':
+        side = atoi(optarg);
+        if (side < 4 || side > 200) die("--side: in [4, 200] cells");
+        break;
+      case 'r':
+        reps = atoi(optarg);
+        if (reps < 1 || reps > 20) die("--reps: in [1, 20]");
+        break;
       default:
-        printf("usage: bench_seed [--out DIR] [--ppc 1|8|27|64 (8)] [--side CELLS (24)] [--max N (2e6)] "
-               "[--reps R (2)]\n");
+        printf(
+            "usage: bench_seed [--out DIR] [--ppc 1|8|27|64 (8)] [--side CELLS (24)] [--max N "
+            "(2e6)] "
+            "[--reps R (2)]\n");
         return c == 'h' ? 0 : 2;
     }
   }
