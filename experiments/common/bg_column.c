@@ -116,9 +116,10 @@ static int in_shape(const double p[3], void *ctx) {
 }
 
 /* Poisson-disk samples of the column at ppc 8 and the volume each carries
- * (the column's measured volume over the count); x is malloc'd */
+ * (the column's measured volume over the count); x is malloc'd. rng was
+ * just set to rng_seed: a retry with room for the count needed restarts it */
 static bg_real *seed_poisson(const bg_column_scene *sc, double dx, double H0, double Ly, gsl_rng *rng,
-                             size_t *n, double *vol) {
+                             unsigned long rng_seed, size_t *n, double *vol) {
   char err[512];
   column_shape shape = {sc->R0, H0, Ly, 0, sc->ridge, sc->full};
   bg_seed_poisson_desc pd = {.hi = {sc->R0, sc->ridge ? Ly : sc->R0, H0},
@@ -130,12 +131,18 @@ static bg_real *seed_poisson(const bg_column_scene *sc, double dx, double H0, do
                              .uniform_ctx = rng};
   if (sc->full) pd.lo[0] = pd.lo[1] = -sc->R0;
   shape.inset = 0.5 * bg_seed_poisson_radius(dx, pd.ppc);
-  /* room for one point per cell of bg_seed_poisson's background grid, which holds at most that */
-  double r = bg_seed_poisson_radius(dx, pd.ppc), cells = 1;
-  for (int a = 0; a < 3; ++a) cells *= ceil((pd.hi[a] - pd.lo[a]) * sqrt(3.0) / r) + 1;
-  size_t cap = (size_t)cells;
+  /* ppc in the whole box and half again for the denser layer at the faces */
+  double box = (pd.hi[0] - pd.lo[0]) * (pd.hi[1] - pd.lo[1]) * (pd.hi[2] - pd.lo[2]);
+  size_t cap = (size_t)(1.5 * pd.ppc * box / (dx * dx * dx)) + 64;
   bg_real *x = xmalloc(3 * cap * sizeof *x);
   bg_status s = bg_seed_poisson(&pd, x, cap, n, err, sizeof err);
+  if (s == BG_ERR_RANGE && *n > cap) {
+    cap = *n;
+    free(x);
+    x = xmalloc(3 * cap * sizeof *x);
+    gsl_rng_set(rng, rng_seed);
+    s = bg_seed_poisson(&pd, x, cap, n, err, sizeof err);
+  }
   if (s != BG_OK) fail_sim("bg_seed_poisson", s, err);
   shape.inset = 0;
   bg_seed_volume_desc vd = {.h = 0.25 * dx, .inside = in_shape, .inside_ctx = &shape, .uniform = rng_uniform,
@@ -226,7 +233,8 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
 
   /* ppc 8: a lattice of spacing dx/2, each point jittered within its cell */
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(rng, sc->seed + (unsigned long)sc->cells * 7919ul + (unsigned long)sc->ridge * 104729ul);
+  unsigned long rng_seed = sc->seed + (unsigned long)sc->cells * 7919ul + (unsigned long)sc->ridge * 104729ul;
+  gsl_rng_set(rng, rng_seed);
   double sp = 0.5 * dx, vol = 0;
   int ni = (int)floor(R0 / sp + 1e-9), nk = (int)floor(H0 / sp + 1e-9);
   int nj = sc->ridge ? (int)floor(Ly / sp + 1e-9) : ni;
@@ -244,7 +252,7 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   size_t cap = lat.count[0] * lat.count[1] * lat.count[2], n = 0;
   bg_real *x;
   if (sc->poisson) {
-    x = seed_poisson(sc, dx, H0, Ly, rng, &n, &vol);
+    x = seed_poisson(sc, dx, H0, Ly, rng, rng_seed, &n, &vol);
   } else {
     x = xmalloc(3 * cap * sizeof *x);
     if ((s = bg_seed_lattice(&lat, x, cap, &n, err, sizeof err)) != BG_OK) fail_sim("bg_seed_lattice", s, err);
