@@ -342,6 +342,71 @@ typedef struct bg_seed_lattice_desc {
 bg_status bg_seed_lattice(const bg_seed_lattice_desc *d, bg_real *x, size_t cap, size_t *n, char *err,
                           size_t err_len);
 
+/* Poisson-disk sampling (Bridson 2007). r is the minimum distance between
+ * two points, set from the target ppc: n = ppc / dx^3 points per m^3 at
+ * the packing fraction phi = n pi r^3 / 6 that the sampling reaches with
+ * k = 30, measured in periodic boxes (reports/results/cpu-2core/seed/), so
+ * r = (6 phi dx^3 / (pi ppc))^(1/3) and a filled region holds close to ppc
+ * points per dx^3 (boxes with free faces hold a little more at the faces). */
+#define BG_SEED_POISSON_PACKING 0.3066
+typedef struct bg_seed_poisson_desc {
+  double lo[3], hi[3];      /* the box sampled, m (hi > lo per axis) */
+  double dx;                /* cell size the ppc counts in, m (> 0) */
+  double ppc;               /* target points per dx^3, in [0.01, 1000] */
+  int periodic[3];          /* nonzero: the axis wraps (its length >= 2r) */
+  int k;                    /* candidates per active point, in [0, 1000]; 0: 30 */
+  bg_region_fn inside;      /* NULL: the whole box */
+  void *inside_ctx;
+  bg_uniform_fn uniform;    /* required */
+  void *uniform_ctx;
+} bg_seed_poisson_desc;
+
+/* r (m) for ppc points per dx^3; NaN unless both are finite and > 0. */
+double bg_seed_poisson_radius(double dx, double ppc);
+
+/* Points of the region inside the box, no two nearer than r (across a
+ * periodic axis's faces too, by the nearest image). A sweep over the
+ * background grid's cells (cell edge <= r / sqrt 3, x slowest, z fastest)
+ * draws one candidate in each empty cell; an accepted one starts Bridson's
+ * front: an active point drawn at random gets up to k candidates, uniform
+ * in the volume of the shell [r, 2r) about it, the first one accepted
+ * joins, and a point whose k fail leaves the active list. Each candidate
+ * draws 3 numbers and each pick one, so the points depend only on the
+ * uniform stream. Every component of the region wider than a few cells is
+ * filled; a point of it is then rarely farther than 2r from a sample.
+ * The *n points go to x (3 coordinates each, at most cap points); with x
+ * NULL the call samples, draws as it would, and only counts them into *n.
+ * Errors (message in err), all before any draw but the last: BG_ERR_NULL (d,
+ * n, uniform), BG_ERR_NONFINITE (box, dx, ppc), BG_ERR_RANGE (an empty box
+ * axis, dx, ppc, k, a periodic axis shorter than 2r; more points than cap,
+ * with *n the count needed), BG_ERR_OVERFLOW (background grid), BG_ERR_NOMEM. */
+bg_status bg_seed_poisson(const bg_seed_poisson_desc *d, bg_real *x, size_t cap, size_t *n, char *err,
+                          size_t err_len);
+
+/* The volume of a region, to give sampled points their share of it. */
+typedef struct bg_seed_volume_desc {
+  double lo[3], hi[3];      /* a box holding the region, m */
+  double h;                 /* cell edge, m (> 0; at most 1e12 cells) */
+  bg_region_fn inside;      /* required (an SDF: its sign) */
+  void *inside_ctx;
+  bg_uniform_fn uniform;    /* required */
+  void *uniform_ctx;
+} bg_seed_volume_desc;
+typedef struct bg_seed_volume_result {
+  double volume, sigma;                   /* region volume and its standard error, m^3 */
+  double per_particle, per_particle_sigma; /* volume / n and sigma / n (NaN for n 0), m^3 */
+} bg_seed_volume_result;
+
+/* Stratified Monte Carlo: two uniform points in each cell of edge <= h
+ * (6 draws per cell, x slowest), the region's volume the cell volume times
+ * the mean share inside. Only cells the surface cuts contribute variance,
+ * and sigma is its unbiased estimate from the two points' disagreement
+ * (0 when no cell saw both sides). per_particle is the volume each of n
+ * sampled points carries (bg_sim_add_particles_volume). Errors: BG_ERR_NULL,
+ * BG_ERR_NONFINITE (box), BG_ERR_RANGE (box axis, h). */
+bg_status bg_seed_volume(const bg_seed_volume_desc *d, size_t n, bg_seed_volume_result *out, char *err,
+                         size_t err_len);
+
 /* ---------------------------------------------------------------- meshes
  * Shapes from files: a closed triangle mesh (OBJ; STL, ASCII or binary) as a
  * signed distance for colliders and seeding volumes, and a PLY point cloud

@@ -81,6 +81,7 @@ static bg_lab *cohesion_init(int argc, char **argv, plan *pl) {
       {.name = "jobs", .type = BG_PARAM_INT, .dest = &pl->jobs, .lo = 1, .hi = 64,
        .help = "columns simulated at once, each with one CPU thread; results do not depend on it"},
   };
+  bg_lab_takes_seeding();
   return bg_lab_init("exp_cohesion",
                      "Cohesion in the column collapse: runout against c / (rho g H) and the threshold "
                      "from which the column stands, against the closed-form bracket.",

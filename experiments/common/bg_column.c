@@ -42,6 +42,7 @@ bg_column_scene bg_column_scene_lab(const bg_lab *lab, double R0, double phi) {
   sc.backend = bg_lab_backend(lab);
   sc.threads = bg_lab_threads(lab);
   sc.seed = bg_lab_seed(lab);
+  sc.poisson = bg_lab_seeding(lab) == BG_SEEDING_POISSON;
   return sc;
 }
 
@@ -95,6 +96,64 @@ static int in_column(const double p[3], void *ctx) {
 }
 
 static double rng_uniform(void *rng) { return gsl_rng_uniform(rng); }
+
+/* the column (pile: radius R0 about the z axis; ridge: the slab
+ * 0 <= x <= R0, 0 <= y <= Ly), height H0, shrunk by inset from each face:
+ * a sample inset r/2 from a mirror plane is r from its image */
+typedef struct column_shape {
+  double R0, H0, Ly, inset;
+  int ridge, full;
+} column_shape;
+
+static int in_shape(const double p[3], void *ctx) {
+  const column_shape *c = ctx;
+  double e = c->inset;
+  if (p[2] < e || p[2] > c->H0 - e) return 0;
+  if (c->ridge) return p[0] >= e && p[0] <= c->R0 - e && p[1] >= e && p[1] <= c->Ly - e;
+  if (!c->full && (p[0] < e || p[1] < e)) return 0;
+  double rr = c->R0 - e;
+  return p[0] * p[0] + p[1] * p[1] <= rr * rr;
+}
+
+/* Poisson-disk samples of the column at ppc 8 and the volume each carries
+ * (the column's measured volume over the count); x is malloc'd. rng was
+ * just set to rng_seed: a retry with room for the count needed restarts it */
+static bg_real *seed_poisson(const bg_column_scene *sc, double dx, double H0, double Ly, gsl_rng *rng,
+                             unsigned long rng_seed, size_t *n, double *vol) {
+  char err[512];
+  column_shape shape = {sc->R0, H0, Ly, 0, sc->ridge, sc->full};
+  bg_seed_poisson_desc pd = {.hi = {sc->R0, sc->ridge ? Ly : sc->R0, H0},
+                             .dx = dx,
+                             .ppc = 8,
+                             .inside = in_shape,
+                             .inside_ctx = &shape,
+                             .uniform = rng_uniform,
+                             .uniform_ctx = rng};
+  if (sc->full) pd.lo[0] = pd.lo[1] = -sc->R0;
+  shape.inset = 0.5 * bg_seed_poisson_radius(dx, pd.ppc);
+  /* ppc in the whole box and half again for the denser layer at the faces */
+  double box = (pd.hi[0] - pd.lo[0]) * (pd.hi[1] - pd.lo[1]) * (pd.hi[2] - pd.lo[2]);
+  size_t cap = (size_t)(1.5 * pd.ppc * box / (dx * dx * dx)) + 64;
+  bg_real *x = xmalloc(3 * cap * sizeof *x);
+  bg_status s = bg_seed_poisson(&pd, x, cap, n, err, sizeof err);
+  if (s == BG_ERR_RANGE && *n > cap) {
+    cap = *n;
+    free(x);
+    x = xmalloc(3 * cap * sizeof *x);
+    gsl_rng_set(rng, rng_seed);
+    s = bg_seed_poisson(&pd, x, cap, n, err, sizeof err);
+  }
+  if (s != BG_OK) fail_sim("bg_seed_poisson", s, err);
+  shape.inset = 0;
+  bg_seed_volume_desc vd = {.h = 0.25 * dx, .inside = in_shape, .inside_ctx = &shape, .uniform = rng_uniform,
+                            .uniform_ctx = rng};
+  memcpy(vd.lo, pd.lo, sizeof vd.lo);
+  memcpy(vd.hi, pd.hi, sizeof vd.hi);
+  bg_seed_volume_result vr;
+  if ((s = bg_seed_volume(&vd, *n, &vr, err, sizeof err)) != BG_OK) fail_sim("bg_seed_volume", s, err);
+  *vol = vr.per_particle;
+  return x;
+}
 
 /* The loop's state between iterations (what a checkpoint must carry): the
  * time reached, the last kinetic energy, its peak and whether it settled. */
@@ -174,8 +233,9 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
 
   /* ppc 8: a lattice of spacing dx/2, each point jittered within its cell */
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(rng, sc->seed + (unsigned long)sc->cells * 7919ul + (unsigned long)sc->ridge * 104729ul);
-  double sp = 0.5 * dx;
+  unsigned long rng_seed = sc->seed + (unsigned long)sc->cells * 7919ul + (unsigned long)sc->ridge * 104729ul;
+  gsl_rng_set(rng, rng_seed);
+  double sp = 0.5 * dx, vol = 0;
   int ni = (int)floor(R0 / sp + 1e-9), nk = (int)floor(H0 / sp + 1e-9);
   int nj = sc->ridge ? (int)floor(Ly / sp + 1e-9) : ni;
   bg_seed_lattice_desc lat = {.spacing = sp,
@@ -190,10 +250,22 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
     lat.count[0] = lat.count[1] = (size_t)(2 * ni);
   }
   size_t cap = lat.count[0] * lat.count[1] * lat.count[2], n = 0;
-  bg_real *x = xmalloc(3 * cap * sizeof *x);
-  if ((s = bg_seed_lattice(&lat, x, cap, &n, err, sizeof err)) != BG_OK) fail_sim("bg_seed_lattice", s, err);
+  bg_real *x;
+  if (sc->poisson) {
+    x = seed_poisson(sc, dx, H0, Ly, rng, rng_seed, &n, &vol);
+  } else {
+    x = xmalloc(3 * cap * sizeof *x);
+    if ((s = bg_seed_lattice(&lat, x, cap, &n, err, sizeof err)) != BG_OK) fail_sim("bg_seed_lattice", s, err);
+  }
   gsl_rng_free(rng);
-  s = bg_sim_add_particles(sim, n, x, NULL, 8);
+  if (sc->poisson) {
+    bg_real *pv = xmalloc(n * sizeof *pv);
+    for (size_t p = 0; p < n; ++p) pv[p] = (bg_real)vol;
+    s = bg_sim_add_particles_volume(sim, n, x, NULL, pv);
+    free(pv);
+  } else {
+    s = bg_sim_add_particles(sim, n, x, NULL, 8);
+  }
   if (s != BG_OK) fail_sim("bg_sim_add_particles", s, bg_sim_last_error(sim));
   res.n_particles = n;
   res.phi_fed = phi_fed;
@@ -206,8 +278,8 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   for (size_t p = 0; p < n; ++p) M += m[p];
   res.ke_thresh = sc->ke_frac * M * g * R0;
   double tc = sqrt(R0 / g), t = 0, ke = 0;
-  bg_lab_progress(lab, "%s: dx %.3g mm (%d cells per R0), a %.3g, %zu particles, grid %zux%zux%zu, floor %s mu %g",
-                  tag, dx * 1e3, sc->cells, sc->aspect, n, desc.dims[0], desc.dims[1], desc.dims[2],
+  bg_lab_progress(lab, "%s: dx %.3g mm (%d cells per R0), a %.3g, %zu%s particles, grid %zux%zux%zu, floor %s mu %g",
+                  tag, dx * 1e3, sc->cells, sc->aspect, n, sc->poisson ? " poisson" : "", desc.dims[0], desc.dims[1], desc.dims[2],
                   sc->floor == BG_FRICTION_STICK ? "stick" : "coulomb", sc->mu);
   column_loop cl = {&t, &ke, &res.ke_peak, &res.settled};
   bg_lab_blob state;

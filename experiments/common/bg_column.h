@@ -44,6 +44,7 @@ typedef struct bg_column_scene {
   double L_over_R0;       /* quarter-domain extent */
   double t_max_s;
   double jitter;          /* lattice jitter, fraction of the particle spacing */
+  int poisson;            /* 1: Poisson-disk samples at ppc 8 instead of the lattice (--seeding) */
   int cells;              /* cells per column radius */
   int ridge;              /* 1: plane-strain half ridge */
   int ridge_cells;        /* slab thickness in cells */

@@ -209,6 +209,14 @@ for m in water elastic snow von-mises; do
     ok "--material $m to exp_density: exit 2, it needs a granular model, before any output"
   else bad "exp_density given the non-granular $m"; fi
 done
+# --seeding poisson: only the column experiments seed through bg_column; the others refuse it
+if run seed_take 2 "$density" --seeding poisson --out "$out/seed_take" &&
+  has seed_take "exp_runout, exp_repose and exp_cohesion" && [ ! -e "$out/seed_take" ]; then
+  ok "--seeding poisson to exp_density: exit 2 naming the experiments that take it, before any output"
+else bad "an experiment that seeds its own lattice given --seeding poisson"; fi
+if run seed_bad 2 "$bin/exp_runout" --seeding hex --out "$out/seed_bad" && has seed_bad "lattice, poisson"; then
+  ok "--seeding hex: exit 2 naming lattice, poisson"
+else bad "--seeding with an unknown pattern"; fi
 run quote 0 "$probe" --quiet --out "$out/with space"
 if grep -q "'$out/with space'" "$out/with space/manifest.json"; then ok "the manifest's command is shell-quoted"
 else bad "the manifest's command is shell-quoted"; fi

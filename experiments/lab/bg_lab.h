@@ -93,6 +93,16 @@ const char *bg_lab_scale_name(const bg_lab *lab);
 const char *bg_lab_backend(const bg_lab *lab);
 int bg_lab_threads(const bg_lab *lab);
 unsigned long bg_lab_seed(const bg_lab *lab);
+
+/* --seeding: how a scene places its particles at the start. lattice (the
+ * default) is each experiment's own jittered lattice; poisson is
+ * bg_seed_poisson at the same ppc, each particle carrying the shape's
+ * measured volume over the count (bg_seed_volume). Only an executable that
+ * called bg_lab_takes_seeding before bg_lab_init takes poisson; the others
+ * refuse it (exit 2) before the run folder is touched. */
+typedef enum bg_seeding { BG_SEEDING_LATTICE = 0, BG_SEEDING_POISSON = 1 } bg_seeding;
+void bg_lab_takes_seeding(void);
+bg_seeding bg_lab_seeding(const bg_lab *lab);
 int bg_lab_quiet(const bg_lab *lab);
 const char *bg_lab_outdir(const bg_lab *lab);
 /* The references directory (claims table, literature/ data). */

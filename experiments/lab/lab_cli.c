@@ -14,6 +14,10 @@
 /* The models this executable takes (bg_lab_accept_materials): labels,
  * comma separated, and what for; NULL: every registered model. */
 static const char *accepted_models, *accepted_need;
+/* 1 when this executable seeds through a helper that takes --seeding poisson */
+static int takes_seeding;
+
+void bg_lab_takes_seeding(void) { takes_seeding = 1; }
 
 void bg_lab_accept_materials(const char *labels, const char *need) {
   accepted_models = labels;
@@ -92,6 +96,8 @@ void lab_usage(const bg_lab *lab, const char *summary, const bg_lab_param *p, in
       "  --force               --out may hold an earlier run's files: they are removed first\n"
       "  --threads N           CPU threads, 0 = all, at most the %ld cores here (default 0)\n"
       "  --seed S              random seed (default 1)\n"
+      "  --seeding KIND        the initial particles: lattice, the jittered lattice (default), or\n"
+      "                        poisson, Poisson-disk samples at the same ppc (column experiments)\n"
       "  --references DIR      claims table and literature data (default: the source tree's)\n"
       "  --quiet               no progress on stderr\n"
       "  --mutant NAME         apply a mutant: a change a correct lab must detect (below)\n",
@@ -290,13 +296,14 @@ enum {
   O_PLAN,
   O_POINT,
   O_GATHER,
+  O_SEEDING,
   O_PARAM
 };
 static const char *const common[] = {
     "scale",      "backend", "out",    "threads", "seed",      "quiet",
     "references", "help",    "mutant", "force",   "version",   "material",
     "mu-s",       "grain-d", "ngf-a",  "ngf-t0",  "vtk-every", "checkpoint-every",
-    "resume",     "plan",    "point",  "gather"};
+    "resume",     "plan",    "point",  "gather",  "seeding"};
 enum { N_COMMON = (int)(sizeof common / sizeof common[0]) };
 
 /* getopt_long's table: the common options, then params (marked not set). */
@@ -426,6 +433,18 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
         if (c == O_POINT) lab->point = (int)parse_number("point", optarg, 0, 1e6, 1);
         break;
       }
+      case O_SEEDING:
+        if (!strcmp(optarg, "lattice"))
+          lab->seeding = BG_SEEDING_LATTICE;
+        else if (!strcmp(optarg, "poisson"))
+          lab->seeding = BG_SEEDING_POISSON;
+        else
+          lab_die("--seeding: '%s' is not one of lattice, poisson", optarg);
+        if (lab->seeding == BG_SEEDING_POISSON && !takes_seeding)
+          lab_die("--seeding poisson: %s places its particles on its own lattice (the column experiments "
+                  "exp_runout, exp_repose and exp_cohesion take poisson)",
+                  lab->name);
+        break;
       case O_VERSION:
         printf("%s (bagnold %s, commit %s)\n", lab->name, BG_VERSION_STRING, BAGNOLD_GIT_COMMIT);
         exit(0);

@@ -165,6 +165,7 @@ const char *bg_lab_scale_name(const bg_lab *lab) {
 const char *bg_lab_backend(const bg_lab *lab) { return lab->backend; }
 int bg_lab_threads(const bg_lab *lab) { return lab->threads; }
 unsigned long bg_lab_seed(const bg_lab *lab) { return lab->seed; }
+bg_seeding bg_lab_seeding(const bg_lab *lab) { return (bg_seeding)lab->seeding; }
 int bg_lab_quiet(const bg_lab *lab) { return lab->quiet; }
 const char *bg_lab_references(const bg_lab *lab) { return lab->refs; }
 const char *bg_lab_outdir(const bg_lab *lab) { return lab->out; }

@@ -103,6 +103,7 @@ struct bg_lab {
   char refs[1024];
   int threads;
   unsigned long seed;
+  int seeding; /* --seeding: BG_SEEDING_LATTICE or BG_SEEDING_POISSON */
   int quiet;
   double t0;
   double work;

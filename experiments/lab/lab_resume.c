@@ -20,6 +20,7 @@ void lab_build_identity(bg_lab *lab, const bg_lab_param *p, int n) {
   o += (size_t)snprintf(lab->identity + o, cap - o,
                         "mu_s\t%.17g\ngrain_d\t%.17g\nngf_a\t%.17g\nngf_t0\t%.17g\nseed\t%lu\n",
                         lab->mu_s, lab->grain_d, lab->ngf_a, lab->ngf_t0, lab->seed);
+  if (lab->seeding == BG_SEEDING_POISSON) o += (size_t)snprintf(lab->identity + o, cap - o, "seeding\tpoisson\n");
   o += (size_t)snprintf(lab->identity + o, cap - o, "mutant\t%s\n",
                         lab->active ? lab->active->name : "none");
   for (int i = 0; i < n && o < cap; ++i) {

@@ -78,6 +78,7 @@ static bg_lab *repose_init(int argc, char **argv, repose_opts *o) {
   };
   int np = (int)(sizeof params / sizeof params[0]);
   bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
+  bg_lab_takes_seeding();
   bg_lab *lab = bg_lab_init("exp_repose",
                             "Angle of repose of a released sand cylinder: four surface estimators, "
                             "refinement in dx, floor friction sweep, plane-strain ridge.",

@@ -97,6 +97,7 @@ static bg_lab *runout_init(int argc, char **argv, runout_plan *pl) {
   };
   int np = (int)(sizeof params / sizeof params[0]);
   bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
+  bg_lab_takes_seeding();
   return bg_lab_init("exp_runout",
                      "Axisymmetric column collapse: runout vs aspect ratio against Lube 2004 and "
                      "Lajeunesse 2004, a two-regime GSL fit, refinement and floor friction.",
