@@ -329,15 +329,20 @@ class Collider:
         self.phi: Optional[np.ndarray] = None
         self.normals: Optional[np.ndarray] = None
         self.friction = friction_spec
+        #: the node spacing an SDF was sampled at, when given (from_sdf)
+        self.dx: Optional[float] = None
 
     @property
     def shape(self) -> str:
         return ("halfspace", "box", "cylinder", "sdf")[self._c.shape]
 
-    def _struct(self, dims: Tuple[int, int, int], index: int) -> _n.Collider:
+    def _struct(self, dims: Tuple[int, int, int], index: int, sim_dx: Optional[float] = None) -> _n.Collider:
         """The struct for a grid of dims nodes, its arrays pointed at (the
         arrays must outlive the bg_sim_create call that reads them)."""
         if self.phi is not None:
+            if self.dx is not None and sim_dx is not None and not math.isclose(self.dx, sim_dx, rel_tol=1e-6):
+                raise ValueError(f"colliders[{index}]: the SDF was sampled at dx = {self.dx:g} m, "
+                                 f"the simulation's dx is {sim_dx:g} m")
             if self.phi.shape != tuple(dims):
                 raise ValueError(f"colliders[{index}]: phi_nodes must have the grid's shape {tuple(dims)} "
                                  f"(got {self.phi.shape})")
@@ -348,6 +353,21 @@ class Collider:
                                      f"(got {self.normals.shape})")
                 self._c.normals = self.normals.ctypes.data_as(_n._F)
         return self._c
+
+    @classmethod
+    def from_sdf(cls, phi: np.ndarray, normals: Optional[np.ndarray] = None, dx: Optional[float] = None,
+                 mu: Optional[float] = 0.3, invert: bool = False) -> "Collider":
+        """The seed's spelling of :func:`sdf`: ``phi`` on the grid's nodes
+        (m, negative in solid), ``normals`` or None, the node spacing ``dx``
+        the field was sampled at (a :class:`~bagnold.Sim` of another dx
+        refuses it), and the wall friction ``mu``: a Coulomb coefficient,
+        or None for a stick wall (``friction="stick"``)."""
+        c = sdf(phi, normals, friction="stick" if mu is None else _number(mu, "mu"), invert=invert)
+        if dx is not None:
+            c.dx = _number(dx, "dx")
+            if not c.dx > 0:
+                raise ValueError(f"dx must be > 0 m (got {dx!r})")
+        return c
 
     def __repr__(self) -> str:
         return f"Collider({self.shape}, friction={self.friction!r})"

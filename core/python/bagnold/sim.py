@@ -127,6 +127,9 @@ class Sim:
             256), each particle of the entry :meth:`add` names.
         colliders: :func:`~bagnold.halfspace`, :func:`~bagnold.box`,
             :func:`~bagnold.cylinder`, :func:`~bagnold.sdf` objects.
+        collider: one collider, the seed's spelling
+            (``collider=Collider.from_sdf(...)``); it comes first, before
+            any in ``colliders``.
         sinks: :class:`~bagnold.Sink` objects or (lo, hi) pairs.
         walls: friction of the domain faces: one spec for all, or a mapping
             {"-x": ..., "+z": "open", "floor": 0.5, "all": "stick"}; a spec
@@ -153,7 +156,8 @@ class Sim:
                  walls: Any = None, gravity: Optional[Sequence[float]] = None, backend: str = "auto",
                  threads: int = 0, cfl: Optional[float] = None, fixed_dt: Optional[float] = None,
                  force_dt: bool = False, sort_interval: Optional[int] = None,
-                 properties: Union[None, str, Mapping[str, Any]] = None, damping: float = 0.0) -> None:
+                 properties: Union[None, str, Mapping[str, Any]] = None, damping: float = 0.0,
+                 collider: Optional[Collider] = None) -> None:
         self._h = _n.c_void_p()
         d = _n.C.bg_sim_desc_default()
         dims = tuple(int(g) for g in grid) if np.ndim(grid) == 1 else ()
@@ -183,11 +187,13 @@ class Sim:
             d.n_materials = len(mats)
         # the collider structs and their node arrays only have to live
         # through bg_sim_create, which copies them
-        cols = list(colliders)
+        if collider is not None and not isinstance(collider, Collider):
+            raise ValueError(f"collider must be a bagnold collider (got {type(collider).__name__})")
+        cols = ([collider] if collider is not None else []) + list(colliders)
         for i, c in enumerate(cols):
             if not isinstance(c, Collider):
                 raise ValueError(f"colliders[{i}] must be a bagnold collider (got {type(c).__name__})")
-        col_arr = (_n.Collider * max(len(cols), 1))(*[c._struct(dims, i) for i, c in enumerate(cols)])
+        col_arr = (_n.Collider * max(len(cols), 1))(*[c._struct(dims, i, d.dx) for i, c in enumerate(cols)])
         d.colliders = col_arr if cols else None
         d.n_colliders = len(cols)
         snk = [s if isinstance(s, Sink) else Sink(*s) for s in sinks]
