@@ -668,6 +668,13 @@ bg_status bg_sim_load(const char *path, const char *backend, int threads, bg_sim
  * and its length written to *user_len when not NULL; a blob larger than cap
  * is BG_ERR_RANGE. On any failure the simulation is left as it was. */
 bg_status bg_sim_restore(bg_sim *sim, const char *path, void *user, size_t cap, size_t *user_len);
+/* The checks bg_sim_load makes of a file before it reads any of it: the
+ * header (magic, version, memory layout), the length it announces and the
+ * SHA-256 of the content, with no simulation made (one pass over the file,
+ * 64 KiB of memory). For a caller that must know a checkpoint is whole
+ * before it acts on it (a resumed run, before it clears its folder).
+ * Errors as bg_sim_load's, the path and what was found in err. */
+bg_status bg_checkpoint_verify(const char *path, char *err, size_t err_len);
 
 /* ------------------------------------------------------------------- output */
 

@@ -728,6 +728,25 @@ bg_status bg_sim_restore(bg_sim *sim, const char *path, void *user, size_t cap, 
   return s;
 }
 
+bg_status bg_checkpoint_verify(const char *path, char *err, size_t err_len) {
+  if (err && err_len) err[0] = 0;
+  if (!path) {
+    if (err && err_len) snprintf(err, err_len, "path is NULL");
+    return BG_ERR_NULL;
+  }
+  errno = 0;
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    if (err && err_len) snprintf(err, err_len, "cannot open checkpoint %s: %s", path, strerror(errno));
+    return BG_ERR_IO;
+  }
+  uint64_t payload = 0;
+  uint32_t version = 0, mat_size = 0;
+  bg_status s = verify(fp, path, &payload, &version, &mat_size, err, err_len);
+  fclose(fp);
+  return s;
+}
+
 bg_status bg_sim_load(const char *path, const char *backend, int threads, bg_sim **out, char *err,
                       size_t err_len) {
   if (err && err_len) err[0] = 0;

@@ -536,6 +536,8 @@ int main(int argc, char **argv) {
     remove(rt);
   }
 
+  bg_check_true(bg_checkpoint_verify(path, err, sizeof err) == BG_OK,
+                "bg_checkpoint_verify passes the file bg_sim_save wrote (%s)", err);
   /* damaged files: each a named error, the simulation untouched */
   snap before = take(into);
   unsigned char *buf = NULL;
@@ -567,6 +569,9 @@ int main(int argc, char **argv) {
     bg_status s2 = bg_sim_load(bad, backend, 2, &none, err, sizeof err);
     bg_check_true(s2 == cases[c].want && none == NULL, "%s: bg_sim_load says %s too (%s)",
                   cases[c].what, bg_status_name(s2), err);
+    bg_status s3 = bg_checkpoint_verify(bad, err, sizeof err);
+    bg_check_true(s3 == cases[c].want, "%s: bg_checkpoint_verify says %s too (%s)", cases[c].what,
+                  bg_status_name(s3), err);
   }
   free(buf);
   got = take(into);

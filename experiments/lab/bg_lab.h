@@ -31,7 +31,7 @@ typedef struct bg_lab_param {
   void *dest;
   double lo, hi; /* accepted closed range for numbers */
   const char *help;
-  int set; /* written by bg_lab_init: 1 when given on the command line */
+  int set; /* written by bg_lab_init: 1 when given on the command line (or read from --resume's folder) */
   const char *quick, *paper; /* per-scale defaults, or NULL: *dest as it is */
   const char *key;           /* manifest key, or NULL */
 } bg_lab_param;
@@ -60,6 +60,14 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
  * before the run folder is touched. Without the call every registered model
  * is taken and Drucker-Prager is the default. */
 void bg_lab_accept_materials(const char *labels, const char *need);
+
+/* An experiment's own checks of its options (a list to parse, two values
+ * that must be ordered), registered before bg_lab_init, which calls fn(ctx)
+ * once every parameter has its value (given, inherited by --resume, or the
+ * scale's default) and before the run folder is touched: fn ends a bad run
+ * with bg_lab_fail (exit 2), leaving no folder and no RUNNING marker. */
+typedef void (*bg_lab_check_fn)(void *ctx);
+void bg_lab_check_options(bg_lab_check_fn fn, void *ctx);
 
 /* The mutant this run applies (--mutant), or NULL for the real lab. */
 const char *bg_lab_mutant(const bg_lab *lab);

@@ -349,6 +349,7 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
               c >= O_PARAM ? params[c - O_PARAM].name : common[c - O_SCALE], optarg);
     switch (c) {
       case O_SCALE:
+        cli->scale_given = 1;
         if (!strcmp(optarg, "quick"))
           lab->scale = BG_SCALE_QUICK;
         else if (!strcmp(optarg, "paper"))
@@ -373,6 +374,7 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
         lab->threads = (int)parse_number("threads", optarg, 0, (double)cores, 1);
         break;
       case O_SEED:
+        cli->seed_given = 1;
         lab->seed = (unsigned long)parse_number("seed", optarg, 0, 4294967295.0, 1);
         break;
       case O_QUIET:
@@ -394,24 +396,31 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
         lab->force = 1;
         break;
       case O_MATERIAL:
+        cli->material_given = 1;
         lab->material = parse_material(optarg);
         break;
       case O_MU_S:
+        cli->mu_s_given = 1;
         lab->mu_s = parse_number("mu-s", optarg, 0.05, 2.0, 0);
         break;
       case O_GRAIN_D:
+        cli->grain_d_given = 1;
         lab->grain_d = parse_number("grain-d", optarg, 1e-5, 0.05, 0);
         break;
       case O_NGF_A:
+        cli->ngf_a_given = 1;
         lab->ngf_a = parse_number("ngf-a", optarg, 0, 5, 0);
         break;
       case O_NGF_T0:
+        cli->ngf_t0_given = 1;
         lab->ngf_t0 = parse_number("ngf-t0", optarg, 1e-6, 1, 0);
         break;
       case O_VTK_EVERY:
+        cli->vtk_given = 1;
         lab->vtk_every = parse_number("vtk-every", optarg, 0, 1e4, 0);
         break;
       case O_CKPT_EVERY:
+        cli->ckpt_given = 1;
         lab->ckpt_every = parse_number("checkpoint-every", optarg, 0, 86400, 0);
         break;
       case O_RESUME:
@@ -434,6 +443,7 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
         break;
       }
       case O_SEEDING:
+        cli->seeding_given = 1;
         if (!strcmp(optarg, "lattice"))
           lab->seeding = BG_SEEDING_LATTICE;
         else if (!strcmp(optarg, "poisson"))
@@ -462,9 +472,14 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
   }
   if (optind < argc)
     lab_die("unexpected argument '%s' (options start with --; see --help)", argv[optind]);
+  free(opts);
+}
+
+/* The model and its options, once they are all known (a resumed run's come
+ * from its folder too). */
+void lab_check_model(const bg_lab *lab) {
   check_accepted_model(lab);
   check_model_options(lab);
-  free(opts);
 }
 
 void lab_apply_defaults(const bg_lab *lab, bg_lab_param *params, int n_params) {

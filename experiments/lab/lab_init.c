@@ -6,6 +6,15 @@
 
 #include "lab_internal.h"
 
+/* The experiment's checks of its own options (bg_lab_check_options). */
+static bg_lab_check_fn options_check;
+static void *options_ctx;
+
+void bg_lab_check_options(bg_lab_check_fn fn, void *ctx) {
+  options_check = fn;
+  options_ctx = ctx;
+}
+
 /* A lab with the defaults every option starts from. */
 static bg_lab *lab_new(const char *name) {
   bg_lab *lab = calloc(1, sizeof *lab);
@@ -97,7 +106,12 @@ bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv
   bg_lab *lab = lab_new(name);
   lab_cli cli = {0};
   lab_parse_options(lab, summary, argc, argv, params, n_params, mutants, &cli);
+  /* a resumed run's settings are its folder's, less what the command line gives */
+  if (lab->resume[0] && !cli.want_help) lab_resume_inherit(lab, params, n_params, &cli);
+  lab_check_model(lab);
   resolve_inputs(lab, summary, params, n_params, mutants, &cli);
+  /* the experiment's own checks of its options, before the folder is touched */
+  if (options_check) options_check(options_ctx);
   prepare_folder(lab, params, n_params, &cli);
   record_settings(lab, params, n_params);
   return lab;

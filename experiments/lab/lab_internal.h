@@ -80,6 +80,10 @@ typedef struct lab_cli {
   const char *mutant; /* --mutant, or NULL */
   int want_help;
   int out_given;
+  /* the common options given on the command line: --resume reads the
+   * others from the run folder (lab_resume_inherit) */
+  int scale_given, material_given, seed_given, seeding_given, mu_s_given, grain_d_given,
+      ngf_a_given, ngf_t0_given, ckpt_given, vtk_given;
 } lab_cli;
 
 struct bg_lab {
@@ -230,6 +234,8 @@ void lab_build_identity(bg_lab *lab, const bg_lab_param *p, int n);
 void lab_same_identity(const char *there, const char *here, const char *opt, const char *what,
                        const char *hint);
 void lab_check_resume(bg_lab *lab);
+void lab_resume_inherit(bg_lab *lab, bg_lab_param *p, int n, lab_cli *cli);
+void lab_check_model(const bg_lab *lab);
 void lab_write_identity(bg_lab *lab);
 
 /* ---- lab_sweep.c */

@@ -225,7 +225,16 @@ int lab_split_tabs(char *line, char **f, int max) {
   return n;
 }
 
+/* exit() while RUNNING is still there: an experiment ended the run by
+ * itself after the folder was prepared (an option checked late). The folder
+ * says FAILED, not RUNNING, so no one waits for it. */
+static void marker_at_exit(void) {
+  mark_folder(g_failed, "error: the run exited before it finished (its stderr says why)\n");
+}
+
 void lab_start_marker(bg_lab *lab) {
+  static int registered;
+  if (!registered++) atexit(marker_at_exit);
   snprintf(lab_marker, sizeof lab_marker, "%s/RUNNING", lab->out);
   snprintf(g_failed, sizeof g_failed, "%s/FAILED", lab->out);
   snprintf(g_interrupted, sizeof g_interrupted, "%s/INTERRUPTED", lab->out);
@@ -320,7 +329,7 @@ static int is_subdir_file(const char *dir, const char *f) {
   const char *ext = strrchr(f, '.');
   if (!ext || ext == f) return 0;
   if (!strcmp(ext, ".tmp")) return 1;
-  if (!strcmp(dir, "checkpoints")) return !strcmp(ext, ".bgck") || !strcmp(f, "run.txt");
+  if (!strcmp(dir, "checkpoints")) return !strcmp(ext, ".bgck") || !strcmp(f, "run.txt") || !strcmp(f, "services.txt");
   /* a sweep driver's (scripts/sweep): point and Slurm logs, job scripts, job ids */
   if (!strcmp(dir, "logs"))
     return !strcmp(ext, ".log") || !strcmp(ext, ".sh") || !strcmp(ext, ".txt");

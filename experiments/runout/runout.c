@@ -42,6 +42,12 @@
 
 const int runout_conv_factor2[N_CONV] = {2, 3, 4, 6};
 
+/* a macro's value as a string literal, for --help */
+#define RUNOUT_STR(x) #x
+#define RUNOUT_XSTR(x) RUNOUT_STR(x)
+
+static void runout_check_options(void *ctx);
+
 /* The options (their defaults first, then the table) and the lab. */
 static bg_lab *runout_init(int argc, char **argv, runout_plan *pl) {
   static const char *const mutants[] = {"runout-1dx-threshold",
@@ -71,7 +77,9 @@ static bg_lab *runout_init(int argc, char **argv, runout_plan *pl) {
       {.name = "cells", .type = BG_PARAM_INT, .dest = &pl->cells, .lo = 4, .hi = 256,
        .help = "cells per R0 of the aspect and floor sweeps", .quick = "8", .paper = "30", .key = "cells_per_R0"},
       {.name = "aspects", .type = BG_PARAM_STRING, .dest = &pl->aspects_s, .lo = 0, .hi = 0,
-       .help = "aspect ratios a = H0/R0, comma-separated, increasing, in [0.25, 12]", .quick = "0.5,0.75,1,1.5,2,3,4,6",
+       .help = "aspect ratios a = H0/R0, comma-separated, increasing, in [0.25, 12]: "
+               RUNOUT_XSTR(RUNOUT_MIN_ASPECTS) " to " RUNOUT_XSTR(MAX_ASPECTS) " values (the three-parameter fit "
+               "needs " RUNOUT_XSTR(RUNOUT_MIN_ASPECTS) ")", .quick = "0.5,0.75,1,1.5,2,3,4,6",
        .paper = "0.5,0.75,1,1.5,2,3,4,6,8,10"},
       {.name = "conv-cells", .type = BG_PARAM_INT, .dest = &pl->conv_cells, .lo = 4, .hi = 256,
        .help = "cells per R0 of the coarsest refinement grid", .quick = "8", .paper = "16", .key = "conv_cells_coarse"},
@@ -97,11 +105,29 @@ static bg_lab *runout_init(int argc, char **argv, runout_plan *pl) {
   };
   int np = (int)(sizeof params / sizeof params[0]);
   bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
+  bg_lab_check_options(runout_check_options, pl);
   bg_lab_takes_seeding();
   return bg_lab_init("exp_runout",
                      "Axisymmetric column collapse: runout vs aspect ratio against Lube 2004 and "
                      "Lajeunesse 2004, a two-regime GSL fit, refinement and floor friction.",
                      argc, argv, params, np, mutants);
+}
+
+/* The options no range in the table can check, by bg_lab_init before the
+ * run folder is touched: the floor sweep's ends in order, the refinement's
+ * grids, and the aspect list (parsed, and long enough for the fit). */
+static void runout_check_options(void *ctx) {
+  const runout_plan *pl = ctx;
+  if (!(pl->mu_lo < pl->mu_hi)) bg_lab_fail("--mu-lo %g must be below --mu-hi %g", pl->mu_lo, pl->mu_hi);
+  if (pl->conv_cells % 2)
+    bg_lab_fail("--conv-cells %d: must be even (the grids are 1, 1.5, 2 and 3 times it)", pl->conv_cells);
+  if (pl->conv_cells * 3 > 1024)
+    bg_lab_fail("--conv-cells %d: the finest grid (x3) must stay at or below 1024 cells per R0", pl->conv_cells);
+  double aspects[MAX_ASPECTS];
+  int na = runout_parse_list(pl->aspects_s, aspects, MAX_ASPECTS, 0.25, 12, "aspects");
+  if (na < RUNOUT_MIN_ASPECTS)
+    bg_lab_fail("--aspects: at least %d values are needed for a three-parameter fit (got %d)", RUNOUT_MIN_ASPECTS,
+                na);
 }
 
 /* The scene and its plan: the checks of the options, the aspects the
@@ -127,25 +153,8 @@ static void runout_plan_runs(runout_plan *pl) {
   char ref_path[1400];
   bg_lab_reference(lab, LAWS, ref_path, sizeof ref_path);
   bg_lab_reference(lab, SEED, ref_path, sizeof ref_path);
-  if (!(mu_lo < mu_hi)) {
-    fprintf(stderr, "error: --mu-lo %g must be below --mu-hi %g\n", mu_lo, mu_hi);
-    exit(2);
-  }
-  if (conv_cells % 2) {
-    fprintf(stderr, "error: --conv-cells %d: must be even (the grids are 1, 1.5, 2 and 3 times it)\n", conv_cells);
-    exit(2);
-  }
-  if (conv_cells * 3 > 1024) {
-    fprintf(stderr, "error: --conv-cells %d: the finest grid (x3) must stay at or below 1024 cells per R0\n",
-            conv_cells);
-    exit(2);
-  }
   double aspects[MAX_ASPECTS];
   int na = runout_parse_list(aspects_s, aspects, MAX_ASPECTS, 0.25, 12, "aspects");
-  if (na < 4) {
-    fprintf(stderr, "error: --aspects: at least 4 values are needed for a three-parameter fit (got %d)\n", na);
-    exit(2);
-  }
   /* a mutant run simulates only the stages its claims need */
   int need_small = bg_lab_needed(lab, "runout.break") || bg_lab_needed(lab, "runout.small_a_slope");
   int need_large = bg_lab_needed(lab, "runout.large_a_exponent");

@@ -13,6 +13,8 @@
 #include "bg_lab.h"
 
 #define MAX_ASPECTS 32
+/* the two-regime fit has three parameters: one degree of freedom at least */
+#define RUNOUT_MIN_ASPECTS 4
 #define N_CONV 4
 #define N_MU 5
 #define KE_FRAC 1e-4

@@ -16,23 +16,19 @@ int runout_parse_list(const char *s, double *v, int max, double lo, double hi, c
     char *end;
     double x = strtod(p, &end);
     if (end == p || !isfinite(x) || x < lo || x > hi) {
-      fprintf(stderr, "error: --%s: '%s' is not a comma-separated list of numbers in [%g, %g]\n", opt, s, lo, hi);
-      exit(2);
+      bg_lab_fail("--%s: '%s' is not a comma-separated list of numbers in [%g, %g]", opt, s, lo, hi);
     }
     if (n == max) {
-      fprintf(stderr, "error: --%s: at most %d values\n", opt, max);
-      exit(2);
+      bg_lab_fail("--%s: at most %d values", opt, max);
     }
     if (n > 0 && x <= v[n - 1]) {
-      fprintf(stderr, "error: --%s: values must increase (%g after %g)\n", opt, x, v[n - 1]);
-      exit(2);
+      bg_lab_fail("--%s: values must increase (%g after %g)", opt, x, v[n - 1]);
     }
     v[n++] = x;
     p = end;
     if (*p == ',') p++;
     else if (*p) {
-      fprintf(stderr, "error: --%s: unexpected '%c' in '%s'\n", opt, *p, s);
-      exit(2);
+      bg_lab_fail("--%s: unexpected '%c' in '%s'", opt, *p, s);
     }
   }
   return n;
