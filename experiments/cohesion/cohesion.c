@@ -51,6 +51,15 @@ typedef struct plan {
   bg_column_result res[MAX_C];
 } plan;
 
+static int parse_cstars(const char *s, double *v, int max);
+
+/* The c* list, parsed by bg_lab_init before the run folder is touched. */
+static void cohesion_check_options(void *ctx) {
+  const plan *pl = ctx;
+  double v[MAX_C];
+  parse_cstars(pl->cstars_s, v, MAX_C);
+}
+
 static bg_lab *cohesion_init(int argc, char **argv, plan *pl) {
   static const char *const mutants[] = {"cohesion-fed-reversed", "cohesion-dropped", NULL};
   pl->phi = 33;
@@ -82,6 +91,7 @@ static bg_lab *cohesion_init(int argc, char **argv, plan *pl) {
        .help = "columns simulated at once, each with one CPU thread; results do not depend on it"},
   };
   bg_lab_takes_seeding();
+  bg_lab_check_options(cohesion_check_options, pl);
   return bg_lab_init("exp_cohesion",
                      "Cohesion in the column collapse: runout against c / (rho g H) and the threshold "
                      "from which the column stands, against the closed-form bracket.",
@@ -96,15 +106,13 @@ static int parse_cstars(const char *s, double *v, int max) {
     char *end;
     double x = strtod(p, &end);
     if (end == p || (*end && *end != ',') || !(x >= 0 && x <= 2) || n == max || (n && !(x > v[n - 1]))) {
-      fprintf(stderr, "error: --cstars '%s': numbers in [0, 2], increasing, at most %d\n", s, max);
-      exit(2);
+      bg_lab_fail("--cstars '%s': numbers in [0, 2], increasing, at most %d", s, max);
     }
     v[n++] = x;
     p = *end ? end + 1 : end;
   }
   if (n < 3) {
-    fprintf(stderr, "error: --cstars '%s': at least 3 values are needed for a trend (got %d)\n", s, n);
-    exit(2);
+    bg_lab_fail("--cstars '%s': at least 3 values are needed for a trend (got %d)", s, n);
   }
   return n;
 }

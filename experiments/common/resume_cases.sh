@@ -2,8 +2,9 @@
 # resume_cases.sh BINDIR OUTDIR: --resume never loses a result (issue 35).
 # Each case failed on 4a52c64:
 #   - argument errors are found before the folder is touched (no folder, no
-#     RUNNING marker; the next run into it is not refused), and exp_runout's
-#     --help says how many aspects it needs;
+#     RUNNING marker; the next run into it is not refused), in exp_runout and
+#     every experiment with checks of its own, and exp_runout's --help says
+#     how many aspects it needs;
 #   - a folder whose checkpoint is corrupt is refused before anything in it
 #     (or in another --out) is cleared, byte for byte;
 #   - resume reads its parameters from the folder (checkpoints/run.txt): a
@@ -44,6 +45,36 @@ for args in "--aspects 3,1,2" "--aspects 0.5" "--mu-lo 2 --mu-hi 1"; do
   if ((rc == 2)) && has args "error: --" && [[ ! -e "$d" ]]; then ok "exp_runout $args: exit 2, no folder made"
   else bad "exp_runout $args: exit $rc, folder: $(ls "$d" 2>&1 | paste -sd' ')"; fi
 done
+# the same for every experiment's own option checks (bg_lab_check_options)
+while IFS='|' read -r exe args; do
+  [[ -x "$bin/$exe" ]] || { echo "skip  $exe is not built"; continue; }
+  d="$out/args"
+  rm -rf -- "$d"
+  # shellcheck disable=SC2086
+  run args "$bin/$exe" --quiet $args --out "$d"
+  if ((rc == 2)) && has args "error: " && [[ ! -e "$d" ]]; then ok "$exe $args: exit 2, no folder made"
+  else bad "$exe $args: exit $rc, folder: $(ls "$d" 2>&1 | paste -sd' ')"; fi
+done <<'CASES'
+exp_density|--ppc 9
+exp_density|--block 0.02
+exp_silo|--apertures 5,4,6,7
+exp_silo|--geometry hex
+exp_repose|--cells-coarse 256 --grids 4 --grid-ratio 2
+exp_cohesion|--cstars 0,0.1
+demo_surrogate|--phi-lo 40 --phi-hi 30
+demo_calibrate|--phi-lo 40 --phi-hi 30
+demo_hopper|--geometry hex
+CASES
+# a check an experiment still makes after the folder is prepared (exp_silo's
+# --refine against the grid it derives) ends the run with exit(): the folder
+# says FAILED, with the command, not RUNNING
+if [[ -x "$bin/exp_silo" ]]; then
+  run late "$bin/exp_silo" --quiet --refine 0.004 --out "$out/late"
+  if ((rc == 2)) && has late "refine" && [[ -f "$out/late/FAILED" && ! -e "$out/late/RUNNING" ]] &&
+    grep -q "exited before it finished" "$out/late/FAILED"; then
+    ok "exp_silo --refine 0.004 (checked after the folder is made): exit 2, FAILED, no RUNNING"
+  else bad "a late exit(2): exit $rc, folder: $(ls "$out/late" 2>&1 | paste -sd' ')"; fi
+fi
 mkdir -p "$out/args"
 run args_empty "$runout" --quiet --aspects 3,1,2 --out "$out/args"
 run args_next "$runout" --quiet --plan --out "$out/args"

@@ -162,6 +162,19 @@ typedef struct noise {
   double sigma_run, sigma_R, sigma_scan, sigma_phi, tol, tol10, S_noise;
 } noise;
 
+/* The options no range can check, by bg_lab_init before the run folder is
+ * touched (a bad one: exit 2, no folder, no marker). */
+static void check_options(void *arg) {
+  const options *o = arg;
+  if (o->phi_lo >= o->phi_hi) {
+    bg_lab_fail("--phi-lo %g must be below --phi-hi %g", o->phi_lo, o->phi_hi);
+  }
+  if (o->phi_true <= o->phi_lo || o->phi_true >= o->phi_hi) {
+    bg_lab_fail("--phi-true %g must lie inside the search range (%g, %g)", o->phi_true,
+            o->phi_lo, o->phi_hi);
+  }
+}
+
 /* Parses and checks the options; exits 2 on a bad one. */
 static bg_lab *parse_options(int argc, char **argv, options *o) {
   /* clang-format off */
@@ -204,21 +217,13 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
   };
   /* clang-format on */
   bg_lab_accept_materials("drucker-prager", "Drucker-Prager, whose friction angle it calibrates");
+  bg_lab_check_options(check_options, o);
   bg_lab *lab = bg_lab_init(
       "demo_calibrate",
       "Calibration: recover a hidden friction angle from a scanned deposit by GSL golden-section "
       "minimisation over full 3D collapses, with a tolerance from the measured sensitivity "
       "and run-to-run noise.",
       argc, argv, params, (int)(sizeof params / sizeof params[0]), calibrate_mutants);
-  if (o->phi_lo >= o->phi_hi) {
-    fprintf(stderr, "error: --phi-lo %g must be below --phi-hi %g\n", o->phi_lo, o->phi_hi);
-    exit(2);
-  }
-  if (o->phi_true <= o->phi_lo || o->phi_true >= o->phi_hi) {
-    fprintf(stderr, "error: --phi-true %g must lie inside the search range (%g, %g)\n", o->phi_true,
-            o->phi_lo, o->phi_hi);
-    exit(2);
-  }
   return lab;
 }
 

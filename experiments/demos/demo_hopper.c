@@ -207,6 +207,23 @@ typedef struct search {
   int n_sims, converged;
 } search;
 
+/* The options no range can check, by bg_lab_init before the run folder is
+ * touched (a bad one: exit 2, no folder, no marker). */
+static void check_options(void *arg) {
+  const options *o = arg;
+  if (strcmp(o->geometry, "slot") && strcmp(o->geometry, "round")) {
+    bg_lab_fail("--geometry: '%s' is not one of slot, round", o->geometry);
+  }
+  if (o->d_lo >= o->d_hi) {
+    bg_lab_fail("--d-lo %g must be below --d-hi %g", o->d_lo, o->d_hi);
+  }
+  if (o->d_hi * 2.5 > o->L * (1 + 1e-9)) {
+    bg_lab_fail("--d-hi %g m: the silo (--silo-width %g m) must be at least 2.5 D_hi wide "
+            "(Beverloo's law needs the walls away from the orifice)",
+            o->d_hi, o->L);
+  }
+}
+
 /* Parses and checks the options; exits 2 on a bad one. */
 static bg_lab *parse_options(int argc, char **argv, options *o) {
   /* clang-format off */
@@ -258,26 +275,12 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
   };
   /* clang-format on */
   bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
+  bg_lab_check_options(check_options, o);
   bg_lab *lab = bg_lab_init(
       "demo_hopper",
       "Hopper design: the orifice diameter for a target discharge rate by GSL Brent root "
       "finding over silo runs, checked by an independent re-run and against Beverloo inverted.",
       argc, argv, params, (int)(sizeof params / sizeof params[0]), hopper_mutants);
-  if (strcmp(o->geometry, "slot") && strcmp(o->geometry, "round")) {
-    fprintf(stderr, "error: --geometry: '%s' is not one of slot, round\n", o->geometry);
-    exit(2);
-  }
-  if (o->d_lo >= o->d_hi) {
-    fprintf(stderr, "error: --d-lo %g must be below --d-hi %g\n", o->d_lo, o->d_hi);
-    exit(2);
-  }
-  if (o->d_hi * 2.5 > o->L * (1 + 1e-9)) {
-    fprintf(stderr,
-            "error: --d-hi %g m: the silo (--silo-width %g m) must be at least 2.5 D_hi wide "
-            "(Beverloo's law needs the walls away from the orifice)\n",
-            o->d_hi, o->L);
-    exit(2);
-  }
   return lab;
 }
 

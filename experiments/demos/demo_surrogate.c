@@ -161,6 +161,23 @@ static post invert(gp *const g[NOUT], const double *yobs, const double *sn, doub
 static const char *const surrogate_mutants[] = {"noise-ignored", "scanner-coarse", "floor-mu-wrong",
                                                 NULL};
 
+/* The options no range can check, by bg_lab_init before the run folder is
+ * touched (a bad one: exit 2, no folder, no marker). */
+static void check_options(void *arg) {
+  const options *o = arg;
+  if (o->phi_lo >= o->phi_hi) {
+    bg_lab_fail("--phi-lo %g must be below --phi-hi %g", o->phi_lo, o->phi_hi);
+  }
+  if (o->phi_true <= o->phi_lo || o->phi_true >= o->phi_hi) {
+    bg_lab_fail("--phi-true %g must lie inside the design range (%g, %g)", o->phi_true,
+            o->phi_lo, o->phi_hi);
+  }
+  if (o->n_init + o->reps > o->max_sims) {
+    bg_lab_fail("--max-sims %d must hold the %d initial points and %d replicates",
+            o->max_sims, o->n_init, o->reps);
+  }
+}
+
 /* Parses and checks the options; exits 2 on a bad one. */
 static bg_lab *parse_options(int argc, char **argv, options *o) {
   /* clang-format off */
@@ -202,26 +219,13 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
   };
   /* clang-format on */
   bg_lab_accept_materials("drucker-prager", "Drucker-Prager, whose friction angle it learns");
+  bg_lab_check_options(check_options, o);
   bg_lab *lab = bg_lab_init(
       "demo_surrogate",
       "Surrogate: a Gaussian process learns phi -> (pile height, runout) from collapse runs "
       "placed where it is least certain, and inverts a held-out deposit with its 2-sigma "
       "interval.",
       argc, argv, params, (int)(sizeof params / sizeof params[0]), surrogate_mutants);
-  if (o->phi_lo >= o->phi_hi) {
-    fprintf(stderr, "error: --phi-lo %g must be below --phi-hi %g\n", o->phi_lo, o->phi_hi);
-    exit(2);
-  }
-  if (o->phi_true <= o->phi_lo || o->phi_true >= o->phi_hi) {
-    fprintf(stderr, "error: --phi-true %g must lie inside the design range (%g, %g)\n", o->phi_true,
-            o->phi_lo, o->phi_hi);
-    exit(2);
-  }
-  if (o->n_init + o->reps > o->max_sims) {
-    fprintf(stderr, "error: --max-sims %d must hold the %d initial points and %d replicates\n",
-            o->max_sims, o->n_init, o->reps);
-    exit(2);
-  }
   return lab;
 }
 

@@ -123,6 +123,18 @@ static void drop_unpack(drop_loop *d, bg_lab_blob *b) {
   bg_lab_blob_get(b, d->grid, ng * sizeof *d->grid);
 }
 
+/* The options no range can check, by bg_lab_init before the run folder is
+ * touched: ppc a cube, the block whole cells of at least 4 a side. */
+static void density_check_options(void *ctx) {
+  const density_run *r = ctx;
+  int side = (int)lround(cbrt((double)r->ppc));
+  if (side * side * side != r->ppc) bg_lab_fail("--ppc: %d is not a cube (1, 8, 27 or 64)", r->ppc);
+  long nb = lround(r->block / r->dx), nh = lround(r->block_h / r->dx);
+  if (nb < 4 || nh < 4)
+    bg_lab_fail("the block must be at least 4 cells on a side (--block/--dx = %ld, --block-height/--dx = %ld)", nb,
+                nh);
+}
+
 /* The options (their defaults first, then the table) and the lab; exits 2
  * when --ppc is not a cube. */
 static bg_lab *density_init(int argc, char **argv, density_run *r) {
@@ -170,16 +182,12 @@ static bg_lab *density_init(int argc, char **argv, density_run *r) {
   static const char *const mutants[] = {"volume-correction-off", "detF-density", "erosion-radius-2", "particle-max",
                                         "gravity-doubled", "readout-jp-squared", NULL};
   bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
+  bg_lab_check_options(density_check_options, r);
   bg_lab *lab = bg_lab_init("exp_density",
                             "A sand block dropped onto a floor; density at rest from the library's "
                             "read-out (held to rho0/(det F Jp)), rho0/det F and the grid.",
                             argc, argv, params, n_params, mutants);
-  int side = (int)lround(cbrt((double)r->ppc));
-  if (side * side * side != r->ppc) {
-    fprintf(stderr, "error: --ppc: %d is not a cube (1, 8, 27 or 64)\n", r->ppc);
-    exit(2);
-  }
-  r->side = side;
+  r->side = (int)lround(cbrt((double)r->ppc));
   return lab;
 }
 
@@ -199,12 +207,7 @@ static void density_scene(density_run *r) {
   const int side = r->side;
   /* geometry: whole cells of particles; the floor is the -z domain face,
    * effective between node 1 and node 2 (two solid layers), put at z = 0 */
-  long nb = lround(block / dx), nh = lround(block_h / dx);
-  if (nb < 4 || nh < 4) {
-    fprintf(stderr, "error: the block must be at least 4 cells on a side (block/dx = %ld, height/dx = %ld)\n",
-            nb, nh);
-    exit(2);
-  }
+  long nb = lround(block / dx), nh = lround(block_h / dx); /* >= 4: density_check_options */
   block = nb * dx;
   block_h = nh * dx;
   double margin = 1.5 * block + 6 * dx; /* room to spread on each side */

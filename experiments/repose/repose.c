@@ -45,6 +45,19 @@ typedef struct repose_opts {
   int gcells[MAX_GRIDS]; /* cells per R0 of each refinement grid */
 } repose_opts;
 
+/* The refinement's grids from --cells-coarse, --grids and --grid-ratio,
+ * checked by bg_lab_init before the run folder is touched: distinct, at
+ * most 1024 cells per R0. */
+static void repose_check_options(void *ctx) {
+  repose_opts *o = ctx;
+  for (int gi = 0; gi < o->grids; ++gi) {
+    o->gcells[gi] = (int)lround(o->cells * pow(o->ratio, gi));
+    if (o->gcells[gi] > 1024 || (gi > 0 && o->gcells[gi] <= o->gcells[gi - 1]))
+      bg_lab_fail("--cells-coarse %d, --grids %d, --grid-ratio %g give grid %d with %d cells per R0 "
+                  "(grids must be distinct, at most 1024)", o->cells, o->grids, o->ratio, gi + 1, o->gcells[gi]);
+  }
+}
+
 /* The options, the lab and the refinement grids; exits 2 on grids that
  * are not distinct or too fine. */
 static bg_lab *repose_init(int argc, char **argv, repose_opts *o) {
@@ -79,19 +92,12 @@ static bg_lab *repose_init(int argc, char **argv, repose_opts *o) {
   int np = (int)(sizeof params / sizeof params[0]);
   bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
   bg_lab_takes_seeding();
+  bg_lab_check_options(repose_check_options, o);
   bg_lab *lab = bg_lab_init("exp_repose",
                             "Angle of repose of a released sand cylinder: four surface estimators, "
                             "refinement in dx, floor friction sweep, plane-strain ridge.",
                             argc, argv, params, np, mutants);
   gsl_set_error_handler_off();
-  for (int gi = 0; gi < o->grids; ++gi) {
-    o->gcells[gi] = (int)lround(o->cells * pow(o->ratio, gi));
-    if (o->gcells[gi] > 1024 || (gi > 0 && o->gcells[gi] <= o->gcells[gi - 1])) {
-      fprintf(stderr, "error: --cells-coarse %d, --grids %d, --grid-ratio %g give grid %d with %d cells per R0 "
-                      "(grids must be distinct, at most 1024)\n", o->cells, o->grids, o->ratio, gi + 1, o->gcells[gi]);
-      exit(2);
-    }
-  }
   return lab;
 }
 

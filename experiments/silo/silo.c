@@ -90,32 +90,38 @@ static int parse_apertures(const char *s, double *out, int max, double lo, doubl
     char *end;
     double v = strtod(c, &end);
     if (end == c || !isfinite(v)) {
-      fprintf(stderr, "error: --apertures: '%s' is not a comma-separated list of numbers\n", s);
-      exit(2);
+      bg_lab_fail("--apertures: '%s' is not a comma-separated list of numbers", s);
     }
     if (v < lo || v > hi) {
-      fprintf(stderr, "error: --apertures: %g cells is outside the accepted range [%g, %g] "
-                      "(at least 3 cells, at most silo-cells / 2.5)\n", v, lo, hi);
-      exit(2);
+      bg_lab_fail("--apertures: %g cells is outside the accepted range [%g, %g] "
+                  "(at least 3 cells, at most silo-cells / 2.5)", v, lo, hi);
     }
     if (n == max) {
-      fprintf(stderr, "error: --apertures: more than %d values\n", max);
-      exit(2);
+      bg_lab_fail("--apertures: more than %d values", max);
     }
     out[n++] = v;
     c = end;
     if (*c == ',') c++;
     else if (*c) {
-      fprintf(stderr, "error: --apertures: unexpected '%c' in '%s'\n", *c, s);
-      exit(2);
+      bg_lab_fail("--apertures: unexpected '%c' in '%s'", *c, s);
     }
   }
   for (int i = 1; i < n; ++i)
     if (out[i] <= out[i - 1]) {
-      fprintf(stderr, "error: --apertures: values must increase (got %g after %g)\n", out[i], out[i - 1]);
-      exit(2);
+      bg_lab_fail("--apertures: values must increase (got %g after %g)", out[i], out[i - 1]);
     }
   return n;
+}
+
+/* The options no range can check, by bg_lab_init before the run folder is
+ * touched: the geometry's name and the aperture list (parsed, at least 4). */
+static void silo_check_options(void *ctx) {
+  const silo_plan *pl = ctx;
+  if (strcmp(pl->geometry, "slot") && strcmp(pl->geometry, "round"))
+    bg_lab_fail("--geometry: '%s' is not one of slot, round", pl->geometry);
+  double D[MAX_AP];
+  int nap = parse_apertures(pl->apertures, D, MAX_AP, 3, pl->silo_cells / 2.5);
+  if (nap < 4) bg_lab_fail("--apertures: %d values, the fits need at least 4", nap);
 }
 
 /* The options (their defaults first, then the table) and the lab. */
@@ -196,6 +202,7 @@ static bg_lab *silo_init(int argc, char **argv, silo_plan *pl) {
   };
   int np = (int)(sizeof params / sizeof params[0]);
   bg_lab_accept_materials("drucker-prager,mu-i,ngf", "a granular model");
+  bg_lab_check_options(silo_check_options, pl);
   return bg_lab_init("exp_silo",
                      "Silo discharge through a floor orifice: rate against fill height, Beverloo "
                      "aperture sweep with GSL fits, exit profiles and flux closure.",
@@ -222,10 +229,6 @@ static void silo_plan_runs(silo_plan *pl) {
   const int silo_cells = pl->silo_cells, floor_cells = pl->floor_cells, gap_cells = pl->gap_cells,
             slab_cells = pl->slab_cells;
   int jobs = pl->jobs;
-  if (strcmp(geometry, "slot") && strcmp(geometry, "round")) {
-    fprintf(stderr, "error: --geometry: '%s' is not one of slot, round\n", geometry);
-    exit(2);
-  }
   int round = !strcmp(geometry, "round");
   /* paper: apertures of 14-24 cells (L/D >= 2.5), where u_c levels off in the recorded round runs */
   /* 0 (below the accepted range): derived from the grid and the column */
@@ -255,11 +258,7 @@ static void silo_plan_runs(silo_plan *pl) {
   double period = 4 * (hr * 0.5 * silo_cells * dx) / (double)bg_material_pwave_speed(&sand);
   if (derive_t_win) t_win_min = 2.0 * BG_SILO_N_SUB * period;
   double *D = pl->D;
-  int nap = parse_apertures(apertures, D, MAX_AP, 3, silo_cells / 2.5);
-  if (nap < 4) {
-    fprintf(stderr, "error: --apertures: %d values, the fits need at least 4\n", nap);
-    exit(2);
-  }
+  int nap = parse_apertures(apertures, D, MAX_AP, 3, silo_cells / 2.5); /* checked: silo_check_options */
   gsl_set_error_handler_off();
   /* the derived values, as used */
   bg_lab_manifest_num(lab, "sample_dt_s", sample_dt);
