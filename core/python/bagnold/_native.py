@@ -444,6 +444,7 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     # checkpoint
     "bg_sim_save": (bg_status, [_P, c_char_p, c_void_p, c_size_t]),
     "bg_sim_load": (bg_status, [c_char_p, c_char_p, c_int, POINTER(_P), c_char_p, c_size_t]),
+    "bg_checkpoint_verify": (bg_status, [c_char_p, c_char_p, c_size_t]),
     "bg_sim_restore": (bg_status, [_P, c_char_p, c_void_p, c_size_t, POINTER(c_size_t)]),
     # output
     "bg_sim_write_vtu": (bg_status, [_P, c_char_p]),

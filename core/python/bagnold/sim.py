@@ -72,6 +72,15 @@ def backend_status(name: str) -> Tuple[bool, str]:
     return bool(ok), why.value.decode(errors="replace")
 
 
+def verify_checkpoint(path: PathLike) -> None:
+    """The checks Sim.load makes of a checkpoint before reading it (header,
+    length, SHA-256: bg_checkpoint_verify), with no simulation made; raises
+    BagnoldError (BG_ERR_CORRUPT, BG_ERR_TRUNCATED, ...) naming the file."""
+    err = _n.err_buffer()
+    check(_n.C.bg_checkpoint_verify(_path(path), err, len(err)), err.value.decode(errors="replace"),
+          "bg_checkpoint_verify")
+
+
 def backend_available(name: str) -> bool:
     """True when the backend (a name of :func:`backends`, or "auto") can run here."""
     return backend_status(name)[0]

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bagnold import BagnoldError, Sim, halfspace, sand
+from bagnold import BagnoldError, Sim, halfspace, sand, verify_checkpoint
 from conftest import DX, THREADS, lattice
 
 FIELDS = ("x", "v", "F", "C", "Jp", "q", "stress", "mass", "active")
@@ -98,6 +98,12 @@ def test_damaged_files_are_refused(out_dir: Path):
     with pytest.raises(BagnoldError) as e:
         Sim.load(bad)
     assert e.value.status == "BG_ERR_CORRUPT" and "bad.bgck" in e.value.message
+    # verify_checkpoint makes the same checks without a simulation
+    verify_checkpoint(good)
+    for path, status in ((cut, "BG_ERR_TRUNCATED"), (bad, "BG_ERR_CORRUPT"), (out_dir / "missing.bgck", "BG_ERR_IO")):
+        with pytest.raises(BagnoldError) as e:
+            verify_checkpoint(path)
+        assert e.value.status == status and path.name in e.value.message
     with pytest.raises(BagnoldError) as e:
         Sim.load(out_dir / "missing.bgck")
     assert e.value.status == "BG_ERR_IO" and "missing.bgck" in e.value.message
