@@ -187,6 +187,104 @@ static void column_unpack(const column_loop *c, bg_lab_blob *b, const char *tag)
   *c->settled = settled;
 }
 
+/* The deposit's surface from particle positions (see bg_column.h). */
+void bg_column_surface(bg_column_result *res, const bg_real *x, size_t n, const bg_column_grid *g) {
+  const double dx = g->dx, off = g->off;
+  const int nx = g->nx, ny = g->ny;
+  double *hf = xcalloc((size_t)nx * ny, sizeof *hf);
+  if (g->max_gap > 0) {
+    /* the top of the stack that stands on the floor: a column's particles
+     * from the floor up, until a gap wider than max_gap (a stream in the
+     * air above a heap is not its surface) */
+    size_t *cnt = xcalloc((size_t)nx * ny + 1, sizeof *cnt);
+    int *col = xmalloc((n ? n : 1) * sizeof *col);
+    for (size_t p = 0; p < n; ++p) {
+      int i = (int)floor((x[3 * p] + off) / dx), j = (int)floor((x[3 * p + 1] + off) / dx);
+      col[p] = (i < 0 || j < 0 || i >= nx || j >= ny) ? -1 : i * ny + j;
+      if (col[p] >= 0) cnt[col[p] + 1]++;
+    }
+    for (int c = 0; c < nx * ny; ++c) cnt[c + 1] += cnt[c];
+    double *zs = xmalloc((cnt[nx * ny] ? cnt[nx * ny] : 1) * sizeof *zs);
+    size_t *fill = xcalloc((size_t)nx * ny, sizeof *fill);
+    for (size_t p = 0; p < n; ++p)
+      if (col[p] >= 0) zs[cnt[col[p]] + fill[col[p]]++] = x[3 * p + 2];
+    for (int c = 0; c < nx * ny; ++c) {
+      size_t k0 = cnt[c], k1 = cnt[c + 1];
+      if (k1 == k0) continue;
+      gsl_sort(zs + k0, 1, k1 - k0);
+      double top = zs[k0];
+      if (top > g->max_gap) continue; /* nothing stands on the floor here */
+      for (size_t k = k0 + 1; k < k1 && zs[k] - top <= g->max_gap; ++k) top = zs[k];
+      hf[c] = top + 0.25 * dx;
+    }
+    free(fill);
+    free(zs);
+    free(col);
+    free(cnt);
+  } else {
+    for (size_t p = 0; p < n; ++p) {
+      int i = (int)floor((x[3 * p] + off) / dx), j = (int)floor((x[3 * p + 1] + off) / dx);
+      if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
+      double top = x[3 * p + 2] + 0.25 * dx;
+      if (top > hf[(size_t)i * ny + j]) hf[(size_t)i * ny + j] = top;
+    }
+  }
+  {
+    /* the lattice gives every particle the same volume, so the same mass */
+    double *rp = xmalloc((n ? n : 1) * sizeof *rp);
+    for (size_t p = 0; p < n; ++p)
+      rp[p] = g->ridge ? (double)x[3 * p] : hypot((double)x[3 * p], (double)x[3 * p + 1]);
+    gsl_sort(rp, 1, n);
+    res->r99 = n ? gsl_stats_quantile_from_sorted_data(rp, 1, n, 0.99) : NAN;
+    res->front = n ? column_front(rp, n) : NAN;
+    free(rp);
+  }
+  res->nx = nx;
+  res->ny = ny;
+  res->hf = hf;
+  double hmax = 0;
+  for (int i = 0; i < nx; ++i)
+    for (int j = 0; j < ny; ++j)
+      if ((i + 0.5) * dx - off >= g->x_min && hf[(size_t)i * ny + j] > hmax) hmax = hf[(size_t)i * ny + j];
+  res->h_max = hmax;
+
+  /* profile: radial (pile) or along x (ridge), bins dx wide, mean thickness */
+  int nb = g->nb;
+  double *hs = xcalloc((size_t)nb, sizeof *hs), *cnt = xcalloc((size_t)nb, sizeof *cnt);
+  for (int i = 0; i < nx; ++i)
+    for (int j = 0; j < ny; ++j) {
+      double cx = (i + 0.5) * dx - off, cy = (j + 0.5) * dx - off;
+      double r = g->ridge ? cx : hypot(cx, cy);
+      int b = (int)floor(r / dx);
+      if (b >= nb || r < g->x_min) continue;
+      hs[b] += hf[(size_t)i * ny + j];
+      cnt[b] += 1;
+    }
+  res->nbins = 0;
+  res->rbin = xmalloc((size_t)nb * sizeof *res->rbin);
+  res->hbin = xmalloc((size_t)nb * sizeof *res->hbin);
+  res->runout = 0;
+  double thr = g->runout_h * dx;
+  for (int b = 0; b < nb; ++b) {
+    if (cnt[b] == 0) continue;
+    double r = (b + 0.5) * dx, h = hs[b] / cnt[b];
+    res->rbin[res->nbins] = r;
+    res->hbin[res->nbins++] = h;
+    /* outermost crossing of the threshold, interpolated between bin centres */
+    if (h >= thr) {
+      res->runout = r;
+      if (b + 1 < nb && cnt[b + 1] > 0) {
+        double hn = hs[b + 1] / cnt[b + 1];
+        if (hn < thr) res->runout = r + dx * (h - thr) / (h - hn);
+      }
+    }
+  }
+  res->h_center = cnt[0] > 0 ? hs[0] / cnt[0] : NAN;
+  res->runout_wall = res->runout >= g->L - 2 * dx; /* the far wall would hold it back */
+  free(hs);
+  free(cnt);
+}
+
 bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const char *tag) {
   bg_column_result res;
   memset(&res, 0, sizeof res);
@@ -312,69 +410,11 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   res.ke_end = ke;
   bg_lab_add_work(lab, (double)n * (double)st.step);
 
-  /* height field on the (x, y) columns */
+  /* the deposit's surface, as every column reader of the lab reads it */
   bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
-  int nx = nf, ny = sc->ridge ? (int)(desc.dims[1] - 4) : nf;
-  double *hf = xcalloc((size_t)nx * ny, sizeof *hf);
-  for (size_t p = 0; p < n; ++p) {
-    int i = (int)floor((x[3 * p] + off) / dx), j = (int)floor((x[3 * p + 1] + off) / dx);
-    if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
-    double top = x[3 * p + 2] + 0.25 * dx;
-    if (top > hf[(size_t)i * ny + j]) hf[(size_t)i * ny + j] = top;
-  }
-  {
-    /* the lattice gives every particle the same volume, so the same mass */
-    double *rp = xmalloc(n * sizeof *rp);
-    for (size_t p = 0; p < n; ++p)
-      rp[p] = sc->ridge ? (double)x[3 * p] : hypot((double)x[3 * p], (double)x[3 * p + 1]);
-    gsl_sort(rp, 1, n);
-    res.r99 = n ? gsl_stats_quantile_from_sorted_data(rp, 1, n, 0.99) : NAN;
-    res.front = n ? column_front(rp, n) : NAN;
-    free(rp);
-  }
-  res.nx = nx;
-  res.ny = ny;
-  res.hf = hf;
-  double hmax = 0;
-  for (int c = 0; c < nx * ny; ++c)
-    if (hf[c] > hmax) hmax = hf[c];
-  res.h_max = hmax;
-
-  /* profile: radial (pile) or along x (ridge), bins dx wide, mean thickness */
-  int nb = nl;
-  double *hs = xcalloc((size_t)nb, sizeof *hs), *cnt = xcalloc((size_t)nb, sizeof *cnt);
-  for (int i = 0; i < nx; ++i)
-    for (int j = 0; j < ny; ++j) {
-      double cx = (i + 0.5) * dx - off, cy = (j + 0.5) * dx - off;
-      double r = sc->ridge ? cx : hypot(cx, cy);
-      int b = (int)floor(r / dx);
-      if (b >= nb) continue;
-      hs[b] += hf[(size_t)i * ny + j];
-      cnt[b] += 1;
-    }
-  res.nbins = 0;
-  res.rbin = xmalloc((size_t)nb * sizeof *res.rbin);
-  res.hbin = xmalloc((size_t)nb * sizeof *res.hbin);
-  res.runout = 0;
-  double thr = sc->runout_h * dx;
-  for (int b = 0; b < nb; ++b) {
-    if (cnt[b] == 0) continue;
-    double r = (b + 0.5) * dx, h = hs[b] / cnt[b];
-    res.rbin[res.nbins] = r;
-    res.hbin[res.nbins++] = h;
-    /* outermost crossing of the threshold, interpolated between bin centres */
-    if (h >= thr) {
-      res.runout = r;
-      if (b + 1 < nb && cnt[b + 1] > 0) {
-        double hn = hs[b + 1] / cnt[b + 1];
-        if (hn < thr) res.runout = r + dx * (h - thr) / (h - hn);
-      }
-    }
-  }
-  res.h_center = cnt[0] > 0 ? hs[0] / cnt[0] : NAN;
-  res.runout_wall = res.runout >= L - 2 * dx; /* the far wall would hold it back */
-  free(hs);
-  free(cnt);
+  bg_column_grid cg = {.dx = dx, .off = off, .L = L, .nx = nf, .ny = sc->ridge ? (int)(desc.dims[1] - 4) : nf,
+                       .nb = nl, .ridge = sc->ridge, .runout_h = sc->runout_h, .max_gap = 0, .x_min = -INFINITY};
+  bg_column_surface(&res, x, n, &cg);
   free(x);
   free(v);
   free(m);
@@ -418,6 +458,12 @@ static double *unpack_array(bg_lab_blob *b, size_t n) {
 }
 
 bg_column_result bg_column_result_unpack(bg_lab_blob *b) {
+  bg_column_result r = bg_column_result_unpack_part(b);
+  if (b->pos != b->len) bg_lab_fail("a column result has %zu bytes more than its fields", b->len - b->pos);
+  return r;
+}
+
+bg_column_result bg_column_result_unpack_part(bg_lab_blob *b) {
   bg_column_result r;
   memset(&r, 0, sizeof r);
   uint64_t np, steps;
@@ -452,7 +498,6 @@ bg_column_result bg_column_result_unpack(bg_lab_blob *b) {
   r.hf = unpack_array(b, (size_t)r.nx * (size_t)r.ny);
   r.rbin = unpack_array(b, (size_t)r.nbins);
   r.hbin = unpack_array(b, (size_t)r.nbins);
-  if (b->pos != b->len) bg_lab_fail("a column result has %zu bytes more than its fields", b->len - b->pos);
   return r;
 }
 

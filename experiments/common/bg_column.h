@@ -82,6 +82,26 @@ typedef struct bg_column_result {
   double *rbin, *hbin; /* profile: annulus (or x-bin) centres and mean heights, m; owned */
 } bg_column_result;
 
+/* The columns a surface is read on: nx by ny node columns dx wide, the
+ * first at x = -off (and y = -off), profile bins dx wide out to nb bins,
+ * the far wall at L; ridge: the profile along x instead of the radius.
+ * max_gap 0: a column's height is its highest particle (plus dx/4, see
+ * above); max_gap > 0: the top of the stack standing on the floor, its
+ * particles from z = 0 up until a gap wider than max_gap (m), so a stream
+ * falling onto a heap is not read as its surface. x_min: columns and bins
+ * at smaller x (or radius) are left out of h_max and the profile (-INFINITY
+ * for none). */
+typedef struct bg_column_grid {
+  double dx, off, L, runout_h, max_gap, x_min;
+  int nx, ny, nb, ridge;
+} bg_column_grid;
+
+/* Reads a deposit's surface from n particle positions x into res: the
+ * height field (res->hf, owned), h_max, the profile, runout (runout_h dx
+ * threshold), runout_wall, h_center, r99 and front. The one reader of a
+ * deposit's surface: the column runs and the poured heap use it. */
+void bg_column_surface(bg_column_result *res, const bg_real *x, size_t n, const bg_column_grid *g);
+
 /* Defaults for everything but the geometry and the run's identity. */
 bg_column_scene bg_column_scene_default(void);
 
@@ -99,6 +119,8 @@ void bg_column_result_free(bg_column_result *r);
  * so the gathered analysis reads exactly what the point measured. */
 void bg_column_result_pack(const bg_column_result *r, bg_lab_blob *b);
 bg_column_result bg_column_result_unpack(bg_lab_blob *b);
+/* The same, for a blob that carries more after the result (read it next). */
+bg_column_result bg_column_result_unpack_part(bg_lab_blob *b);
 
 /* Writes a result's radial profile as TSV (r, h, r/R0, h/H0). */
 void bg_column_write_profile(bg_lab *lab, const bg_column_result *r, const bg_column_scene *sc,

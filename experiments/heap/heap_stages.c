@@ -1,0 +1,186 @@
+/* heap_stages.c: the read-out of the poured heap and the collapse on each
+ * grid, the flank's history, the fit-window scan, the convergence verdict
+ * and the claims (see heap.c). */
+#include <gsl/gsl_math.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap.h"
+
+/* the windows of the identifiability scan, of the deposit's height; the
+ * second is the repose estimator's band */
+const double heap_win_lo[HEAP_N_WIN] = {0.1, 0.2, 0.3, 0.2, 0.5}, heap_win_hi[HEAP_N_WIN] = {0.5, 0.8, 0.9, 0.5, 0.8};
+#define FOOT_LO 0.0 /* the window-on-foot mutant: the fit over the foot */
+#define FOOT_HI 0.2
+#define STALE_DEG 10.0 /* the flow-angle-stale mutant: a flow angle 10 deg below the fed one */
+
+/* Three grids, refinement ratio r: the Richardson estimate from the last
+ * three angles. Converging when the two steps have one sign and shrink;
+ * then p = ln(e1 / e2) / ln r and theta_inf = theta_3 + e2 / (r^p - 1). */
+typedef struct heap_conv {
+  double last_step, p, theta_inf;
+  const char *verdict;
+} heap_conv;
+
+static heap_conv richardson(const double *th, const int *cells, int n) {
+  heap_conv c = {NAN, NAN, NAN, "two grids: last step only"};
+  if (n < 2) return c;
+  c.last_step = th[n - 1] - th[n - 2];
+  if (n < 3) return c;
+  double e1 = th[n - 2] - th[n - 3], e2 = th[n - 1] - th[n - 2];
+  double r = sqrt((double)cells[n - 1] / cells[n - 3]);
+  if (!isfinite(e1) || !isfinite(e2)) {
+    c.verdict = "not measured";
+  } else if (e1 * e2 > 0 && fabs(e2) < fabs(e1)) {
+    c.p = log(e1 / e2) / log(r);
+    c.theta_inf = th[n - 1] + e2 / (pow(r, c.p) - 1);
+    c.verdict = "converging (monotone, shrinking steps)";
+  } else if (e1 * e2 < 0) {
+    c.verdict = "oscillating";
+  } else {
+    c.verdict = "not converging (steps grow)";
+  }
+  return c;
+}
+
+static void write_profile(bg_lab *lab, const result *r, const char *what, int cells, double H0, const char *fn) {
+  char cm[256];
+  snprintf(cm, sizeof cm, "%s deposit profile along x (mean over the slab), dx = %.4g m (%d cells per R0)", what,
+           r->dx, cells);
+  FILE *fp = bg_lab_tsv(lab, fn, cm, "x_m\th_m\th_over_H0");
+  for (int b = 0; b < r->nbins; ++b) fprintf(fp, "%.6g\t%.6g\t%.6g\n", r->rbin[b], r->hbin[b], r->hbin[b] / H0);
+  fclose(fp);
+}
+
+static void write_series(bg_lab *lab, const heap_result *h, int cells, const char *fn) {
+  char cm[256];
+  snprintf(cm, sizeof cm, "the poured heap while it grows, %d cells per R0: flank angle = line fit of the profile over "
+                          "0.2-0.8 h_max, columns outside the funnel's footprint; mass = the source's emitted mass",
+           cells);
+  FILE *fp = bg_lab_tsv(lab, fn, cm, "t_s\tmass_kg\tmass_frac\th_max_m\ttheta_deg\ttoe_m\tke_J");
+  for (int i = 0; i < h->n_rows; ++i) {
+    const heap_row *r = &h->rows[i];
+    fprintf(fp, "%.5f\t%.6g\t%.5f\t%.6g\t%.4f\t%.6g\t%.5g\n", r->t, r->mass, r->mass / h->mass_target, r->h_max,
+            r->theta, r->toe, r->ke);
+  }
+  fclose(fp);
+}
+
+static const bg_column_scene *ridge_scene(const heap_plan *pl, int gi) { return &pl->collapse[gi]; }
+
+void heap_readout(heap_plan *pl) {
+  bg_lab *lab = pl->lab;
+  const int n = pl->grids;
+  double th_h[HEAP_MAX_GRIDS], th_c[HEAP_MAX_GRIDS], th_foot[HEAP_MAX_GRIDS], flow_fed = NAN;
+  double win_h[HEAP_MAX_GRIDS][HEAP_N_WIN];
+  FILE *ff = bg_lab_tsv(lab, "final.tsv",
+                        "settled flank angle per grid, the repose estimator (profile line fit, 0.2-0.8 h_max) on the "
+                        "poured heap and on the collapsed column of the same sand and mass",
+                        "cells_per_R0\tdx_m\ttheta_heap_deg\ttheta_collapse_deg\theap_minus_collapse_deg\th_max_heap_m\t"
+                        "h_max_collapse_m\ttoe_heap_m\ttoe_collapse_m\tmass_poured_kg\tmass_target_kg\tsettled_heap\t"
+                        "settled_collapse\tt_end_heap_s\tparticles_heap\ttheta_flow_fed_deg");
+  FILE *fw = bg_lab_tsv(lab, "windows.tsv",
+                        "the settled flank angle by fit window (fractions of h_max): how far the angle is identified",
+                        "cells_per_R0\twin_lo\twin_hi\ttheta_heap_deg\ttheta_collapse_deg");
+  for (int gi = 0; gi < n; ++gi) {
+    heap_result hr = heap_result_unpack(&pl->packed[gi]);
+    bg_column_result cc = bg_column_result_unpack(&pl->packed[n + gi]);
+    const bg_column_scene *sc = ridge_scene(pl, gi);
+    char tag[64];
+    snprintf(tag, sizeof tag, "pour %d/%d", gi + 1, n);
+    /* the flow angle of the sand as the simulation holds it */
+    double flow = hr.mu_s_fed > 0 ? atan(hr.mu_s_fed) * DEG : repose_flow_angle(hr.phi_fed);
+    if (gi == n - 1) flow_fed = flow;
+    char sfn[64];
+    snprintf(sfn, sizeof sfn, "series_g%d.tsv", gi);
+    write_series(lab, &hr, pl->gcells[gi], sfn);
+    int settled_h = hr.settled;
+    double mp = hr.mass_poured, mt = hr.mass_target, t_end = hr.col.t_end;
+    size_t np = hr.col.n_particles;
+    result rh = repose_measure(lab, sc, tag, hr.col); /* takes the column's arrays */
+    hr.col.hf = hr.col.rbin = hr.col.hbin = NULL;
+    free(hr.rows);
+    snprintf(tag, sizeof tag, "collapse %d/%d", gi + 1, n);
+    result rc = repose_measure(lab, sc, tag, cc);
+    th_h[gi] = rh.theta[0];
+    th_c[gi] = rc.theta[0];
+    th_foot[gi] = heap_window_angle(rh.rbin, rh.hbin, rh.nbins, FOOT_LO, FOOT_HI, rh.h_max);
+    for (int w = 0; w < HEAP_N_WIN; ++w) {
+      win_h[gi][w] = heap_window_angle(rh.rbin, rh.hbin, rh.nbins, heap_win_lo[w], heap_win_hi[w], rh.h_max);
+      fprintf(fw, "%d\t%.2f\t%.2f\t%.4f\t%.4f\n", pl->gcells[gi], heap_win_lo[w], heap_win_hi[w], win_h[gi][w],
+              heap_window_angle(rc.rbin, rc.hbin, rc.nbins, heap_win_lo[w], heap_win_hi[w], rc.h_max));
+    }
+    fprintf(ff, "%d\t%.6g\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%d\t%.4f\t%zu\t%.4f\n",
+            pl->gcells[gi], rh.dx, th_h[gi], th_c[gi], th_h[gi] - th_c[gi], rh.h_max, rc.h_max, rh.runout,
+            rc.runout, mp, mt, settled_h, rc.settled, t_end, np, flow);
+    char pfn[64];
+    snprintf(pfn, sizeof pfn, "profile_heap_g%d.tsv", gi);
+    write_profile(lab, &rh, "poured heap", pl->gcells[gi], pl->H0, pfn);
+    snprintf(pfn, sizeof pfn, "profile_collapse_g%d.tsv", gi);
+    write_profile(lab, &rc, "collapse", pl->gcells[gi], pl->H0, pfn);
+    bg_lab_progress(lab, "grid %d/%d (%d cells per R0): heap %.2f deg, collapse %.2f deg, flow angle %.2f deg", gi + 1,
+                    n, pl->gcells[gi], th_h[gi], th_c[gi], flow);
+    free(rh.rbin);
+    free(rh.hbin);
+    free(rc.rbin);
+    free(rc.hbin);
+  }
+  fclose(ff);
+  fclose(fw);
+
+  /* convergence of each protocol's angle in dx */
+  heap_conv ch = richardson(th_h, pl->gcells, n), cv = richardson(th_c, pl->gcells, n);
+  FILE *fc = bg_lab_tsv(lab, "convergence.tsv",
+                        "dx convergence of the settled angle: last step (finest minus next), Richardson order and "
+                        "limit from the last three grids when the steps shrink with one sign",
+                        "protocol\ttheta_finest_deg\tlast_step_deg\tp\ttheta_inf_deg\tverdict");
+  fprintf(fc, "heap\t%.4f\t%.4f\t%.4f\t%.4f\t%s\n", th_h[n - 1], ch.last_step, ch.p, ch.theta_inf, ch.verdict);
+  fprintf(fc, "collapse\t%.4f\t%.4f\t%.4f\t%.4f\t%s\n", th_c[n - 1], cv.last_step, cv.p, cv.theta_inf, cv.verdict);
+  fclose(fc);
+  bg_lab_progress(lab, "heap: %s (last step %+.2f deg); collapse: %s (last step %+.2f deg)", ch.verdict,
+                  ch.last_step, cv.verdict, cv.last_step);
+  bg_lab_manifest_num(lab, "theta_heap_finest_deg", th_h[n - 1]);
+  bg_lab_manifest_num(lab, "theta_collapse_finest_deg", th_c[n - 1]);
+  bg_lab_manifest_str(lab, "heap_convergence", ch.verdict);
+  bg_lab_manifest_str(lab, "collapse_convergence", cv.verdict);
+
+  /* the claims. The flow angle the heap is held to is the simulation's own
+   * (read back), except under friction-fed-wrong, where the lab compares
+   * with its own copy as the planted bug did */
+  double flow_cmp = pl->fed_off ? pl->theta_flow : flow_fed;
+  double above = -INFINITY, above_stale = -INFINITY;
+  for (int gi = 0; gi < n; ++gi) {
+    above = fmax(above, th_h[gi] - flow_cmp);
+    above_stale = fmax(above_stale, th_h[gi] - (flow_cmp - STALE_DEG));
+    if (!isfinite(th_h[gi])) above = above_stale = NAN;
+  }
+  bg_lab_claim(lab, "heap.below_flow", above);
+  bg_lab_claim_mutant(lab, "flow-angle-stale", "heap.below_flow", above_stale);
+  bg_lab_claim_fed(lab, "heap.at_flow", th_h[n - 1], flow_cmp);
+  bg_lab_claim_mutant_fed(lab, "flow-angle-stale", "heap.at_flow", th_h[n - 1], flow_cmp - STALE_DEG);
+  bg_lab_claim(lab, "heap.above_collapse", th_h[n - 1] - th_c[n - 1]);
+  bg_lab_claim_mutant(lab, "window-on-foot", "heap.above_collapse", th_foot[n - 1] - th_c[n - 1]);
+  double wmin = INFINITY, wmax = -INFINITY;
+  for (int w = 0; w < HEAP_N_WIN; ++w) {
+    wmin = fmin(wmin, win_h[n - 1][w]);
+    wmax = fmax(wmax, win_h[n - 1][w]);
+    if (!isfinite(win_h[n - 1][w])) wmin = wmax = NAN;
+  }
+  bg_lab_claim(lab, "heap.window_spread", wmax - wmin);
+  bg_lab_claim_mutant(lab, "window-on-foot", "heap.window_spread",
+                      fmax(wmax, th_foot[n - 1]) - fmin(wmin, th_foot[n - 1]));
+  bg_lab_claim(lab, "heap.converged", fabs(ch.last_step));
+  /* the grids read in reverse: the step judged is the two coarsest */
+  bg_lab_claim_mutant(lab, "grids-reversed", "heap.converged", fabs(th_h[1] - th_h[0]));
+  FILE *fs = bg_lab_tsv(lab, "summary.tsv", "one row per quantity", "quantity\tvalue\tunit");
+  fprintf(fs, "theta_flow_fed\t%.4f\tdeg\n", flow_fed);
+  fprintf(fs, "theta_heap_finest\t%.4f\tdeg\n", th_h[n - 1]);
+  fprintf(fs, "theta_collapse_finest\t%.4f\tdeg\n", th_c[n - 1]);
+  fprintf(fs, "heap_minus_collapse_finest\t%.4f\tdeg\n", th_h[n - 1] - th_c[n - 1]);
+  fprintf(fs, "window_spread_finest\t%.4f\tdeg\n", wmax - wmin);
+  fprintf(fs, "heap_last_step\t%.4f\tdeg\n", ch.last_step);
+  fprintf(fs, "collapse_last_step\t%.4f\tdeg\n", cv.last_step);
+  fclose(fs);
+}
