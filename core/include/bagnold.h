@@ -563,6 +563,46 @@ bg_status bg_sim_set(bg_sim *sim, bg_field f, const bg_real *in, size_t n);
  * not summed), and a particle below the surface needs the Hencky law. */
 bg_status bg_sim_set_geostatic(bg_sim *sim, double z_surface, double k0);
 
+/* ------------------------------------------------------------------ sources */
+
+/* An emitter: particles poured in at a fixed mass rate while the run goes
+ * (core/src/source.c). At the start of each step a source active during it
+ * owes mass_rate times its active time in the step, emits floor(owed / m_p)
+ * particles of mass m_p = rho0 dx^3 / ppc through bg_sim_add_particles'
+ * path and keeps the remainder, so its emitted mass trails mass_rate times
+ * its active time by less than one particle mass. A DISC fills the
+ * cylinder its inlet sweeps downstream over the step (uniform over the
+ * disc, spread along velocity times the active time); a BOX fills the box
+ * uniformly. The step's dt also holds the sources' speed to the CFL bound. */
+typedef enum bg_source_shape { BG_SOURCE_DISC = 0, BG_SOURCE_BOX = 1 } bg_source_shape;
+
+typedef struct bg_source {
+  bg_source_shape shape;
+  bg_real center[3];   /* m. DISC: centre of the inlet disc; BOX: centre of the box */
+  bg_real radius;      /* m, DISC only (> 0); the disc is normal to velocity */
+  bg_real half[3];     /* m, BOX only (each > 0): half extents */
+  bg_real velocity[3]; /* m/s, of every emitted particle; DISC needs |v| > 0 */
+  double mass_rate;    /* kg/s, > 0 */
+  double t_start;      /* s: emits while t_start <= t < t_stop */
+  double t_stop;       /* s, > t_start (INFINITY: never stops) */
+  int material;        /* entry of the material table */
+  bg_real ppc;         /* particle volume dx^3 / ppc, as bg_sim_add_particles */
+  uint64_t seed;       /* placement is deterministic for a seed */
+} bg_source;
+
+/* A disc, ppc 8, t_start 0, t_stop INFINITY, seed 1; rate and shape unset (0). */
+bg_source bg_source_default(void);
+/* Adds an emitter (before or between steps). Refused, with the argument and
+ * its range named: a shape (with a cell of margin) outside the grid's
+ * interior, a DISC whose stream would be denser than its material
+ * (mass_rate > rho0 pi r^2 |v|), non-finite values. *id (may be NULL)
+ * receives its index. Checkpoints carry every source and its state. */
+bg_status bg_sim_add_source(bg_sim *sim, const bg_source *src, int *id);
+/* Mass emitted so far by source id, kg (exactly the sum of its particles'
+ * masses), and the number of particles it emitted. */
+bg_status bg_sim_source_mass(bg_sim *sim, int id, double *kg);
+bg_status bg_sim_source_count(bg_sim *sim, int id, uint64_t *count);
+
 /* ---------------------------------------------------------------- observation */
 
 /* Walls, in the order forces are reported: the descriptor's colliders,
@@ -593,14 +633,15 @@ bg_status bg_material_params(const bg_material *m, struct bg_mat *out, char *err
 
 /* Format version of bg_sim_save's files; a file of a later version is
  * refused with BG_ERR_VERSION. Versions 1 (its retired cpu_reference
- * ignored) and 2 (no material table: every particle of the one material)
- * still load. */
-#define BG_CHECKPOINT_VERSION 3
+ * ignored), 2 (no material table: every particle of the one material) and
+ * 3 (no sources) still load. */
+#define BG_CHECKPOINT_VERSION 4
 
 /* The whole state to path: the descriptor (material table, colliders with their
  * node arrays, sinks, walls, the dt rule, damping), the clock, every
  * particle in the backend's memory order with its plastic state, cached
- * stress and material index, the tallies, the sort state, and an optional user blob (user_len
+ * stress and material index, the tallies, the sort state, the sources (bg_sim_add_source) with
+ * their state, and an optional user blob (user_len
  * bytes, e.g. a measurement loop's accumulators). A SHA-256 of the content
  * closes the file; it is written under PATH.tmp, synced and renamed, so a
  * file under PATH is complete. */
@@ -620,7 +661,7 @@ bg_status bg_sim_load(const char *path, const char *backend, int threads, bg_sim
                       size_t err_len);
 /* Into an existing simulation created from the same descriptor (grid,
  * material, colliders, sinks, walls; else BG_ERR_MISMATCH naming the first
- * field that differs): its particles, clock and tallies become the file's.
+ * field that differs): its particles, clock, tallies and sources become the file's.
  * The user blob is copied into user (cap bytes; NULL with cap 0 to skip it)
  * and its length written to *user_len when not NULL; a blob larger than cap
  * is BG_ERR_RANGE. On any failure the simulation is left as it was. */

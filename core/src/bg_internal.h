@@ -186,6 +186,17 @@ typedef struct bg_backend_ops {
 BG_BACKEND_LIST(BG_X_)
 #undef BG_X_
 
+/* A source (bagnold.h) and its state: the mass owed but not yet emitted
+ * (kg, in [0, one particle)), what it emitted, and its generator's counter
+ * (source.c). Checkpoints store all of it. */
+typedef struct bg_src {
+  bg_source d;
+  double owed;
+  uint64_t n_emitted;
+  double mass_emitted;
+  uint64_t counter;
+} bg_src;
+
 struct bg_sim {
   bg_config cfg;
   const bg_backend_ops *ops;
@@ -212,6 +223,8 @@ struct bg_sim {
   char properties[BG_MAX_PROPERTIES * (2 * BG_PROPERTY_LEN + 2)];
   bg_material *materials; /* the material table, a copy (desc.materials points here) */
   size_t n_materials;
+  bg_src *sources; /* bg_sim_add_source's, in order */
+  size_t n_sources;
   bg_sim_desc desc; /* as created (colliders and sinks: the copies above); gravity and
                        damping follow the setters */
   char err[512];
@@ -235,6 +248,14 @@ bg_status bg_fail(bg_sim *sim, bg_status s, const char *fmt, ...);
 bg_status bg_check_desc(bg_sim *sim, const bg_sim_desc *d);
 bg_status bg_check_material(bg_sim *sim, const bg_material *m);
 const bg_material *bg_desc_table(const bg_sim_desc *d, size_t *n);
+
+/* source.c: every source's particles for the step [time, time + dt), through
+ * the particle path every backend takes; the fastest speed of a source
+ * that emits at or after time t (0: none), for the step's CFL bound; a
+ * source checked as bg_sim_add_source checks it (checkpoints reuse it). */
+bg_status bg_sources_emit(bg_sim *sim, double dt);
+double bg_sources_speed(const bg_sim *sim, double t);
+bg_status bg_check_source(bg_sim *sim, const bg_source *s);
 
 /* Builds the solid-node list for time t (analytic colliders translate with
  * their velocity). */

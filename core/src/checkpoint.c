@@ -7,7 +7,8 @@
  *            sinks, walls, dt rule, the backend and its properties), the clock, every particle in the
  *            backend's memory order (bg_raw: the arrays, ids, park codes,
  *            tallies, sort runs), the wall tallies, from version 3 the
- *            material table and each particle's index in it, the user blob
+ *            material table and each particle's index in it, from version
+ *            4 the sources with their state, the user blob
  *   trailer  SHA-256 of header and payload
  * Reading validates before it changes anything: magic, version and layout,
  * then the length (a short file is BG_ERR_TRUNCATED), then the checksum
@@ -142,6 +143,26 @@ static void put_state(writer *w, const bg_sim *sim, const bg_raw *r) {
   put_u64(w, sim->n_materials);
   put(w, sim->materials, sim->n_materials * sizeof *sim->materials);
   put(w, r->mat, r->n * sizeof *r->mat);
+  /* version 4: the sources, field by field, each with its state */
+  put_u64(w, sim->n_sources);
+  for (size_t i = 0; i < sim->n_sources; ++i) {
+    const bg_src *q = &sim->sources[i];
+    put_i32(w, (int32_t)q->d.shape);
+    put_reals(w, q->d.center, 3);
+    put_real(w, q->d.radius);
+    put_reals(w, q->d.half, 3);
+    put_reals(w, q->d.velocity, 3);
+    put_f64(w, q->d.mass_rate);
+    put_f64(w, q->d.t_start);
+    put_f64(w, q->d.t_stop);
+    put_i32(w, q->d.material);
+    put_real(w, q->d.ppc);
+    put_u64(w, q->d.seed);
+    put_f64(w, q->owed);
+    put_u64(w, q->n_emitted);
+    put_f64(w, q->mass_emitted);
+    put_u64(w, q->counter);
+  }
 }
 
 /* Payload bytes: a dry run of the writer (no file: it only counts), so the
@@ -270,6 +291,8 @@ typedef struct ckpt {
   bg_collider *colliders;
   bg_sink *sinks;
   bg_material *materials; /* the table (version 3; before it, the table is {material}) */
+  bg_src *sources;        /* version 4; none before it */
+  size_t n_sources;
   uint64_t step;
   double time;
   bg_real last_dt;
@@ -288,6 +311,7 @@ static void ckpt_free(ckpt *c) {
   free(c->colliders);
   free(c->sinks);
   free(c->materials);
+  free(c->sources);
   free(c->wall);
   bg_raw_free(&c->raw);
   free(c->user);
@@ -317,7 +341,8 @@ static bg_status verify(FILE *fp, const char *path, uint64_t *payload, uint32_t 
   memcpy(lw, head + 12, sizeof lw);
   memcpy(payload, head + 12 + sizeof lw, 8);
   /* version 1 differs from 2 only in the descriptor's cpu_reference word,
-   * version 2 from 3 in the material table and index it lacks */
+   * version 2 from 3 in the material table and index it lacks, 3 from 4
+   * in the sources */
   if (version < 1 || version > BG_CHECKPOINT_VERSION)
     RFAIL(BG_ERR_VERSION, "%s has checkpoint format version %u; this library reads versions 1 to %d",
           path, (unsigned)version, BG_CHECKPOINT_VERSION);
@@ -515,6 +540,34 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
     d->n_materials = (size_t)nm;
     d->material = c->materials[0];
   }
+  if (version >= 4) {
+    /* the smallest a source takes in the file */
+    enum { SRC_BYTES = 4 + 11 * sizeof(bg_real) + 3 * 8 + 4 + 8 + 4 * 8 };
+    uint64_t nq = get_u64(rd);
+    if (rd->bad) goto bad;
+    if (nq > rd->left / SRC_BYTES) goto impossible;
+    c->n_sources = (size_t)nq;
+    c->sources = calloc(nq ? nq : 1, sizeof *c->sources);
+    if (!c->sources) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
+    for (size_t i = 0; i < c->n_sources; ++i) {
+      bg_src *q = &c->sources[i];
+      q->d.shape = (bg_source_shape)get_i32(rd);
+      get_reals(rd, q->d.center, 3);
+      q->d.radius = get_real(rd);
+      get_reals(rd, q->d.half, 3);
+      get_reals(rd, q->d.velocity, 3);
+      q->d.mass_rate = get_f64(rd);
+      q->d.t_start = get_f64(rd);
+      q->d.t_stop = get_f64(rd);
+      q->d.material = get_i32(rd);
+      q->d.ppc = get_real(rd);
+      q->d.seed = get_u64(rd);
+      q->owed = get_f64(rd);
+      q->n_emitted = get_u64(rd);
+      q->mass_emitted = get_f64(rd);
+      q->counter = get_u64(rd);
+    }
+  }
   c->user_len = (size_t)get_u64(rd);
   if (rd->bad) goto bad;
   if (c->user_len != rd->left) goto impossible;
@@ -608,6 +661,18 @@ static const char *mismatch(const bg_sim *sim, const ckpt *c, char *buf, size_t 
 static bg_status apply(bg_sim *sim, ckpt *c) {
   bg_raw *r = &c->raw;
   if (!r->runstart) r->n_runs = -1;
+  /* the file's sources replace the simulation's (none before version 4),
+   * each checked against this simulation as bg_sim_add_source checks it */
+  for (size_t i = 0; i < c->n_sources; ++i) {
+    bg_status q = bg_check_source(sim, &c->sources[i].d);
+    if (q != BG_OK) {
+      char why[sizeof sim->err];
+      snprintf(why, sizeof why, "%s", sim->err);
+      return bg_fail(sim, BG_ERR_CORRUPT, "the checkpoint's source %zu is invalid here: %s", i, why);
+    }
+    if (!(c->sources[i].owed >= 0) || c->sources[i].counter != 3 * c->sources[i].n_emitted)
+      return bg_fail(sim, BG_ERR_CORRUPT, "the checkpoint's source %zu has an impossible state", i);
+  }
   bg_status s = sim->ops->import_raw(sim->state, r);
   if (s != BG_OK) {
     if (!sim->err[0])
@@ -617,6 +682,11 @@ static bg_status apply(bg_sim *sim, ckpt *c) {
   size_t nw = 3 * (size_t)sim->cfg.n_walls;
   memcpy(sim->wall_force, c->wall, nw * sizeof *c->wall);
   memcpy(sim->wall_impulse, c->wall + nw, nw * sizeof *c->wall);
+  free(sim->sources);
+  sim->sources = c->sources;
+  sim->n_sources = c->n_sources;
+  c->sources = NULL;
+  c->n_sources = 0;
   sim->step = c->step;
   sim->time = c->time;
   sim->last_dt = c->last_dt;

@@ -146,6 +146,7 @@ static void sim_free(bg_sim *sim) {
   free(sim->cfg.sinks);
   free(sim->cfg.mats);
   free(sim->materials);
+  free(sim->sources);
   free(sim);
 }
 
@@ -408,11 +409,13 @@ bg_status bg_sim_next_dt(bg_sim *sim, bg_real *dt, bg_real *bound) {
   bg_backend_stats st;
   bg_status s = sim->ops->stats(sim->state, &st, NULL);
   if (s != BG_OK) return s;
+  /* a source's particles join at its speed during the step: the bound holds it too */
+  double vmax = fmax(st.max_speed, bg_sources_speed(sim, sim->time));
   int nl_sets = 0;
-  bg_real b = stable_dt(sim, st.max_speed, &nl_sets);
+  bg_real b = stable_dt(sim, vmax, &nl_sets);
   sim->next_nonlocal_sets = nl_sets && !(sim->fixed_dt > 0);
   {
-    double cfl = sim->cfl * sim->cfg.dx / (sim->cp + st.max_speed);
+    double cfl = sim->cfl * sim->cfg.dx / (sim->cp + vmax);
     sim->nonlocal_ratio = (bg_real)((double)table_nonlocal_dt(&sim->cfg) / cfl);
   }
   if (bound) *bound = b;
@@ -423,6 +426,7 @@ bg_status bg_sim_next_dt(bg_sim *sim, bg_real *dt, bg_real *bound) {
 static bg_status step_dt(bg_sim *sim, bg_real dt) {
   bg_status s;
   double t0 = now_ms();
+  if (sim->n_sources && (s = bg_sources_emit(sim, dt)) != BG_OK) return s;
   if (sim->moving && (s = bg_boundary_build(sim, sim->time)) != BG_OK) return s;
   if ((s = sim->ops->sort(sim->state, sim->step)) != BG_OK) return s;
   double t1 = now_ms();
