@@ -17,6 +17,7 @@
  * (bg_column_run, the repose experiment's ridge). What each model implies:
  * references/derivations/poured_heap.md. */
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_math.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +33,9 @@ typedef struct heap_opts {
   int cells, grids, ridge_cells, stick;
 } heap_opts;
 
-static bg_lab *heap_init(int argc, char **argv, heap_opts *o, heap_plan *pl) {
+static void heap_init(int argc, char **argv, heap_opts *o, heap_plan *pl) {
   *o = (heap_opts){.phi = 35, .mu_floor = 1.0, .R0 = 0.1, .aspect = 1.0, .domain = 4.0, .funnel_w = 0.25,
-                   .funnel_h = 1.2, .v_out = 0.5, .t_pour = 1.5, .t_max = 4.0, .grids = 3, .ridge_cells = 4};
+                   .funnel_h = 2.0, .v_out = 0.5, .t_pour = 1.5, .t_max = 4.0, .grids = 3, .ridge_cells = 4};
   bg_lab_param params[] = {
       {.name = "phi", .type = BG_PARAM_DOUBLE, .dest = &o->phi, .lo = 20, .hi = 45,
        .help = "Drucker-Prager friction angle fed to the sand, deg", .key = "phi_deg"},
@@ -97,7 +98,6 @@ static bg_lab *heap_init(int argc, char **argv, heap_opts *o, heap_plan *pl) {
       exit(2);
     }
   }
-  return lab;
 }
 
 /* The sand's friction as the lab holds it, and the flow angle it implies

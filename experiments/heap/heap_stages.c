@@ -80,7 +80,7 @@ void heap_readout(heap_plan *pl) {
                         "poured heap and on the collapsed column of the same sand and mass",
                         "cells_per_R0\tdx_m\ttheta_heap_deg\ttheta_collapse_deg\theap_minus_collapse_deg\th_max_heap_m\t"
                         "h_max_collapse_m\ttoe_heap_m\ttoe_collapse_m\tmass_poured_kg\tmass_target_kg\tsettled_heap\t"
-                        "settled_collapse\tt_end_heap_s\tparticles_heap\ttheta_flow_fed_deg");
+                        "settled_collapse\tt_end_heap_s\tparticles_heap\ttheta_flow_fed_deg\toutlet_buried");
   FILE *fw = bg_lab_tsv(lab, "windows.tsv",
                         "the settled flank angle by fit window (fractions of h_max): how far the angle is identified",
                         "cells_per_R0\twin_lo\twin_hi\ttheta_heap_deg\ttheta_collapse_deg");
@@ -112,9 +112,15 @@ void heap_readout(heap_plan *pl) {
       fprintf(fw, "%d\t%.2f\t%.2f\t%.4f\t%.4f\n", pl->gcells[gi], heap_win_lo[w], heap_win_hi[w], win_h[gi][w],
               heap_window_angle(rc.rbin, rc.hbin, rc.nbins, heap_win_lo[w], heap_win_hi[w], rc.h_max));
     }
-    fprintf(ff, "%d\t%.6g\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%d\t%.4f\t%zu\t%.4f\n",
+    /* a heap that reached the outlet was fed from inside it: not a poured heap */
+    int buried = rh.h_max >= pl->heap[gi].funnel_z - 2 * rh.dx;
+    if (buried)
+      bg_lab_progress(lab, "pour %d/%d: the heap (%.1f mm) reached the outlet (%.1f mm): raise --funnel-height", gi + 1,
+                      n, rh.h_max * 1e3, pl->heap[gi].funnel_z * 1e3);
+    fprintf(ff, "%d\t%.6g\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%d\t%.4f\t%zu\t%.4f\t%d\n",
             pl->gcells[gi], rh.dx, th_h[gi], th_c[gi], th_h[gi] - th_c[gi], rh.h_max, rc.h_max, rh.runout,
-            rc.runout, mp, mt, settled_h, rc.settled, t_end, np, flow);
+            rc.runout, mp, mt, settled_h, rc.settled, t_end, np, flow, buried);
+    if (buried) th_h[gi] = NAN; /* every claim on it then fails */
     char pfn[64];
     snprintf(pfn, sizeof pfn, "profile_heap_g%d.tsv", gi);
     write_profile(lab, &rh, "poured heap", pl->gcells[gi], pl->H0, pfn);
