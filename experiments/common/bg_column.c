@@ -192,42 +192,12 @@ void bg_column_surface(bg_column_result *res, const bg_real *x, size_t n, const 
   const double dx = g->dx, off = g->off;
   const int nx = g->nx, ny = g->ny;
   double *hf = xcalloc((size_t)nx * ny, sizeof *hf);
-  if (g->max_gap > 0) {
-    /* the top of the stack that stands on the floor: a column's particles
-     * from the floor up, until a gap wider than max_gap (a stream in the
-     * air above a heap is not its surface) */
-    size_t *cnt = xcalloc((size_t)nx * ny + 1, sizeof *cnt);
-    int *col = xmalloc((n ? n : 1) * sizeof *col);
-    for (size_t p = 0; p < n; ++p) {
-      int i = (int)floor((x[3 * p] + off) / dx), j = (int)floor((x[3 * p + 1] + off) / dx);
-      col[p] = (i < 0 || j < 0 || i >= nx || j >= ny) ? -1 : i * ny + j;
-      if (col[p] >= 0) cnt[col[p] + 1]++;
-    }
-    for (int c = 0; c < nx * ny; ++c) cnt[c + 1] += cnt[c];
-    double *zs = xmalloc((cnt[nx * ny] ? cnt[nx * ny] : 1) * sizeof *zs);
-    size_t *fill = xcalloc((size_t)nx * ny, sizeof *fill);
-    for (size_t p = 0; p < n; ++p)
-      if (col[p] >= 0) zs[cnt[col[p]] + fill[col[p]]++] = x[3 * p + 2];
-    for (int c = 0; c < nx * ny; ++c) {
-      size_t k0 = cnt[c], k1 = cnt[c + 1];
-      if (k1 == k0) continue;
-      gsl_sort(zs + k0, 1, k1 - k0);
-      double top = zs[k0];
-      if (top > g->max_gap) continue; /* nothing stands on the floor here */
-      for (size_t k = k0 + 1; k < k1 && zs[k] - top <= g->max_gap; ++k) top = zs[k];
-      hf[c] = top + 0.25 * dx;
-    }
-    free(fill);
-    free(zs);
-    free(col);
-    free(cnt);
-  } else {
-    for (size_t p = 0; p < n; ++p) {
-      int i = (int)floor((x[3 * p] + off) / dx), j = (int)floor((x[3 * p + 1] + off) / dx);
-      if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
-      double top = x[3 * p + 2] + 0.25 * dx;
-      if (top > hf[(size_t)i * ny + j]) hf[(size_t)i * ny + j] = top;
-    }
+  for (size_t p = 0; p < n; ++p) {
+    if (g->skip && g->skip[p]) continue;
+    int i = (int)floor((x[3 * p] + off) / dx), j = (int)floor((x[3 * p + 1] + off) / dx);
+    if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
+    double top = x[3 * p + 2] + 0.25 * dx;
+    if (top > hf[(size_t)i * ny + j]) hf[(size_t)i * ny + j] = top;
   }
   {
     /* the lattice gives every particle the same volume, so the same mass */
@@ -413,7 +383,7 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   /* the deposit's surface, as every column reader of the lab reads it */
   bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
   bg_column_grid cg = {.dx = dx, .off = off, .L = L, .nx = nf, .ny = sc->ridge ? (int)(desc.dims[1] - 4) : nf,
-                       .nb = nl, .ridge = sc->ridge, .runout_h = sc->runout_h, .max_gap = 0, .x_min = -INFINITY};
+                       .nb = nl, .ridge = sc->ridge, .runout_h = sc->runout_h, .x_min = -INFINITY, .skip = NULL};
   bg_column_surface(&res, x, n, &cg);
   free(x);
   free(v);

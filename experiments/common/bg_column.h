@@ -85,15 +85,14 @@ typedef struct bg_column_result {
 /* The columns a surface is read on: nx by ny node columns dx wide, the
  * first at x = -off (and y = -off), profile bins dx wide out to nb bins,
  * the far wall at L; ridge: the profile along x instead of the radius.
- * max_gap 0: a column's height is its highest particle (plus dx/4, see
- * above); max_gap > 0: the top of the stack standing on the floor, its
- * particles from z = 0 up until a gap wider than max_gap (m), so a stream
- * falling onto a heap is not read as its surface. x_min: columns and bins
- * at smaller x (or radius) are left out of h_max and the profile (-INFINITY
- * for none). */
+ * A column's height is its highest particle (plus dx/4, see above).
+ * x_min: columns and bins at smaller x (or radius) are left out of h_max
+ * and the profile (-INFINITY for none). skip (NULL for none): particles
+ * left out of the height field, e.g. sand still falling onto a heap. */
 typedef struct bg_column_grid {
-  double dx, off, L, runout_h, max_gap, x_min;
+  double dx, off, L, runout_h, x_min;
   int nx, ny, nb, ridge;
+  const unsigned char *skip;
 } bg_column_grid;
 
 /* Reads a deposit's surface from n particle positions x into res: the

@@ -72,7 +72,6 @@ typedef struct heap_plan {
   int gcells[HEAP_MAX_GRIDS];
   double R0, H0, phi;
   double theta_flow;  /* the flow angle of the sand the lab compares with, deg */
-  int fed_off;        /* the mutant phi-fed-wrong: the sand fed another angle than the lab's */
   heap_scene heap[HEAP_MAX_GRIDS];
   bg_column_scene collapse[HEAP_MAX_GRIDS];
   int n_pts;

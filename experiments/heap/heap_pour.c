@@ -74,19 +74,21 @@ static void loop_unpack(heap_loop *l, bg_lab_blob *b, const char *tag) {
   }
 }
 
-/* The surface of the particles now in the run: the stack standing on the
- * floor (a gap wider than dx ends a column: the falling stream is not the
- * heap), profile bins outside the funnel's footprint (under it the columns
- * read the stream's impact). */
-static bg_column_result read_surface(const heap_scene *sc, const bg_real *x, size_t n, int nx, int ny, int nl,
-                                     double x_min) {
+/* The surface of the heap while it grows: the repose reader's (the
+ * highest particle of each column) without the sand in flight (faster than
+ * FLIGHT_SPEED: the stream and its splash; a heap's surface avalanches move
+ * slower), over the columns clear of the funnel's footprint by two cells
+ * (under it the columns read the stream's impact). */
+#define FLIGHT_SPEED 1.0 /* m/s */
+static bg_column_result read_surface(const heap_scene *sc, const bg_real *x, const unsigned char *skip, size_t n,
+                                     int nx, int ny, int nl, double x_min) {
   bg_column_result c;
   memset(&c, 0, sizeof c);
   double dx = sc->R0 / sc->cells;
   c.dx = dx;
   c.H0 = sc->H0;
-  bg_column_grid g = {.dx = dx, .off = 0, .L = nl * dx, .runout_h = 1.0, .max_gap = dx, .x_min = x_min,
-                      .nx = nx, .ny = ny, .nb = nl, .ridge = 1};
+  bg_column_grid g = {.dx = dx, .off = 0, .L = nl * dx, .runout_h = 1.0, .x_min = x_min,
+                      .nx = nx, .ny = ny, .nb = nl, .ridge = 1, .skip = skip};
   bg_column_surface(&c, x, n, &g);
   return c;
 }
@@ -160,6 +162,7 @@ heap_result heap_pour_run(bg_lab *lab, const heap_scene *sc, const char *tag) {
   bg_lab_blob_free(&state);
   size_t cap = 0;
   bg_real *x = NULL, *v = NULL, *m = NULL;
+  unsigned char *fly = NULL;
   int ny = sc->ridge_cells;
   while (!finished && !lp.settled && lp.t < sc->t_max) {
     lp.t = fmin(lp.t + sc->check_frac * tc, sc->t_max);
@@ -172,7 +175,8 @@ heap_result heap_pour_run(bg_lab *lab, const heap_scene *sc, const char *tag) {
       x = realloc(x, 3 * cap * sizeof *x);
       v = realloc(v, 3 * cap * sizeof *v);
       m = realloc(m, cap * sizeof *m);
-      if (!x || !v || !m) bg_lab_fail("out of memory for %zu particles", cap);
+      fly = realloc(fly, cap);
+      if (!x || !v || !m || !fly) bg_lab_fail("out of memory for %zu particles", cap);
     }
     heap_row row = {.t = lp.t, .ke = 0};
     if (n) {
@@ -180,11 +184,13 @@ heap_result heap_pour_run(bg_lab *lab, const heap_scene *sc, const char *tag) {
       bg_sim_get(sim, BG_FIELD_V, v, 3 * n);
       bg_sim_get(sim, BG_FIELD_MASS, m, n);
     }
-    for (size_t p = 0; p < n; ++p)
-      row.ke += 0.5 * m[p] * ((double)v[3 * p] * v[3 * p] + (double)v[3 * p + 1] * v[3 * p + 1] +
-                              (double)v[3 * p + 2] * v[3 * p + 2]);
+    for (size_t p = 0; p < n; ++p) {
+      double v2 = (double)v[3 * p] * v[3 * p] + (double)v[3 * p + 1] * v[3 * p + 1] + (double)v[3 * p + 2] * v[3 * p + 2];
+      row.ke += 0.5 * m[p] * v2;
+      fly[p] = v2 > FLIGHT_SPEED * FLIGHT_SPEED;
+    }
     bg_sim_source_mass(sim, sid, &row.mass);
-    bg_column_result c = read_surface(sc, x, n, nl, ny, nl, sc->funnel_w);
+    bg_column_result c = read_surface(sc, x, fly, n, nl, ny, nl, sc->funnel_w + 2 * dx);
     row.h_max = c.h_max;
     row.toe = c.runout;
     row.theta = heap_window_angle(c.rbin, c.hbin, c.nbins, heap_win_lo[HEAP_WIN_MAIN], heap_win_hi[HEAP_WIN_MAIN],
@@ -209,8 +215,8 @@ heap_result heap_pour_run(bg_lab *lab, const heap_scene *sc, const char *tag) {
   memset(&res.col, 0, sizeof res.col);
   res.col.dx = dx;
   res.col.H0 = sc->H0;
-  bg_column_grid cg = {.dx = dx, .off = 0, .L = nl * dx, .runout_h = 1.0, .max_gap = 0, .x_min = -INFINITY,
-                       .nx = nl, .ny = ny, .nb = nl, .ridge = 1};
+  bg_column_grid cg = {.dx = dx, .off = 0, .L = nl * dx, .runout_h = 1.0, .x_min = -INFINITY,
+                       .nx = nl, .ny = ny, .nb = nl, .ridge = 1, .skip = NULL};
   bg_column_surface(&res.col, x, n, &cg);
   res.col.n_particles = n;
   res.col.steps = st.step;
@@ -226,6 +232,7 @@ heap_result heap_pour_run(bg_lab *lab, const heap_scene *sc, const char *tag) {
   free(x);
   free(v);
   free(m);
+  free(fly);
   bg_sim_destroy(sim);
   return res;
 }

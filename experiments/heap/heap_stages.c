@@ -12,9 +12,6 @@
 /* the windows of the identifiability scan, of the deposit's height; the
  * second is the repose estimator's band */
 const double heap_win_lo[HEAP_N_WIN] = {0.1, 0.2, 0.3, 0.2, 0.5}, heap_win_hi[HEAP_N_WIN] = {0.5, 0.8, 0.9, 0.5, 0.8};
-#define FOOT_LO 0.0 /* the window-on-foot mutant: the fit over the foot */
-#define FOOT_HI 0.2
-#define STALE_DEG 10.0 /* the flow-angle-stale mutant: a flow angle 10 deg below the fed one */
 
 /* Three grids, refinement ratio r: the Richardson estimate from the last
  * three angles. Converging when the two steps have one sign and shrink;
@@ -73,8 +70,8 @@ static const bg_column_scene *ridge_scene(const heap_plan *pl, int gi) { return 
 void heap_readout(heap_plan *pl) {
   bg_lab *lab = pl->lab;
   const int n = pl->grids;
-  double th_h[HEAP_MAX_GRIDS], th_c[HEAP_MAX_GRIDS], th_foot[HEAP_MAX_GRIDS], flow_fed = NAN;
-  double win_h[HEAP_MAX_GRIDS][HEAP_N_WIN];
+  double th_h[HEAP_MAX_GRIDS], th_c[HEAP_MAX_GRIDS], flow_fed = NAN;
+  double win_h[HEAP_MAX_GRIDS][HEAP_N_WIN], win_s[HEAP_N_WIN];
   FILE *ff = bg_lab_tsv(lab, "final.tsv",
                         "settled flank angle per grid, the repose estimator (profile line fit, 0.2-0.8 h_max) on the "
                         "poured heap and on the collapsed column of the same sand and mass",
@@ -106,7 +103,6 @@ void heap_readout(heap_plan *pl) {
     result rc = repose_measure(lab, sc, tag, cc);
     th_h[gi] = rh.theta[0];
     th_c[gi] = rc.theta[0];
-    th_foot[gi] = heap_window_angle(rh.rbin, rh.hbin, rh.nbins, FOOT_LO, FOOT_HI, rh.h_max);
     for (int w = 0; w < HEAP_N_WIN; ++w) {
       win_h[gi][w] = heap_window_angle(rh.rbin, rh.hbin, rh.nbins, heap_win_lo[w], heap_win_hi[w], rh.h_max);
       fprintf(fw, "%d\t%.2f\t%.2f\t%.4f\t%.4f\n", pl->gcells[gi], heap_win_lo[w], heap_win_hi[w], win_h[gi][w],
@@ -117,6 +113,17 @@ void heap_readout(heap_plan *pl) {
     if (buried)
       bg_lab_progress(lab, "pour %d/%d: the heap (%.1f mm) reached the outlet (%.1f mm): raise --funnel-height", gi + 1,
                       n, rh.h_max * 1e3, pl->heap[gi].funnel_z * 1e3);
+    if (gi == n - 1) {
+      /* the straight-flank control: the profile replaced by a straight flank
+       * of the measured angle from the summit, on the same bins */
+      double *hs = malloc((size_t)(rh.nbins > 0 ? rh.nbins : 1) * sizeof *hs);
+      if (!hs) bg_lab_fail("out of memory for a profile");
+      double t = tan(rh.theta[0] / DEG);
+      for (int b = 0; b < rh.nbins; ++b) hs[b] = fmax(0.0, rh.h_max - t * rh.rbin[b]);
+      for (int w = 0; w < HEAP_N_WIN; ++w)
+        win_s[w] = heap_window_angle(rh.rbin, hs, rh.nbins, heap_win_lo[w], heap_win_hi[w], rh.h_max);
+      free(hs);
+    }
     fprintf(ff, "%d\t%.6g\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%d\t%.4f\t%zu\t%.4f\t%d\n",
             pl->gcells[gi], rh.dx, th_h[gi], th_c[gi], th_h[gi] - th_c[gi], rh.h_max, rc.h_max, rh.runout,
             rc.runout, mp, mt, settled_h, rc.settled, t_end, np, flow, buried);
@@ -152,40 +159,50 @@ void heap_readout(heap_plan *pl) {
   bg_lab_manifest_str(lab, "heap_convergence", ch.verdict);
   bg_lab_manifest_str(lab, "collapse_convergence", cv.verdict);
 
-  /* the claims. The flow angle the heap is held to is the simulation's own
-   * (read back), except under friction-fed-wrong, where the lab compares
-   * with its own copy as the planted bug did */
-  double flow_cmp = pl->fed_off ? pl->theta_flow : flow_fed;
-  double above = -INFINITY, above_stale = -INFINITY;
-  for (int gi = 0; gi < n; ++gi) {
-    above = fmax(above, th_h[gi] - flow_cmp);
-    above_stale = fmax(above_stale, th_h[gi] - (flow_cmp - STALE_DEG));
-    if (!isfinite(th_h[gi])) above = above_stale = NAN;
-  }
-  bg_lab_claim(lab, "heap.below_flow", above);
-  bg_lab_claim_mutant(lab, "flow-angle-stale", "heap.below_flow", above_stale);
-  bg_lab_claim_fed(lab, "heap.at_flow", th_h[n - 1], flow_cmp);
-  bg_lab_claim_mutant_fed(lab, "flow-angle-stale", "heap.at_flow", th_h[n - 1], flow_cmp - STALE_DEG);
-  bg_lab_claim(lab, "heap.above_collapse", th_h[n - 1] - th_c[n - 1]);
-  bg_lab_claim_mutant(lab, "window-on-foot", "heap.above_collapse", th_foot[n - 1] - th_c[n - 1]);
-  double wmin = INFINITY, wmax = -INFINITY;
+  /* the claims, on the finest grid. The flow angle the heap is held to is
+   * the simulation's own (read back from it) */
+  const int f = n - 1;
+  double th_max = -INFINITY;
+  for (int gi = 0; gi < n; ++gi) th_max = fmax(th_max, th_h[gi]);
+  bg_lab_claim(lab, "heap.below_flow", th_h[f] - flow_fed);
+  /* the height field's vertical scale read 2x: the flank reads atan(2 tan theta) */
+  bg_lab_claim_mutant(lab, "heights-doubled", "heap.below_flow", atan(2 * tan(th_h[f] / DEG)) * DEG - flow_fed);
+  bg_lab_claim_fed(lab, "heap.at_flow", th_h[f], flow_fed);
+  /* positive control: the lower flank, clear of the summit the stream's impact rounds */
+  bg_lab_claim_mutant_fed(lab, "window-lower-flank", "heap.at_flow", win_h[f][0], flow_fed);
+  bg_lab_claim(lab, "heap.above_collapse", th_h[f] - th_c[f]);
+  bg_lab_claim_mutant(lab, "protocols-swapped", "heap.above_collapse", th_c[f] - th_h[f]);
+  double wmin = INFINITY, wmax = -INFINITY, smin = INFINITY, smax = -INFINITY;
   for (int w = 0; w < HEAP_N_WIN; ++w) {
-    wmin = fmin(wmin, win_h[n - 1][w]);
-    wmax = fmax(wmax, win_h[n - 1][w]);
-    if (!isfinite(win_h[n - 1][w])) wmin = wmax = NAN;
+    wmin = fmin(wmin, win_h[f][w]);
+    wmax = fmax(wmax, win_h[f][w]);
+    if (!isfinite(win_h[f][w])) wmin = wmax = NAN;
+    smin = fmin(smin, win_s[w]);
+    smax = fmax(smax, win_s[w]);
+    if (!isfinite(win_s[w])) smin = smax = NAN;
   }
   bg_lab_claim(lab, "heap.window_spread", wmax - wmin);
-  bg_lab_claim_mutant(lab, "window-on-foot", "heap.window_spread",
-                      fmax(wmax, th_foot[n - 1]) - fmin(wmin, th_foot[n - 1]));
+  /* positive control: the same window scan on a straight flank */
+  bg_lab_claim_mutant(lab, "straight-flank", "heap.window_spread", smax - smin);
   bg_lab_claim(lab, "heap.converged", fabs(ch.last_step));
   /* the grids read in reverse: the step judged is the two coarsest */
   bg_lab_claim_mutant(lab, "grids-reversed", "heap.converged", fabs(th_h[1] - th_h[0]));
+  /* positive control: a sequence converging at order 2, theta_flow - 2 (dx / dx_coarse)^2 */
+  {
+    double thc[HEAP_MAX_GRIDS];
+    for (int gi = 0; gi < n; ++gi) {
+      double q = (double)pl->gcells[0] / pl->gcells[gi];
+      thc[gi] = flow_fed - 2 * q * q;
+    }
+    bg_lab_claim_mutant(lab, "converging-sequence", "heap.converged", fabs(richardson(thc, pl->gcells, n).last_step));
+  }
   FILE *fs = bg_lab_tsv(lab, "summary.tsv", "one row per quantity", "quantity\tvalue\tunit");
   fprintf(fs, "theta_flow_fed\t%.4f\tdeg\n", flow_fed);
   fprintf(fs, "theta_heap_finest\t%.4f\tdeg\n", th_h[n - 1]);
   fprintf(fs, "theta_collapse_finest\t%.4f\tdeg\n", th_c[n - 1]);
   fprintf(fs, "heap_minus_collapse_finest\t%.4f\tdeg\n", th_h[n - 1] - th_c[n - 1]);
   fprintf(fs, "window_spread_finest\t%.4f\tdeg\n", wmax - wmin);
+  fprintf(fs, "theta_heap_max_over_grids_minus_flow\t%.4f\tdeg\n", th_max - flow_fed);
   fprintf(fs, "heap_last_step\t%.4f\tdeg\n", ch.last_step);
   fprintf(fs, "collapse_last_step\t%.4f\tdeg\n", cv.last_step);
   fclose(fs);
