@@ -26,7 +26,7 @@
 #include "heap.h"
 
 static const char *const mutants[] = {"heights-doubled", "window-lower-flank", "protocols-swapped", "straight-flank",
-                                      "grids-reversed",  "converging-sequence", NULL};
+                                      "grids-reversed",  "converging-sequence", "time-after-pour", NULL};
 
 typedef struct heap_opts {
   double phi, mu_floor, R0, aspect, domain, funnel_w, funnel_h, v_out, t_pour, t_max, ratio;

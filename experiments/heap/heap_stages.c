@@ -65,6 +65,19 @@ static void write_series(bg_lab *lab, const heap_result *h, int cells, const cha
   fclose(fp);
 }
 
+/* the mean flank angle of the history rows with t0 <= t < t1; NaN if a row
+ * in it has no angle or none is in it */
+static double series_mean(const heap_result *h, double t0, double t1) {
+  double sum = 0;
+  int k = 0;
+  for (int i = 0; i < h->n_rows; ++i)
+    if (h->rows[i].t >= t0 && h->rows[i].t < t1) {
+      sum += h->rows[i].theta;
+      k++;
+    }
+  return k ? sum / k : NAN;
+}
+
 static const bg_column_scene *ridge_scene(const heap_plan *pl, int gi) { return &pl->collapse[gi]; }
 
 void heap_readout(heap_plan *pl) {
@@ -72,6 +85,7 @@ void heap_readout(heap_plan *pl) {
   const int n = pl->grids;
   double th_h[HEAP_MAX_GRIDS], th_c[HEAP_MAX_GRIDS], flow_fed = NAN;
   double win_h[HEAP_MAX_GRIDS][HEAP_N_WIN], win_s[HEAP_N_WIN];
+  double pour_mean[HEAP_MAX_GRIDS], after_mean[HEAP_MAX_GRIDS];
   FILE *ff = bg_lab_tsv(lab, "final.tsv",
                         "settled flank angle per grid, the repose estimator (profile line fit, 0.2-0.8 h_max) on the "
                         "poured heap and on the collapsed column of the same sand and mass",
@@ -93,6 +107,10 @@ void heap_readout(heap_plan *pl) {
     char sfn[64];
     snprintf(sfn, sizeof sfn, "series_g%d.tsv", gi);
     write_series(lab, &hr, pl->gcells[gi], sfn);
+    /* the growing heap's flank over the second half of the pour, and over
+     * the settling after it (the time-after-pour mutant's window) */
+    pour_mean[gi] = series_mean(&hr, 0.5 * pl->heap[gi].t_pour, pl->heap[gi].t_pour);
+    after_mean[gi] = series_mean(&hr, pl->heap[gi].t_pour, INFINITY);
     int settled_h = hr.settled;
     double mp = hr.mass_poured, mt = hr.mass_target, t_end = hr.col.t_end;
     size_t np = hr.col.n_particles;
@@ -170,6 +188,10 @@ void heap_readout(heap_plan *pl) {
   bg_lab_claim_fed(lab, "heap.at_flow", th_h[f], flow_fed);
   /* positive control: the lower flank, clear of the summit the stream's impact rounds */
   bg_lab_claim_mutant_fed(lab, "window-lower-flank", "heap.at_flow", win_h[f][0], flow_fed);
+  /* while the sand flows: the flank over the second half of the pour */
+  bg_lab_claim(lab, "heap.pour_vs_flow", pour_mean[f] - flow_fed);
+  bg_lab_claim_mutant(lab, "heights-doubled", "heap.pour_vs_flow", atan(2 * tan(pour_mean[f] / DEG)) * DEG - flow_fed);
+  bg_lab_claim_mutant(lab, "time-after-pour", "heap.pour_vs_flow", after_mean[f] - flow_fed);
   bg_lab_claim(lab, "heap.above_collapse", th_h[f] - th_c[f]);
   bg_lab_claim_mutant(lab, "protocols-swapped", "heap.above_collapse", th_c[f] - th_h[f]);
   double wmin = INFINITY, wmax = -INFINITY, smin = INFINITY, smax = -INFINITY;
@@ -189,7 +211,7 @@ void heap_readout(heap_plan *pl) {
   bg_lab_claim_mutant(lab, "grids-reversed", "heap.converged", fabs(th_h[1] - th_h[0]));
   /* positive control: a sequence converging at order 2, theta_flow - 2 (dx / dx_coarse)^2 */
   {
-    double thc[HEAP_MAX_GRIDS];
+    double thc[HEAP_MAX_GRIDS] = {0};
     for (int gi = 0; gi < n; ++gi) {
       double q = (double)pl->gcells[0] / pl->gcells[gi];
       thc[gi] = flow_fed - 2 * q * q;
@@ -204,6 +226,10 @@ void heap_readout(heap_plan *pl) {
   fprintf(fs, "window_spread_finest\t%.4f\tdeg\n", wmax - wmin);
   fprintf(fs, "theta_heap_max_over_grids_minus_flow\t%.4f\tdeg\n", th_max - flow_fed);
   fprintf(fs, "heap_last_step\t%.4f\tdeg\n", ch.last_step);
+  for (int gi = 0; gi < n; ++gi) {
+    fprintf(fs, "pour_mean_theta_g%d\t%.4f\tdeg\n", gi, pour_mean[gi]);
+    fprintf(fs, "after_pour_mean_theta_g%d\t%.4f\tdeg\n", gi, after_mean[gi]);
+  }
   fprintf(fs, "collapse_last_step\t%.4f\tdeg\n", cv.last_step);
   fclose(fs);
 }
