@@ -25,8 +25,8 @@
 
 #include "heap.h"
 
-static const char *const mutants[] = {"heights-doubled", "window-lower-flank", "protocols-swapped", "straight-flank",
-                                      "grids-reversed",  "converging-sequence", "time-after-pour", NULL};
+static const char *const mutants[] = {"heights-doubled", "straight-flank", "settled-for-pour", "protocols-swapped",
+                                      "converging-sequence", NULL};
 
 typedef struct heap_opts {
   double phi, mu_floor, R0, aspect, domain, funnel_w, funnel_h, v_out, t_pour, t_max, ratio;
@@ -48,7 +48,7 @@ static void heap_init(int argc, char **argv, heap_opts *o, heap_plan *pl) {
       {.name = "aspect", .type = BG_PARAM_DOUBLE, .dest = &o->aspect, .lo = 0.5, .hi = 3,
        .help = "collapse column aspect H0 / R0"},
       {.name = "cells-coarse", .type = BG_PARAM_INT, .dest = &o->cells, .lo = 4, .hi = 256,
-       .help = "cells per R0 on the coarsest grid", .quick = "8", .paper = "16"},
+       .help = "cells per R0 on the coarsest grid", .quick = "7", .paper = "16"},
       {.name = "grids", .type = BG_PARAM_INT, .dest = &o->grids, .lo = 2, .hi = HEAP_MAX_GRIDS,
        .help = "number of grids (3 for a Richardson verdict)"},
       {.name = "grid-ratio", .type = BG_PARAM_DOUBLE, .dest = &o->ratio, .lo = 1.2, .hi = 2,

@@ -11,6 +11,8 @@
 #include "bg_fit.h"
 #include "heap.h"
 
+#define STILL_CHECKS 10 /* the creep test's span, in checks (0.1 s at R0 0.1 m) */
+#define STILL_DEG 0.5     /* the flank's largest change over that span, deg */
 #define HEAP_STATE_MAGIC 0x68656170u /* "heap": the loop state's layout below */
 
 double heap_window_angle(const double *r, const double *h, int n, double lo, double hi, double h_max) {
@@ -198,7 +200,13 @@ heap_result heap_pour_run(bg_lab *lab, const heap_scene *sc, const char *tag) {
     bg_column_result_free(&c);
     loop_push(&lp, row);
     bg_lab_progress_sim(lab, tag, lp.t, sc->t_max, (double)n * (double)st.step);
-    if (lp.t >= sc->t_pour && row.ke < ke_thresh) lp.settled = 1;
+    /* settled: after the pour, the kinetic energy below the threshold (the
+     * column's rule) and the flank no longer creeping: within STILL_DEG of
+     * its angle STILL_CHECKS checks before (a heap can creep on after its
+     * kinetic energy has gone) */
+    if (lp.t >= sc->t_pour && row.ke < ke_thresh && lp.n_rows > STILL_CHECKS &&
+        fabs(row.theta - lp.rows[lp.n_rows - 1 - STILL_CHECKS].theta) <= STILL_DEG)
+      lp.settled = 1;
     bg_lab_sim_tick(ls, loop_pack, &lp);
   }
   bg_lab_sim_end(ls, loop_pack, &lp);
