@@ -9,9 +9,8 @@
 #
 # Reads, by column name, RUN_DIR/final.tsv (cells_per_R0, dx_m,
 # theta_heap_deg, theta_collapse_deg, theta_flow_fed_deg), series_gN.tsv
-# (t_s, theta_deg, mass_frac; N = 0 for the coarsest grid) and
-# RUN_DIR/manifest.json is not read (the pour's end is where mass_frac
-# reaches 1).
+# (t_s, theta_deg, mass_frac; N = 0 for the coarsest grid); the pour ends
+# where the finest grid's mass_frac first reaches 0.999.
 
 here = ""
 do for [i = strlen(ARG0):1:-1] { if (here eq "" && ARG0[i:i] eq "/") { here = ARG0[1:i] } }
@@ -34,7 +33,7 @@ do for [fmt in "png svg"] {
   set multiplot layout 1, 2 title "Poured heap: flank angle while it grows and settled, beside the collapse of the same sand"
   set xlabel "time  t  [s]"
   set ylabel "flank angle  θ  [deg]   (fit 0.2–0.8 h_{max})"
-  set yrange [0:th_flow + 10]
+  set yrange [0:*]
   set xrange [0:*]
   set key bottom right
   set object 1 rect from 0, graph 0 to t_pour, graph 1 fc rgb "#f0f0f0" fs solid 1.0 noborder behind
