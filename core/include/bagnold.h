@@ -602,6 +602,8 @@ bg_status bg_sim_add_source(bg_sim *sim, const bg_source *src, int *id);
  * masses), and the number of particles it emitted. */
 bg_status bg_sim_source_mass(bg_sim *sim, int id, double *kg);
 bg_status bg_sim_source_count(bg_sim *sim, int id, uint64_t *count);
+/* Source id as it was added (or as a checkpoint brought it back). */
+bg_status bg_sim_source_describe(bg_sim *sim, int id, bg_source *out);
 
 /* ---------------------------------------------------------------- observation */
 

@@ -421,7 +421,10 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
   d->damping = get_real(rd);
   uint64_t nc = get_u64(rd);
   if (rd->bad) goto bad;
-  if (nc >= 1000 || n_nodes > rd->left) goto impossible;
+  /* (a node array's length is checked where one is read: a file of few
+   * particles on a large grid, a source's before it poured, is smaller than
+   * the grid) */
+  if (nc >= 1000) goto impossible;
   d->n_colliders = (size_t)nc;
   c->colliders = calloc(nc ? nc : 1, sizeof *c->colliders);
   if (!c->colliders) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);

@@ -161,6 +161,15 @@ bg_status bg_sim_source_count(bg_sim *sim, int id, uint64_t *count) {
   return s;
 }
 
+bg_status bg_sim_source_describe(bg_sim *sim, int id, bg_source *out) {
+  if (!sim) return BG_ERR_NULL;
+  sim->err[0] = 0;
+  CHECK(out != NULL, BG_ERR_NULL, "out is NULL");
+  bg_status s = check_id(sim, id);
+  if (s == BG_OK) *out = sim->sources[id].d;
+  return s;
+}
+
 double bg_sources_speed(const bg_sim *sim, double t) {
   double vmax = 0;
   for (size_t i = 0; i < sim->n_sources; ++i) {

@@ -362,6 +362,21 @@ static void check_checkpoint(void) {
   bg_sim_destroy(b);
   bg_sim_destroy(c);
   bg_sim_destroy(r);
+  /* a checkpoint before the pour began: no particle, a file smaller than the grid */
+  bg_sim_desc d0 = desc();
+  bg_sim *e = make(&d0);
+  bg_source later = jet();
+  later.t_start = 1;
+  bg_sim_add_source(e, &later, NULL);
+  bg_sim_run(e, 3);
+  bg_sim_save(e, path, NULL, 0);
+  bg_sim *f = NULL;
+  s = bg_sim_load(path, backend, 2, &f, err, sizeof err);
+  bg_source back;
+  bg_check_true(s == BG_OK && bg_sim_source_describe(f, 0, &back) == BG_OK && back.t_start == 1,
+                "a checkpoint of no particle yet loads with its source (%s)", err);
+  bg_sim_destroy(e);
+  bg_sim_destroy(f);
   remove(path);
 }
 

@@ -23,6 +23,7 @@
 #include "probe_shear.h"
 #include "probe_snow.h"
 #include "probe_triax.h"
+#include "probe_source.h"
 #include "probe_vm.h"
 #include "probe_water.h"
 
@@ -101,7 +102,7 @@ static const char *const mutants[] = {"alpha-extension", "stiff-sand", "hardenin
                                       "water-gamma-6", "water-cfl-speed", "water-viscosity-half", "lame-swapped",
                                       "nh-log-j-linear", "cohesion-tip-c", "cohesion-alpha-extension",
                                       "cohesion-ignored", "cohesion-beta-ignored", "snow-theta-swapped",
-                                      "snow-hardening-sign", "snow-jp-trial", PROBE_VM_MUTANTS NULL};
+                                      "snow-hardening-sign", "snow-jp-trial", PROBE_VM_MUTANTS PROBE_SOURCE_MUTANTS NULL};
 
 /* Klar 2016's sand through the registry's own prepare step, on the given
  * cone. The stiff-sand mutant takes E ten times larger, which shrinks the
@@ -430,6 +431,7 @@ int main(int argc, char **argv) {
   probe_water(lab);   /* Tait's pressure and the sound speed of a pulse */
   probe_elastic(lab); /* uniaxial stress against the hyperelastic closed forms */
   probe_vm(lab);      /* von Mises' yield stresses and plastic incompressibility */
+  probe_source(lab);  /* an emitter's jet in free fall: its rate and arrival */
   snow_check snow = probe_snow(lab); /* snow under known compressions */
 
   /* judge. Klar's closed form against the Mohr-Coulomb meridian is an

@@ -284,6 +284,28 @@ class SimDesc(Structure):
     ]
 
 
+class Source(Structure):
+    """bg_source."""
+
+    _fields_ = [
+        ("shape", bg_enum),
+        ("center", bg_real * 3),
+        ("radius", bg_real),
+        ("half", bg_real * 3),
+        ("velocity", bg_real * 3),
+        ("mass_rate", c_double),
+        ("t_start", c_double),
+        ("t_stop", c_double),
+        ("material", c_int),
+        ("ppc", bg_real),
+        ("seed", c_uint64),
+    ]
+
+
+#: bg_source_shape by name.
+SOURCE_SHAPES = {"disc": 0, "box": 1}
+
+
 class Stats(Structure):
     """bg_stats."""
 
@@ -318,6 +340,7 @@ STRUCTS: Dict[str, type] = {
     "bg_sink": Sink,
     "bg_wall": Wall,
     "bg_sim_desc": SimDesc,
+    "bg_source": Source,
     "bg_stats": Stats,
     "bg_host": Host,
 }
@@ -408,6 +431,12 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_sim_set_damping": (bg_status, [_P, bg_real]),
     "bg_sim_set": (bg_status, [_P, bg_enum, _F, c_size_t]),
     "bg_sim_set_geostatic": (bg_status, [_P, c_double, c_double]),
+    # sources
+    "bg_source_default": (Source, []),
+    "bg_sim_add_source": (bg_status, [_P, POINTER(Source), POINTER(c_int)]),
+    "bg_sim_source_mass": (bg_status, [_P, c_int, _D]),
+    "bg_sim_source_count": (bg_status, [_P, c_int, POINTER(c_uint64)]),
+    "bg_sim_source_describe": (bg_status, [_P, c_int, POINTER(Source)]),
     # observation
     "bg_sim_wall_count": (c_size_t, [_P]),
     "bg_sim_wall_forces": (bg_status, [_P, _D, c_size_t]),
