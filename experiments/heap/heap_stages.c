@@ -88,12 +88,21 @@ static double series_mean(const heap_result *h, double t0, double t1) {
 
 static const bg_column_scene *ridge_scene(const heap_plan *pl, int gi) { return &pl->collapse[gi]; }
 
-void heap_readout(heap_plan *pl) {
+/* What the read-out gathers from the grids before it judges. */
+typedef struct heap_angles {
+  double th_h[HEAP_MAX_GRIDS], th_c[HEAP_MAX_GRIDS]; /* settled flank, heap and collapse, deg */
+  double win_h[HEAP_MAX_GRIDS][HEAP_N_WIN];          /* the heap's flank per fit window */
+  double win_s[HEAP_N_WIN], straight_main;           /* the straight-flank control's, finest grid */
+  double pour_mean[HEAP_MAX_GRIDS], after_mean[HEAP_MAX_GRIDS];
+  double flow_fed; /* the flow angle of the friction the simulation holds, deg */
+} heap_angles;
+
+/* 1. each grid's pour and collapse: the settled angles, the windows, the
+ * history and the profiles */
+static void read_grids(heap_plan *pl, heap_angles *A) {
   bg_lab *lab = pl->lab;
   const int n = pl->grids;
-  double th_h[HEAP_MAX_GRIDS], th_c[HEAP_MAX_GRIDS], flow_fed = NAN;
-  double win_h[HEAP_MAX_GRIDS][HEAP_N_WIN], win_s[HEAP_N_WIN];
-  double pour_mean[HEAP_MAX_GRIDS], after_mean[HEAP_MAX_GRIDS], straight_main = NAN;
+  double *th_h = A->th_h, *th_c = A->th_c, *pour_mean = A->pour_mean, *after_mean = A->after_mean;
   FILE *ff = bg_lab_tsv(lab, "final.tsv",
                         "settled flank angle per grid, the repose estimator (profile line fit, 0.2-0.8 h_max) on the "
                         "poured heap and on the collapsed column of the same sand and mass",
@@ -111,7 +120,7 @@ void heap_readout(heap_plan *pl) {
     snprintf(tag, sizeof tag, "pour %d/%d", gi + 1, n);
     /* the flow angle of the sand as the simulation holds it */
     double flow = hr.mu_s_fed > 0 ? atan(hr.mu_s_fed) * DEG : repose_flow_angle(hr.phi_fed);
-    if (gi == n - 1) flow_fed = flow;
+    if (gi == n - 1) A->flow_fed = flow;
     char sfn[64];
     snprintf(sfn, sizeof sfn, "series_g%d.tsv", gi);
     write_series(lab, &hr, pl->gcells[gi], sfn);
@@ -130,8 +139,8 @@ void heap_readout(heap_plan *pl) {
     th_h[gi] = rh.theta[0];
     th_c[gi] = rc.theta[0];
     for (int w = 0; w < HEAP_N_WIN; ++w) {
-      win_h[gi][w] = heap_window_angle(rh.rbin, rh.hbin, rh.nbins, heap_win_lo[w], heap_win_hi[w], rh.h_max);
-      fprintf(fw, "%d\t%.2f\t%.2f\t%.4f\t%.4f\n", pl->gcells[gi], heap_win_lo[w], heap_win_hi[w], win_h[gi][w],
+      A->win_h[gi][w] = heap_window_angle(rh.rbin, rh.hbin, rh.nbins, heap_win_lo[w], heap_win_hi[w], rh.h_max);
+      fprintf(fw, "%d\t%.2f\t%.2f\t%.4f\t%.4f\n", pl->gcells[gi], heap_win_lo[w], heap_win_hi[w], A->win_h[gi][w],
               heap_window_angle(rc.rbin, rc.hbin, rc.nbins, heap_win_lo[w], heap_win_hi[w], rc.h_max));
     }
     /* a heap that reached the outlet was fed from inside it: not a poured heap */
@@ -147,8 +156,8 @@ void heap_readout(heap_plan *pl) {
       double t = tan(flow / DEG);
       for (int b = 0; b < rh.nbins; ++b) hs[b] = fmax(0.0, rh.h_max - t * rh.rbin[b]);
       for (int w = 0; w < HEAP_N_WIN; ++w)
-        win_s[w] = heap_window_angle(rh.rbin, hs, rh.nbins, heap_win_lo[w], heap_win_hi[w], rh.h_max);
-      straight_main = win_s[HEAP_WIN_MAIN];
+        A->win_s[w] = heap_window_angle(rh.rbin, hs, rh.nbins, heap_win_lo[w], heap_win_hi[w], rh.h_max);
+      A->straight_main = A->win_s[HEAP_WIN_MAIN];
       free(hs);
     }
     fprintf(ff, "%d\t%.6g\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%d\t%.4f\t%zu\t%.4f\t%d\n",
@@ -169,8 +178,13 @@ void heap_readout(heap_plan *pl) {
   }
   fclose(ff);
   fclose(fw);
+}
 
-  /* convergence of each protocol's angle in dx */
+/* 2. each protocol's convergence in dx */
+static heap_conv write_convergence(heap_plan *pl, const heap_angles *A) {
+  bg_lab *lab = pl->lab;
+  const int n = pl->grids;
+  const double *th_h = A->th_h, *th_c = A->th_c;
   heap_conv ch = richardson(th_h, pl->gcells, n), cv = richardson(th_c, pl->gcells, n);
   FILE *fc = bg_lab_tsv(lab, "convergence.tsv",
                         "dx convergence of the settled angle: last step (finest minus next), Richardson order and "
@@ -185,18 +199,23 @@ void heap_readout(heap_plan *pl) {
   bg_lab_manifest_num(lab, "theta_collapse_finest_deg", th_c[n - 1]);
   bg_lab_manifest_str(lab, "heap_convergence", ch.verdict);
   bg_lab_manifest_str(lab, "collapse_convergence", cv.verdict);
+  return ch;
+}
 
+/* 3. the claims, with the mutants' and controls' values */
+static void judge(heap_plan *pl, const heap_angles *A, double *spread) {
+  bg_lab *lab = pl->lab;
+  const int n = pl->grids;
+  const double *th_h = A->th_h, *th_c = A->th_c, *pour_mean = A->pour_mean, flow_fed = A->flow_fed;
   /* the claims, on the finest grid. The flow angle the heap is held to is
    * the simulation's own (read back from it) */
   const int f = n - 1;
-  double th_max = -INFINITY;
-  for (int gi = 0; gi < n; ++gi) th_max = fmax(th_max, th_h[gi]);
   bg_lab_claim(lab, "heap.below_flow", th_h[f] - flow_fed);
   /* the height field's vertical scale read 2x: the flank reads atan(2 tan theta) */
   bg_lab_claim_mutant(lab, "heights-doubled", "heap.below_flow", atan(2 * tan(th_h[f] / DEG)) * DEG - flow_fed);
   bg_lab_claim_fed(lab, "heap.at_flow", th_h[f], flow_fed);
   /* positive control: the repose estimator on a straight flank at the fed flow angle */
-  bg_lab_claim_mutant_fed(lab, "straight-flank", "heap.at_flow", straight_main, flow_fed);
+  bg_lab_claim_mutant_fed(lab, "straight-flank", "heap.at_flow", A->straight_main, flow_fed);
   /* while the sand flows: the flank over the second half of the pour */
   bg_lab_claim(lab, "heap.pour_vs_flow", pour_mean[f] - flow_fed);
   /* the settled deposit's angle read in place of the growing heap's */
@@ -205,12 +224,12 @@ void heap_readout(heap_plan *pl) {
   bg_lab_claim_mutant(lab, "protocols-swapped", "heap.above_collapse", th_c[f] - th_h[f]);
   double wmin = INFINITY, wmax = -INFINITY, smin = INFINITY, smax = -INFINITY;
   for (int w = 0; w < HEAP_N_WIN; ++w) {
-    wmin = fmin(wmin, win_h[f][w]);
-    wmax = fmax(wmax, win_h[f][w]);
-    if (!isfinite(win_h[f][w])) wmin = wmax = NAN;
-    smin = fmin(smin, win_s[w]);
-    smax = fmax(smax, win_s[w]);
-    if (!isfinite(win_s[w])) smin = smax = NAN;
+    wmin = fmin(wmin, A->win_h[f][w]);
+    wmax = fmax(wmax, A->win_h[f][w]);
+    if (!isfinite(A->win_h[f][w])) wmin = wmax = NAN;
+    smin = fmin(smin, A->win_s[w]);
+    smax = fmax(smax, A->win_s[w]);
+    if (!isfinite(A->win_s[w])) smin = smax = NAN;
   }
   bg_lab_claim(lab, "heap.window_spread", wmax - wmin);
   /* positive control: the same window scan on a straight flank at the fed flow angle */
@@ -227,18 +246,40 @@ void heap_readout(heap_plan *pl) {
     }
     bg_lab_claim_mutant(lab, "converging-sequence", "heap.converged", converged_step(thc, pl->gcells, n));
   }
+  *spread = wmax - wmin;
+}
+
+/* 4. the run's numbers in one table */
+static void write_summary(heap_plan *pl, const heap_angles *A, const heap_conv *ch, double spread) {
+  bg_lab *lab = pl->lab;
+  const int n = pl->grids;
+  const double *th_h = A->th_h, *th_c = A->th_c, flow_fed = A->flow_fed;
+  double th_max = -INFINITY;
+  for (int gi = 0; gi < n; ++gi) th_max = fmax(th_max, th_h[gi]);
+  heap_conv cv = richardson(th_c, pl->gcells, n);
   FILE *fs = bg_lab_tsv(lab, "summary.tsv", "one row per quantity", "quantity\tvalue\tunit");
   fprintf(fs, "theta_flow_fed\t%.4f\tdeg\n", flow_fed);
   fprintf(fs, "theta_heap_finest\t%.4f\tdeg\n", th_h[n - 1]);
   fprintf(fs, "theta_collapse_finest\t%.4f\tdeg\n", th_c[n - 1]);
   fprintf(fs, "heap_minus_collapse_finest\t%.4f\tdeg\n", th_h[n - 1] - th_c[n - 1]);
-  fprintf(fs, "window_spread_finest\t%.4f\tdeg\n", wmax - wmin);
+  fprintf(fs, "window_spread_finest\t%.4f\tdeg\n", spread);
   fprintf(fs, "theta_heap_max_over_grids_minus_flow\t%.4f\tdeg\n", th_max - flow_fed);
-  fprintf(fs, "heap_last_step\t%.4f\tdeg\n", ch.last_step);
+  fprintf(fs, "heap_last_step\t%.4f\tdeg\n", ch->last_step);
   for (int gi = 0; gi < n; ++gi) {
-    fprintf(fs, "pour_mean_theta_g%d\t%.4f\tdeg\n", gi, pour_mean[gi]);
-    fprintf(fs, "after_pour_mean_theta_g%d\t%.4f\tdeg\n", gi, after_mean[gi]);
+    fprintf(fs, "pour_mean_theta_g%d\t%.4f\tdeg\n", gi, A->pour_mean[gi]);
+    fprintf(fs, "after_pour_mean_theta_g%d\t%.4f\tdeg\n", gi, A->after_mean[gi]);
   }
   fprintf(fs, "collapse_last_step\t%.4f\tdeg\n", cv.last_step);
   fclose(fs);
+}
+
+void heap_readout(heap_plan *pl) {
+  static heap_angles A; /* large: not on the stack */
+  memset(&A, 0, sizeof A);
+  A.flow_fed = A.straight_main = NAN;
+  read_grids(pl, &A);
+  heap_conv ch = write_convergence(pl, &A);
+  double spread = NAN;
+  judge(pl, &A, &spread);
+  write_summary(pl, &A, &ch, spread);
 }
