@@ -5,11 +5,12 @@
  * column (R0 x H0 per unit slab thickness) in a set time, then run until it
  * settles. Geometry: a plane-strain ridge, half of it against a mirror
  * plane, in a slab ridge_cells thick between slip walls, fed by a BOX source
- * line (the repose experiment's ridge, exp_repose --ridge): an axisymmetric
- * heap costs ~L/dx times more particles for the same flank, and the ridge's
- * collapse is already the lab's plane-strain reference. The flank angle is
- * read while the heap grows (a line fit of the profile between 0.2 and 0.8
- * of its height, outside the funnel's footprint) and on the settled deposit
+ * line (the slab of the repose experiment's ridge, bg_column's ridge): an
+ * axisymmetric heap costs ~L/dx times more particles for the same flank,
+ * and the ridge's collapse is already the lab's plane-strain reference. The
+ * flank angle is read while the heap grows (a line fit of the profile
+ * between 0.2 and 0.8 of its height, clear of the funnel's footprint, sand
+ * in flight left out) and on the settled deposit
  * by the repose experiment's estimator (repose_measure: E1, the profile's
  * line fit over 0.2-0.8 h_max), with the fit window scanned to show how far
  * the angle is identified; on two to four grids, with a convergence verdict;
