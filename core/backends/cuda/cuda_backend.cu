@@ -134,6 +134,10 @@ static bg_status read_properties(cuda_state *s) {
 }
 
 static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t len) {
+  if (cfg->dim == 2) {
+    if (err && len) snprintf(err, len, "backend cuda does not run dim 2 (plane strain) yet: use cpu/ref");
+    return BG_ERR_BACKEND;
+  }
   cuda_state *s = (cuda_state *)calloc(1, sizeof *s);
   if (!s) return BG_ERR_NOMEM;
   s->cfg = cfg;
