@@ -62,4 +62,12 @@ BG_HD void bg_plane_strain_clear(bg_mat3 *m) {
   m->m[0][1] = m->m[1][0] = m->m[1][2] = m->m[2][1] = 0.0f;
 }
 
+/* The same on one particle's F (9 row-major entries) and Kirchhoff stress
+ * (symmetric storage xx yy zz xy xz yz) laid out stride floats apart, as a
+ * lane of a chunk holds them. */
+BG_HD void bg_plane_strain_clear_strided(bg_real *F, bg_real *tau, int stride) {
+  F[1 * stride] = F[3 * stride] = F[5 * stride] = F[7 * stride] = 0.0f; /* xy yx yz zy */
+  tau[3 * stride] = tau[5 * stride] = 0.0f;                               /* xy yz */
+}
+
 #endif /* BG_TRANSFER_H */

@@ -62,10 +62,6 @@ static void cpu_destroy(void *state) {
 }
 
 static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t len) {
-  if (cfg->dim == 2) {
-    if (err && len) snprintf(err, len, "backend cpu does not run dim 2 (plane strain) yet: use cpu/ref");
-    return BG_ERR_BACKEND;
-  }
   cpu_state *s = calloc(1, sizeof *s);
   if (!s) return BG_ERR_NOMEM;
   s->cfg = cfg;
