@@ -130,14 +130,11 @@ static bg_status read_properties(cuda_state *s) {
   else if (strcmp(mb, "4") == 0) s->g2p_minb = 4;
   else return fail(s, BG_ERR_RANGE, "g2p_minblocks must be 0 or 4 (resident G2P blocks per SM; 0: no bound)");
   s->geo.lb = BG_BLOCK_LOG2;
+  s->geo.dim = cfg->dim;
   return BG_OK;
 }
 
 static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t len) {
-  if (cfg->dim == 2) {
-    if (err && len) snprintf(err, len, "backend cuda does not run dim 2 (plane strain) yet: use cpu/ref");
-    return BG_ERR_BACKEND;
-  }
   cuda_state *s = (cuda_state *)calloc(1, sizeof *s);
   if (!s) return BG_ERR_NOMEM;
   s->cfg = cfg;
