@@ -109,6 +109,14 @@ static void test_validation(void) {
   v[1] = 0;
   s = bg_sim_add_particles(sim, 2, x, v, 4);
   bg_check_true(s == BG_OK, "two particles on the plane are accepted");
+  bg_real vset[6] = {0.1f, 0.2f, 0, 0, 0, 0};
+  s = bg_sim_set(sim, BG_FIELD_V, vset, 6);
+  bg_check_true(s == BG_ERR_RANGE && strstr(bg_sim_last_error(sim), "v[1]"),
+                "bg_sim_set refuses v_y != 0 (%s)", bg_sim_last_error(sim));
+  bg_real fset[18] = {1, 0.01f, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  s = bg_sim_set(sim, BG_FIELD_F, fset, 18);
+  bg_check_true(s == BG_ERR_RANGE && strstr(bg_sim_last_error(sim), "plane strain"),
+                "bg_sim_set refuses an F off the plane-strain blocks (%s)", bg_sim_last_error(sim));
   bg_real m[2];
   bg_sim_get(sim, BG_FIELD_MASS, m, 2);
   bg_check_rel(m[0], 2200.0 * 0.01 * 0.01 / 4, 1e-6, "mass per metre of depth rho0 dx^2 / ppc");
