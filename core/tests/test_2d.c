@@ -39,7 +39,8 @@ static bg_real *lattice(const double lo[3], const int nc[3], double dx, int k, s
       for (int l = 0; l < per[2]; ++l) {
         const int ijk[3] = {i, j, l};
         for (int a = 0; a < 3; ++a)
-          x[3 * p + a] = (a == 1 && !nc[1]) ? (bg_real)lo[1] : (bg_real)(lo[a] + (ijk[a] + 0.5) * dx / k);
+          x[3 * p + a] =
+              (a == 1 && !nc[1]) ? (bg_real)lo[1] : (bg_real)(lo[a] + (ijk[a] + 0.5) * dx / k);
         p++;
       }
   *n_out = n;
@@ -61,8 +62,8 @@ static bg_sim *create(const bg_sim_desc *d, const char *what) {
   char err[512];
   bg_sim *sim = NULL;
   bg_status s = bg_sim_create(d, &sim, err, sizeof err);
-  bg_check_true(s == BG_OK, "%s: bg_sim_create (%s%s%s)", what, bg_status_name(s), s == BG_OK ? "" : ": ",
-                s == BG_OK ? "" : err);
+  bg_check_true(s == BG_OK, "%s: bg_sim_create (%s%s%s)", what, bg_status_name(s),
+                s == BG_OK ? "" : ": ", s == BG_OK ? "" : err);
   return s == BG_OK ? sim : NULL;
 }
 
@@ -80,7 +81,8 @@ static void test_validation(void) {
   printf("\n== 2D descriptor and particle checks ==\n");
   bg_sim_desc d = desc_2d(0.01, 16, 16);
   d.dims[1] = 4;
-  bg_check_true(refused(&d, BG_ERR_RANGE, "dims[1] must be 1"), "dim 2 with dims[1] = 4 is refused");
+  bg_check_true(refused(&d, BG_ERR_RANGE, "dims[1] must be 1"),
+                "dim 2 with dims[1] = 4 is refused");
   d = desc_2d(0.01, 16, 16);
   d.dim = 1;
   bg_check_true(refused(&d, BG_ERR_RANGE, "dim must be 2"), "dim 1 is refused");
@@ -89,7 +91,8 @@ static void test_validation(void) {
   bg_check_true(refused(&d, BG_ERR_RANGE, "gravity[1]"), "gravity out of the plane is refused");
   d = bg_sim_desc_default();
   d.dims[1] = 1;
-  bg_check_true(refused(&d, BG_ERR_RANGE, "dims[1] must be >= 4"), "3D with dims[1] = 1 is still refused");
+  bg_check_true(refused(&d, BG_ERR_RANGE, "dims[1] must be >= 4"),
+                "3D with dims[1] = 1 is still refused");
 
   d = desc_2d(0.01, 16, 16);
   bg_sim *sim = create(&d, "validation");
@@ -100,7 +103,8 @@ static void test_validation(void) {
   bg_real x[6] = {0.05f, 0.0f, 0.05f, 0.06f, 0.001f, 0.05f}, v[6] = {0, 0, 0, 0, 0, 0};
   bg_status s = bg_sim_add_particles(sim, 2, x, v, 4);
   bg_check_true(s == BG_ERR_OUTSIDE && strstr(bg_sim_last_error(sim), "particle 1"),
-                "a particle off the plane y = origin[1] is refused, naming it (%s)", bg_sim_last_error(sim));
+                "a particle off the plane y = origin[1] is refused, naming it (%s)",
+                bg_sim_last_error(sim));
   x[4] = 0;
   v[1] = 0.5f;
   s = bg_sim_add_particles(sim, 2, x, v, 4);
@@ -161,7 +165,8 @@ static void test_free_fall(void) {
   bg_status s = bg_sim_add_particles(sim, n, x, NULL, 4);
   for (int i = 0; s == BG_OK && i < steps; ++i) s = bg_sim_step(sim, NULL);
   bg_check_true(s == BG_OK, "free fall: %d steps (%s)", steps, bg_sim_last_error(sim));
-  bg_real *x1 = malloc(3 * n * sizeof *x1), *v1 = malloc(3 * n * sizeof *v1), *m = malloc(n * sizeof *m);
+  bg_real *x1 = malloc(3 * n * sizeof *x1), *v1 = malloc(3 * n * sizeof *v1),
+          *m = malloc(n * sizeof *m);
   bg_sim_get(sim, BG_FIELD_X, x1, 3 * n);
   bg_sim_get(sim, BG_FIELD_V, v1, 3 * n);
   bg_sim_get(sim, BG_FIELD_MASS, m, n);
@@ -175,13 +180,17 @@ static void test_free_fall(void) {
     vy = fmax(vy, fabs(v1[3 * p + 1]));
     mass += m[p];
   }
-  printf("free fall: %zu particles, %d steps: max |v_z - closed form| %.3g m/s, max |dz - closed form| %.3g m\n",
-         n, steps, e_v, e_z);
+  printf(
+      "free fall: %zu particles, %d steps: max |v_z - closed form| %.3g m/s, max |dz - closed "
+      "form| %.3g m\n",
+      n, steps, e_v, e_z);
   bg_check_le(e_v, 1e-4 * fabs(vz), "free fall: v_z = -g N dt (float rounding)");
   bg_check_le(e_z, 1e-4 * fabs(dz) + 1e-6, "free fall: z = z0 - g dt^2 N (N + 1) / 2");
   bg_check_le(e_x, 1e-6, "free fall: x unchanged");
-  bg_check_true(y_off == 0 && vy == 0, "free fall: every particle stays on the plane with v_y = 0 exactly");
-  bg_check_rel(mass, 2200.0 * (nc[0] * dx) * (nc[2] * dx), 1e-5, "free fall: total mass = rho0 x area (kg/m)");
+  bg_check_true(y_off == 0 && vy == 0,
+                "free fall: every particle stays on the plane with v_y = 0 exactly");
+  bg_check_rel(mass, 2200.0 * (nc[0] * dx) * (nc[2] * dx), 1e-5,
+               "free fall: total mass = rho0 x area (kg/m)");
   free(x);
   free(x1);
   free(v1);
@@ -250,17 +259,20 @@ static void test_column(void) {
   const double Za = 2.5 * dx / 2, Zb = (nl - 2.5) * dx / 2;
   const double shorten = (Zb - Za) - (zl[nl - 3] - zl[2]);
   const double want = (1 - nu * nu) / E * rho * g * ((H * (Zb - Za)) - (Zb * Zb - Za * Za) / 2);
-  printf("column: %zu particles; interior layers: max |sigma_zz + rho g (H - Z)|, |sigma_xx|, "
-         "|sigma_yy - nu (sigma_xx + sigma_zz)| = %.4f, %.4f, %.4f of rho g H; shortening %.4g m "
-         "(plane strain %.4g m, free in y %.4g m)\n",
-         n, e_zz, e_xx, e_yy, shorten, want, want / (1 - nu * nu));
+  printf(
+      "column: %zu particles; interior layers: max |sigma_zz + rho g (H - Z)|, |sigma_xx|, "
+      "|sigma_yy - nu (sigma_xx + sigma_zz)| = %.4f, %.4f, %.4f of rho g H; shortening %.4g m "
+      "(plane strain %.4g m, free in y %.4g m)\n",
+      n, e_zz, e_xx, e_yy, shorten, want, want / (1 - nu * nu));
   bg_check_le(e_zz, 0.05, "column: sigma_zz = -rho0 g (H - Z) within 5%% of rho0 g H");
   bg_check_le(e_xx, 0.05, "column: free sides, sigma_xx = 0 within 5%% of rho0 g H");
-  bg_check_le(e_yy, 0.02, "column: plane strain, sigma_yy = nu (sigma_xx + sigma_zz) within 2%% of rho0 g H");
-  bg_check_rel(shorten, want, 0.03,
-               "column: shortening between layers 2 and %d = (1 - nu^2) / E rho0 g int (H - Z) dZ (3%%; "
-               "free in y would be 10%% more)",
-               nl - 3);
+  bg_check_le(e_yy, 0.02,
+              "column: plane strain, sigma_yy = nu (sigma_xx + sigma_zz) within 2%% of rho0 g H");
+  bg_check_rel(
+      shorten, want, 0.03,
+      "column: shortening between layers 2 and %d = (1 - nu^2) / E rho0 g int (H - Z) dZ (3%%; "
+      "free in y would be 10%% more)",
+      nl - 3);
   free(X);
   free(x);
   free(sg);
@@ -282,8 +294,8 @@ static void test_column(void) {
  * would. Results per metre do not depend on the thickness. */
 #define SLAB_BINS 12 /* profile bins, 2 cm wide, from x = 0.5 dx */
 typedef struct collapse_result {
-  double runout;          /* the front: largest x of a particle, m */
-  double h[SLAB_BINS];    /* deposit height: largest z of a particle in the bin, m (0: empty) */
+  double runout;       /* the front: largest x of a particle, m */
+  double h[SLAB_BINS]; /* deposit height: largest z of a particle in the bin, m (0: empty) */
   size_t n;
   int ok;
 } collapse_result;
@@ -308,8 +320,8 @@ static collapse_result collapse(int dim, double dx) {
   bg_real *x = lattice(lo, nc, dx, 2, &n);
   bg_status s = bg_sim_add_particles(sim, n, x, NULL, dim == 2 ? 4 : 8);
   if (s == BG_OK) s = bg_sim_advance_to(sim, 0.6);
-  bg_check_true(s == BG_OK, "collapse %s dx %g: runs to t = 0.6 s (%s)", dim == 2 ? "2D" : "slab", dx,
-                bg_sim_last_error(sim));
+  bg_check_true(s == BG_OK, "collapse %s dx %g: runs to t = 0.6 s (%s)", dim == 2 ? "2D" : "slab",
+                dx, bg_sim_last_error(sim));
   bg_real *a = malloc(n * sizeof *a);
   bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
   bg_sim_get(sim, BG_FIELD_ACTIVE, a, n);
@@ -338,21 +350,25 @@ static double profile_gap(const collapse_result *a, const collapse_result *b) {
 static void test_slab_parity(void) {
   printf("\n== parity with the 3D slab between mirror planes ==\n");
   const double dx = 0.01;
-  collapse_result s1 = collapse(3, dx), s2 = collapse(3, dx / 2), p1 = collapse(2, dx), p2 = collapse(2, dx / 2);
+  collapse_result s1 = collapse(3, dx), s2 = collapse(3, dx / 2), p1 = collapse(2, dx),
+                  p2 = collapse(2, dx / 2);
   const char *names[4] = {"slab dx", "slab dx/2", "2D dx", "2D dx/2"};
   const collapse_result *all[4] = {&s1, &s2, &p1, &p2};
   for (int i = 0; i < 4; ++i) {
-    printf("collapse %-9s: %6zu particles, runout %.4f m, profile", names[i], all[i]->n, all[i]->runout);
+    printf("collapse %-9s: %6zu particles, runout %.4f m, profile", names[i], all[i]->n,
+           all[i]->runout);
     for (int k = 0; k < SLAB_BINS; ++k) printf(" %.4f", all[i]->h[k]);
     printf("\n");
     bg_check_true(all[i]->ok, "collapse %s: runs, nothing parked", names[i]);
   }
   const double err_run = fabs(s1.runout - s2.runout), err_prof = profile_gap(&s1, &s2);
-  printf("slab dx error (dx vs dx/2): runout %.4f m, profile %.4f m; 2D vs slab at dx: runout %.4f m, "
-         "profile %.4f m; at dx/2: runout %.4f m, profile %.4f m\n",
-         err_run, err_prof, fabs(p1.runout - s1.runout), profile_gap(&p1, &s1), fabs(p2.runout - s2.runout),
-         profile_gap(&p2, &s2));
-  bg_check_le(fabs(p1.runout - s1.runout), err_run, "parity: |runout 2D - slab| at dx within the slab's dx error");
+  printf(
+      "slab dx error (dx vs dx/2): runout %.4f m, profile %.4f m; 2D vs slab at dx: runout %.4f m, "
+      "profile %.4f m; at dx/2: runout %.4f m, profile %.4f m\n",
+      err_run, err_prof, fabs(p1.runout - s1.runout), profile_gap(&p1, &s1),
+      fabs(p2.runout - s2.runout), profile_gap(&p2, &s2));
+  bg_check_le(fabs(p1.runout - s1.runout), err_run,
+              "parity: |runout 2D - slab| at dx within the slab's dx error");
   bg_check_le(profile_gap(&p1, &s1), err_prof,
               "parity: max |deposit height 2D - slab| at dx within the slab's dx error");
 }

@@ -103,23 +103,33 @@ static run best_of(const opts *o, int dim) {
 }
 
 static void parse(int argc, char **argv, opts *o) {
-  static const struct option lo[] = {{"out", required_argument, 0, 'o'},   {"backend", required_argument, 0, 'b'},
-                                     {"threads", required_argument, 0, 't'}, {"width", required_argument, 0, 'w'},
-                                     {"dx", required_argument, 0, 'd'},      {"time", required_argument, 0, 'T'},
-                                     {"reps", required_argument, 0, 'r'},    {"help", no_argument, 0, 'h'},
+  static const struct option lo[] = {{"out", required_argument, 0, 'o'},
+                                     {"backend", required_argument, 0, 'b'},
+                                     {"threads", required_argument, 0, 't'},
+                                     {"width", required_argument, 0, 'w'},
+                                     {"dx", required_argument, 0, 'd'},
+                                     {"time", required_argument, 0, 'T'},
+                                     {"reps", required_argument, 0, 'r'},
+                                     {"help", no_argument, 0, 'h'},
                                      {0, 0, 0, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
     switch (c) {
-      case 'o': o->out = optarg; break;
-      case 'b': o->backend = optarg; break;
+      case 'o':
+        o->out = optarg;
+        break;
+      case 'b':
+        o->backend = optarg;
+        break;
       case 't':
         o->threads = atoi(optarg);
-        if (o->threads < 0 || o->threads > 4096) die("--threads %s: in [0, 4096] (0: OpenMP's default)", optarg);
+        if (o->threads < 0 || o->threads > 4096)
+          die("--threads %s: in [0, 4096] (0: OpenMP's default)", optarg);
         break;
       case 'w':
         o->width = atoi(optarg);
-        if (o->width < 4 || o->width > 2000) die("--width %s: the column's side in cells, in [4, 2000]", optarg);
+        if (o->width < 4 || o->width > 2000)
+          die("--width %s: the column's side in cells, in [4, 2000]", optarg);
         break;
       case 'd':
         o->dx = atof(optarg);
@@ -127,15 +137,18 @@ static void parse(int argc, char **argv, opts *o) {
         break;
       case 'T':
         o->time = atof(optarg);
-        if (!(o->time > 0 && o->time <= 10)) die("--time %s: simulated seconds, in (0, 10]", optarg);
+        if (!(o->time > 0 && o->time <= 10))
+          die("--time %s: simulated seconds, in (0, 10]", optarg);
         break;
       case 'r':
         o->reps = atoi(optarg);
         if (o->reps < 1 || o->reps > 20) die("--reps %s: in [1, 20]", optarg);
         break;
       default:
-        printf("usage: bench_2d [--out DIR (.)] [--backend NAME (cpu)] [--threads N (0)] [--width CELLS (40)]\n"
-               "                [--dx M (0.005)] [--time S (0.3)] [--reps R (2)]\n");
+        printf(
+            "usage: bench_2d [--out DIR (.)] [--backend NAME (cpu)] [--threads N (0)] [--width "
+            "CELLS (40)]\n"
+            "                [--dx M (0.005)] [--time S (0.3)] [--reps R (2)]\n");
         exit(c == 'h' ? 0 : 2);
     }
   }
@@ -159,16 +172,21 @@ int main(int argc, char **argv) {
           "OMP_WAIT_POLICY %s; column %d x %d cells, dx %g m, timed 0 to %g s, best of %d\n",
           BG_VERSION_STRING, BAGNOLD_GIT_COMMIT, h.name, h.cpu, h.cores, date, o.backend, o.threads,
           wait ? wait : "(unset)", o.width, o.width, o.dx, o.time, o.reps);
-  fprintf(f, "solver\tparticles_1\tsteps_1\twall_s\tparticle_steps_per_s_1_per_s\twall_per_sim_s_1\trunout_m\n");
+  fprintf(f,
+          "solver\tparticles_1\tsteps_1\twall_s\tparticle_steps_per_s_1_per_s\twall_per_sim_s_"
+          "1\trunout_m\n");
   const char *name[2] = {"2d", "slab3d"};
   for (int i = 0; i < 2; ++i) {
     const double pss = (double)r[i].n * (double)r[i].steps / r[i].wall, wps = r[i].wall / o.time;
-    fprintf(f, "%s\t%zu\t%llu\t%.4g\t%.4g\t%.4g\t%.5f\n", name[i], r[i].n, (unsigned long long)r[i].steps,
-            r[i].wall, pss, wps, r[i].runout);
-    printf("%-6s %8zu particles %6llu steps %8.3f s wall  %.4g particle-steps/s  %.4g wall s per sim s  runout %.4f m\n",
-           name[i], r[i].n, (unsigned long long)r[i].steps, r[i].wall, pss, wps, r[i].runout);
+    fprintf(f, "%s\t%zu\t%llu\t%.4g\t%.4g\t%.4g\t%.5f\n", name[i], r[i].n,
+            (unsigned long long)r[i].steps, r[i].wall, pss, wps, r[i].runout);
+    printf(
+        "%-6s %8zu particles %6llu steps %8.3f s wall  %.4g particle-steps/s  %.4g wall s per sim "
+        "s  runout %.4f m\n",
+        name[i], r[i].n, (unsigned long long)r[i].steps, r[i].wall, pss, wps, r[i].runout);
   }
   if (fclose(f)) die("writing %s failed", path);
-  printf("speed-up of 2D over the slab: %.2fx in wall time per simulated second\n", r[1].wall / r[0].wall);
+  printf("speed-up of 2D over the slab: %.2fx in wall time per simulated second\n",
+         r[1].wall / r[0].wall);
   return 0;
 }
