@@ -4,7 +4,8 @@
  * header records and the reader checks):
  *   header   magic "BGCKPT\r\n", version, the layout words, payload length
  *   payload  the descriptor (grid, material, colliders with node arrays,
- *            sinks, walls, dt rule, the backend and its properties), the clock, every particle in the
+ *            sinks, walls, dt rule, the backend and its properties; a 2D
+ *            simulation is the one with dims[1] == 1), the clock, every particle in the
  *            backend's memory order (bg_raw: the arrays, ids, park codes,
  *            tallies, sort runs), the wall tallies, from version 3 the
  *            material table and each particle's index in it, from version
@@ -394,7 +395,8 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
   uint64_t n_nodes = 1;
   for (int a = 0; a < 3; ++a) {
     d->dims[a] = (size_t)get_u64(rd);
-    if (d->dims[a] < 4 || d->dims[a] >= (1u << 30))
+    if (a == 1 && d->dims[1] == 1) d->dim = 2; /* one y layer only in 2D: the file's dimension */
+    else if (d->dims[a] < 4 || d->dims[a] >= (1u << 30))
       rd->bad = rd->bad ? rd->bad : 3;
     else
       n_nodes *= d->dims[a];
@@ -616,6 +618,8 @@ static int same_reals(const bg_real *a, const bg_real *b, size_t n) {
 /* The first descriptor field in which a checkpoint differs from sim, or NULL. */
 static const char *mismatch(const bg_sim *sim, const ckpt *c, char *buf, size_t len) {
   const bg_sim_desc *a = &sim->desc, *b = &c->desc;
+  const int da = a->dim == 2 ? 2 : 3, db = b->dim == 2 ? 2 : 3;
+  if (da != db) return snprintf(buf, len, "dim (%dD here, %dD in the file)", da, db), buf;
   for (int k = 0; k < 3; ++k)
     if (a->dims[k] != b->dims[k])
       return snprintf(buf, len, "dims[%d] (%zu here, %zu in the file)", k, a->dims[k], b->dims[k]),

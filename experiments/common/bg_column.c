@@ -194,7 +194,7 @@ void bg_column_surface(bg_column_result *res, const bg_real *x, size_t n, const 
   double *hf = xcalloc((size_t)nx * ny, sizeof *hf);
   for (size_t p = 0; p < n; ++p) {
     if (g->skip && g->skip[p]) continue;
-    int i = (int)floor((x[3 * p] + off) / dx), j = (int)floor((x[3 * p + 1] + off) / dx);
+    int i = (int)floor((x[3 * p] + off) / dx), j = g->plane ? 0 : (int)floor((x[3 * p + 1] + off) / dx);
     if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
     double top = x[3 * p + 2] + 0.25 * dx;
     if (top > hf[(size_t)i * ny + j]) hf[(size_t)i * ny + j] = top;
@@ -270,16 +270,21 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
    * x = 0 and y = 0 are the mirror planes, x = L (and y = L) far walls */
   int nl = (int)ceil(sc->L_over_R0 * sc->cells);
   if (sc->full && sc->ridge) bg_lab_fail("%s: a full column is a pile, not a ridge", tag);
+  const int plane = sc->dim == 2;
+  if (plane && (!sc->ridge || sc->poisson))
+    bg_lab_fail("%s: the 2D solver runs the ridge with lattice seeding only (a pile is 3D; --seeding poisson "
+                "samples volumes)", tag);
   /* full: faces at -L and L on x and y, the axis at the origin */
   int nf = sc->full ? 2 * nl : nl;
   double off = sc->full ? nl * dx : 0;
   desc.dims[0] = (size_t)nf + 4;
-  desc.dims[1] = sc->ridge ? (size_t)sc->ridge_cells + 4 : (size_t)nf + 4;
+  desc.dims[1] = plane ? 1 : sc->ridge ? (size_t)sc->ridge_cells + 4 : (size_t)nf + 4;
+  desc.dim = plane ? 2 : 3;
   desc.dims[2] = (size_t)ceil(H0 * 1.15 / dx) + 8;
   desc.origin[0] = (bg_real)(-1.5 * dx - off);
   desc.origin[1] = (bg_real)(-1.5 * dx - off);
   desc.origin[2] = (bg_real)(-2.5 * dx); /* floor z = 0 midway between nodes 2 and 3 */
-  double L = nl * dx, Ly = (double)(desc.dims[1] - 4) * dx;
+  double L = nl * dx, Ly = plane ? 0.5 * dx : (double)(desc.dims[1] - 4) * dx; /* 2D: one lattice row */
   desc.walls[BG_FACE_ZLO].friction = BG_FRICTION_OPEN; /* the floor collider does it */
   bg_collider flr;
   memset(&flr, 0, sizeof flr);
@@ -331,6 +336,10 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
     for (size_t p = 0; p < n; ++p) pv[p] = (bg_real)vol;
     s = bg_sim_add_particles_volume(sim, n, x, NULL, pv);
     free(pv);
+  } else if (plane) {
+    /* onto the plane: the lattice's one row of y, jittered like the rest, is dropped */
+    for (size_t p = 0; p < n; ++p) x[3 * p + 1] = desc.origin[1];
+    s = bg_sim_add_particles(sim, n, x, NULL, 4);
   } else {
     s = bg_sim_add_particles(sim, n, x, NULL, 8);
   }
@@ -346,8 +355,8 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   for (size_t p = 0; p < n; ++p) M += m[p];
   res.ke_thresh = sc->ke_frac * M * g * R0;
   double tc = sqrt(R0 / g), t = 0, ke = 0;
-  bg_lab_progress(lab, "%s: dx %.3g mm (%d cells per R0), a %.3g, %zu%s particles, grid %zux%zux%zu, floor %s mu %g",
-                  tag, dx * 1e3, sc->cells, sc->aspect, n, sc->poisson ? " poisson" : "", desc.dims[0], desc.dims[1], desc.dims[2],
+  bg_lab_progress(lab, "%s: %s, dx %.3g mm (%d cells per R0), a %.3g, %zu%s particles, grid %zux%zux%zu, floor %s mu %g",
+                  tag, plane ? "2D" : "3D", dx * 1e3, sc->cells, sc->aspect, n, sc->poisson ? " poisson" : "", desc.dims[0], desc.dims[1], desc.dims[2],
                   sc->floor == BG_FRICTION_STICK ? "stick" : "coulomb", sc->mu);
   column_loop cl = {&t, &ke, &res.ke_peak, &res.settled};
   bg_lab_blob state;
@@ -382,8 +391,9 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
 
   /* the deposit's surface, as every column reader of the lab reads it */
   bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
-  bg_column_grid cg = {.dx = dx, .off = off, .L = L, .nx = nf, .ny = sc->ridge ? (int)(desc.dims[1] - 4) : nf,
-                       .nb = nl, .ridge = sc->ridge, .runout_h = sc->runout_h, .x_min = -INFINITY, .skip = NULL};
+  bg_column_grid cg = {.dx = dx, .off = off, .L = L, .nx = nf, .ny = plane ? 1 : sc->ridge ? (int)(desc.dims[1] - 4) : nf,
+                       .nb = nl, .ridge = sc->ridge, .plane = plane, .runout_h = sc->runout_h, .x_min = -INFINITY,
+                       .skip = NULL};
   bg_column_surface(&res, x, n, &cg);
   free(x);
   free(v);

@@ -11,7 +11,8 @@
  * not hold a separating normal velocity at zero nor supply the mirror image's
  * stress to the stencil, so the axis is an approximate mirror. A ridge
  * (plane strain) is a slab ridge_cells thick between slip walls, half a ridge
- * against the x = 0 plane.
+ * against the x = 0 plane, or (dim 2) the same half ridge on the 2D
+ * plane-strain solver, whose parity reference that slab is.
  *
  * Settling: the run stops when the total kinetic energy, after having peaked
  * above ten times the threshold, drops below ke_frac * M g R0 (M the
@@ -48,6 +49,9 @@ typedef struct bg_column_scene {
   int cells;              /* cells per column radius */
   int ridge;              /* 1: plane-strain half ridge */
   int ridge_cells;        /* slab thickness in cells */
+  int dim;                /* 3 (0 too): the ridge as that slab; 2: the ridge on the plane-strain
+                             solver (bg_sim_desc.dim 2, one particle layer at ppc 4 per cell,
+                             quantities per metre of depth); a ridge only, lattice seeding only */
   int full;               /* 1: the whole cylinder, centred on the axis, no mirror planes (a slip
                              mirror holds no tension, so a cohesive quarter pulls away from it);
                              0: the quarter; a pile only */
@@ -92,6 +96,7 @@ typedef struct bg_column_result {
 typedef struct bg_column_grid {
   double dx, off, L, runout_h, x_min;
   int nx, ny, nb, ridge;
+  int plane; /* 1: a 2D run, every particle on the one plane (ny 1) */
   const unsigned char *skip;
 } bg_column_grid;
 
