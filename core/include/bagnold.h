@@ -238,13 +238,27 @@ typedef struct bg_sim_desc {
    * speed of the table, the nonlocal bound the smallest over its entries. */
   const bg_material *materials;
   size_t n_materials;
+  /* 3 (or 0, the default): the 3D solver. 2: plane strain in the x-z plane,
+   * y the out-of-plane axis: the grid is dims[0] x dims[2] nodes and dims[1]
+   * must be 1; every particle lies on the plane y = origin[1] (positions
+   * keep 3 components; any other y is refused, naming the particle), v_y is
+   * 0 and stays 0, and the stencil has 3 x 3 = 9 nodes. Quantities are per
+   * metre of depth: bg_sim_add_particles gives a particle the volume
+   * dx^2 (1 m) / ppc, so mass is kg per metre and a wall force N per metre.
+   * F keeps its out-of-plane stretch F_yy (the plane-strain elastic
+   * stretch, changed only by the return map), so every material runs as in
+   * 3D. gravity[1], a collider's velocity[1] and a halfspace's normal[1]
+   * must be 0; colliders are evaluated in the plane, a sink's y extent is
+   * not read (a sink is its x-z rectangle); the y faces
+   * have no nodes and are not applied (their forces read 0). */
+  int dim;
 } bg_sim_desc;
 
 /* The most entries a material table holds (the index is a byte per particle). */
 #define BG_MAX_MATERIALS 256
 
 /* Defaults: 64^3 grid, dx 1 cm, origin 0, gravity -9.81 z, Klar sand,
- * slip faces, backend "auto", cfl 0.3, adaptive dt, no material table. */
+ * slip faces, backend "auto", cfl 0.3, adaptive dt, no material table, 3D. */
 bg_sim_desc bg_sim_desc_default(void);
 
 typedef struct bg_sim bg_sim;
@@ -295,7 +309,7 @@ bg_status bg_sim_describe(const bg_sim *sim, bg_sim_desc *out);
 
 /* Appends n particles. x: 3n positions (m), inside the grid's interior
  * (a particle's 3^3 stencil must fit). v: 3n velocities or NULL (zero).
- * Volume per particle dx^3 / ppc, mass rho0 * volume. */
+ * Volume per particle dx^3 / ppc (dx^2 (1 m) / ppc in 2D), mass rho0 * volume. */
 bg_status bg_sim_add_particles(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,
                                bg_real ppc);
 /* As above with an explicit volume per particle (m^3, > 0). */
@@ -573,7 +587,10 @@ bg_status bg_sim_set_geostatic(bg_sim *sim, double z_surface, double k0);
  * its active time by less than one particle mass. A DISC fills the
  * cylinder its inlet sweeps downstream over the step (uniform over the
  * disc, spread along velocity times the active time); a BOX fills the box
- * uniformly. The step's dt also holds the sources' speed to the CFL bound. */
+ * uniformly. The step's dt also holds the sources' speed to the CFL bound.
+ * In 2D (dim 2) a DISC's inlet is the segment of half-width radius across
+ * the stream in the plane, masses are per metre of depth (m_p = rho0 dx^2 /
+ * ppc), and center[1] must be the plane's y with velocity[1] 0. */
 typedef enum bg_source_shape { BG_SOURCE_DISC = 0, BG_SOURCE_BOX = 1 } bg_source_shape;
 
 typedef struct bg_source {

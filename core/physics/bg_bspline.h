@@ -37,6 +37,27 @@ BG_HD bg_bspline bg_bspline_eval(const bg_real xg[3]) {
   return s;
 }
 
+/* Plane strain (a 2D simulation in x-z): the y axis collapses onto the
+ * plane's one node layer. The particle sits on stencil node b = 1 (grid
+ * node base[1] + 1 = 0) with weight 1, zero gradient and zero offset
+ * (fx = 1), so the 3D formulas give the 9-node 2D stencil when the loops
+ * over b visit only b = 1 (bg_stencil_b0/b1). */
+BG_HD void bg_bspline_plane(bg_bspline *s) {
+  s->base[1] = -1;
+  s->fx[1] = 1.0f;
+  for (int k = 0; k < 3; ++k) {
+    s->w[1][k] = k == 1 ? 1.0f : 0.0f;
+    s->dw[1][k] = 0.0f;
+  }
+}
+
+/* The stencil in dim 3, or 2 (plane strain, bg_bspline_plane). */
+BG_HD bg_bspline bg_bspline_eval_dim(const bg_real xg[3], int dim) {
+  bg_bspline s = bg_bspline_eval(xg);
+  if (dim == 2) bg_bspline_plane(&s);
+  return s;
+}
+
 /* Weight of stencil node (a, b, c), each in {0,1,2}. */
 BG_HD bg_real bg_bspline_weight(const bg_bspline *s, int a, int b, int c) {
   return s->w[0][a] * s->w[1][b] * s->w[2][c];

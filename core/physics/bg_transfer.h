@@ -42,4 +42,32 @@ BG_HD bg_real bg_bspline_lap_weight(const bg_real w[3][3], int a, int b, int c) 
   return d2a * w[1][b] * w[2][c] + w[0][a] * d2b * w[2][c] + w[0][a] * w[1][b] * d2c;
 }
 
+/* The same in plane strain (2D in x-z): the y axis carries no curvature,
+ * so only the x and z terms remain (their sum of absolute values is at
+ * most 8, bounding |lap f| dx^2 by 8 max|f|). w[1] is the collapsed axis
+ * (bg_bspline_plane), b = 1. */
+BG_HD bg_real bg_bspline_lap_weight_plane(const bg_real w[3][3], int a, int c) {
+  const bg_real d2a = a == 1 ? -2.0f : 1.0f, d2c = c == 1 ? -2.0f : 1.0f;
+  return d2a * w[2][c] + w[0][a] * d2c;
+}
+
+/* Plane strain keeps F and tau block-diagonal, [[xz block, 0], [0, yy]]:
+ * C has a zero y row and column, so (I + dt C) F keeps the blocks, and an
+ * isotropic material maps a block-diagonal F to a block-diagonal F and
+ * tau. Rounding in the SVD can leave ~1e-8 in the zero entries; clearing
+ * them keeps v_y and the y momentum exactly 0. F_yy, the out-of-plane
+ * elastic stretch, stays: the return map changes it (plane strain holds
+ * the total out-of-plane stretch at 1, not the elastic one). */
+BG_HD void bg_plane_strain_clear(bg_mat3 *m) {
+  m->m[0][1] = m->m[1][0] = m->m[1][2] = m->m[2][1] = 0.0f;
+}
+
+/* The same on one particle's F (9 row-major entries) and Kirchhoff stress
+ * (symmetric storage xx yy zz xy xz yz) laid out stride floats apart, as a
+ * lane of a chunk holds them. */
+BG_HD void bg_plane_strain_clear_strided(bg_real *F, bg_real *tau, int stride) {
+  F[1 * stride] = F[3 * stride] = F[5 * stride] = F[7 * stride] = 0.0f; /* xy yx yz zy */
+  tau[3 * stride] = tau[5 * stride] = 0.0f;                               /* xy yz */
+}
+
 #endif /* BG_TRANSFER_H */

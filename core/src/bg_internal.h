@@ -71,6 +71,7 @@ typedef struct bg_property_def {
 #define BG_PROPERTY_LEN 32
 
 typedef struct bg_config {
+  int dim; /* 3, or 2: plane strain in x-z, dims[1] == 1 (bg_sim_desc.dim) */
   int64_t dims[3];
   int64_t n_nodes;
   bg_real dx, inv_dx;
@@ -116,17 +117,23 @@ typedef struct bg_backend_stats {
  * stencil would leave the grid) or not finite. One rule for every backend. */
 BG_HD int32_t bg_park_code(const bg_config *c, const bg_sink *sinks, const bg_real xp[3]) {
   for (int d = 0; d < 3; ++d) {
+    if (d == 1 && c->dim == 2) continue; /* the plane: y never changes */
     bg_real xg = (xp[d] - c->origin[d]) * c->inv_dx;
     if (!(xg >= 0.5f && xg < (bg_real)c->dims[d] - 1.5f)) return c->n_sinks;
   }
   for (int k = 0; k < c->n_sinks; ++k) {
     const bg_sink *b = &sinks[k];
-    if (xp[0] >= b->lo[0] && xp[0] <= b->hi[0] && xp[1] >= b->lo[1] && xp[1] <= b->hi[1] &&
-        xp[2] >= b->lo[2] && xp[2] <= b->hi[2])
+    const int in_y = c->dim == 2 || (xp[1] >= b->lo[1] && xp[1] <= b->hi[1]); /* 2D: a sink's y extent is not read */
+    if (xp[0] >= b->lo[0] && xp[0] <= b->hi[0] && in_y && xp[2] >= b->lo[2] && xp[2] <= b->hi[2])
       return k;
   }
   return -1;
 }
+
+/* The y stencil nodes a loop visits: 0..2, or only 1 in 2D, where the y
+ * axis collapses onto the plane's node (bg_bspline_plane). */
+BG_HD int bg_stencil_b0(const bg_config *c) { return c->dim == 2 ? 1 : 0; }
+BG_HD int bg_stencil_b1(const bg_config *c) { return c->dim == 2 ? 1 : 2; }
 
 typedef enum bg_stage { BG_STAGE_SORT = 0, BG_STAGE_P2G, BG_STAGE_GRID, BG_STAGE_G2P, BG_STAGE_COUNT } bg_stage;
 

@@ -105,6 +105,7 @@ bg_status bg_boundary_build(bg_sim *sim, double t) {
           const bg_wallc *w = &cfg->walls[sim->n_colliders + (size_t)f];
           if (w->type == BG_BC_OPEN) continue;
           int a = f / 2, hi = f % 2;
+          if (a == 1 && cfg->dim == 2) continue; /* the plane has no y faces */
           int64_t depth = hi ? cfg->dims[a] - 1 - ijk[a] : ijk[a];
           if (depth < BG_FACE_LAYERS) faces |= 1 << f;
         }
@@ -132,6 +133,13 @@ bg_status bg_boundary_build(bg_sim *sim, double t) {
           }
         }
         if (who < 0 && !faces) continue;
+        if (cfg->dim == 2) {
+          /* in the plane: a normal's y part (a cylinder's, a box's corner)
+           * would push material out of it */
+          double nn = sqrt((double)nrm[0] * nrm[0] + (double)nrm[2] * nrm[2]);
+          nrm[1] = 0;
+          for (int a = 0; a < 3; a += 2) nrm[a] = nn > 0 ? (bg_real)(nrm[a] / nn) : 0;
+        }
         if (n == cap) {
           cap *= 2;
           bg_bnode *grown = realloc(list, cap * sizeof *list);

@@ -1,10 +1,12 @@
-/* checkpoint.c: bg_sim_save, bg_sim_load and bg_sim_restore.
+/* checkpoint.c: bg_sim_load and bg_sim_restore (bg_sim_save is in
+ * checkpoint_write.c).
  *
  * The file, all little-endian in the writing machine's own layout (which the
  * header records and the reader checks):
  *   header   magic "BGCKPT\r\n", version, the layout words, payload length
  *   payload  the descriptor (grid, material, colliders with node arrays,
- *            sinks, walls, dt rule, the backend and its properties), the clock, every particle in the
+ *            sinks, walls, dt rule, the backend and its properties; a 2D
+ *            simulation is the one with dims[1] == 1), the clock, every particle in the
  *            backend's memory order (bg_raw: the arrays, ids, park codes,
  *            tallies, sort runs), the wall tallies, from version 3 the
  *            material table and each particle's index in it, from version
@@ -26,197 +28,8 @@
 #include "bg_internal.h"
 #include "bg_sha256.h"
 
-static const char MAGIC[8] = {'B', 'G', 'C', 'K', 'P', 'T', '\r', '\n'};
+#include "checkpoint_format.h"
 
-/* What must match between writer and reader for the raw bytes to mean the
- * same: float width, the particle layout, the plastic state's length and
- * the material struct (whose union the registry defines). */
-enum { LAYOUT_WORDS = 6 };
-static void layout_words(uint32_t w[LAYOUT_WORDS]) {
-  w[0] = 0x01020304u; /* byte order */
-  w[1] = (uint32_t)sizeof(bg_real);
-  w[2] = BG_RAW_NF;
-  w[3] = BG_NSTATE;
-  w[4] = (uint32_t)sizeof(bg_material);
-  w[5] = BG_FACE_COUNT;
-}
-
-#define HEADER_BYTES (8 + 4 + 4 * LAYOUT_WORDS + 8)
-
-/* ------------------------------------------------------------------ writer */
-
-typedef struct writer {
-  FILE *fp;
-  bg_sha256 h;
-  uint64_t bytes;
-  int bad;
-} writer;
-
-static void put(writer *w, const void *p, size_t n) {
-  if (w->bad || n == 0) return;
-  w->bytes += n;
-  if (!w->fp) return; /* counting only */
-  if (fwrite(p, 1, n, w->fp) != n) w->bad = errno ? errno : EIO;
-  bg_sha256_update(&w->h, p, n);
-}
-static void put_u32(writer *w, uint32_t v) { put(w, &v, sizeof v); }
-static void put_i32(writer *w, int32_t v) { put(w, &v, sizeof v); }
-static void put_u64(writer *w, uint64_t v) { put(w, &v, sizeof v); }
-static void put_f64(writer *w, double v) { put(w, &v, sizeof v); }
-static void put_real(writer *w, bg_real v) { put(w, &v, sizeof v); }
-static void put_reals(writer *w, const bg_real *v, size_t n) { put(w, v, n * sizeof *v); }
-static void put_str(writer *w, const char *t) {
-  put_u32(w, (uint32_t)strlen(t));
-  put(w, t, strlen(t));
-}
-
-static void put_desc(writer *w, const bg_sim *sim) {
-  const bg_sim_desc *d = &sim->desc;
-  for (int a = 0; a < 3; ++a) put_u64(w, d->dims[a]);
-  put_real(w, d->dx);
-  put_reals(w, d->origin, 3);
-  put_reals(w, sim->cfg.gravity, 3);
-  put(w, &d->material, sizeof d->material);
-  for (int f = 0; f < BG_FACE_COUNT; ++f) {
-    put_i32(w, (int32_t)d->walls[f].friction);
-    put_real(w, d->walls[f].mu);
-  }
-  put_i32(w, d->threads);
-  put_real(w, d->cfl);
-  put_real(w, d->fixed_dt);
-  put_i32(w, d->force_dt);
-  put_i32(w, d->sort_interval);
-  /* the backend that wrote it and its resolved properties (a load on the
-   * same backend keeps them; version 1 held the retired cpu_reference here) */
-  put_str(w, bg_backend_ops_name(sim->ops));
-  put_str(w, sim->properties);
-  put_real(w, sim->cfg.damping);
-  put_u64(w, d->n_colliders);
-  size_t nn = (size_t)sim->cfg.n_nodes;
-  for (size_t i = 0; i < d->n_colliders; ++i) {
-    const bg_collider *c = &d->colliders[i];
-    put_i32(w, (int32_t)c->shape);
-    put_reals(w, c->point, 3);
-    put_reals(w, c->normal, 3);
-    put_reals(w, c->lo, 3);
-    put_reals(w, c->hi, 3);
-    put_reals(w, c->center, 2);
-    put_real(w, c->radius);
-    put_i32(w, c->invert);
-    put_i32(w, (int32_t)c->friction);
-    put_real(w, c->mu);
-    put_reals(w, c->velocity, 3);
-    put_i32(w, c->phi != NULL);
-    put_i32(w, c->normals != NULL);
-    if (c->phi) put_reals(w, c->phi, nn);
-    if (c->normals) put_reals(w, c->normals, 3 * nn);
-  }
-  put_u64(w, d->n_sinks);
-  for (size_t i = 0; i < d->n_sinks; ++i) {
-    put_reals(w, d->sinks[i].lo, 3);
-    put_reals(w, d->sinks[i].hi, 3);
-  }
-}
-
-static void put_state(writer *w, const bg_sim *sim, const bg_raw *r) {
-  put_u64(w, sim->step);
-  put_f64(w, sim->time);
-  put_real(w, sim->last_dt);
-  put_u64(w, r->n);
-  for (int k = 0; k < BG_RAW_NF; ++k) put_reals(w, r->f[k], r->n);
-  put(w, r->id, r->n * sizeof *r->id);
-  put(w, r->park, r->n * sizeof *r->park);
-  put_f64(w, r->parked_mass);
-  put_f64(w, r->total_mass);
-  put_f64(w, r->max_speed);
-  put(w, r->sink_mass, ((size_t)sim->cfg.n_sinks + 1) * sizeof *r->sink_mass);
-  put(w, &r->n_runs, sizeof r->n_runs);
-  if (r->n_runs > 0) {
-    put(w, r->runstart, (size_t)r->n_runs * sizeof *r->runstart);
-    put(w, r->runkey, (size_t)r->n_runs * sizeof *r->runkey);
-  }
-  size_t nw = 3 * (size_t)sim->cfg.n_walls;
-  put(w, sim->wall_force, nw * sizeof *sim->wall_force);
-  put(w, sim->wall_impulse, nw * sizeof *sim->wall_impulse);
-  /* version 3: the material table, then the index of every particle (one
-   * byte each, in the memory order above) */
-  put_u64(w, sim->n_materials);
-  put(w, sim->materials, sim->n_materials * sizeof *sim->materials);
-  put(w, r->mat, r->n * sizeof *r->mat);
-  /* version 4: the sources, field by field, each with its state */
-  put_u64(w, sim->n_sources);
-  for (size_t i = 0; i < sim->n_sources; ++i) {
-    const bg_src *q = &sim->sources[i];
-    put_i32(w, (int32_t)q->d.shape);
-    put_reals(w, q->d.center, 3);
-    put_real(w, q->d.radius);
-    put_reals(w, q->d.half, 3);
-    put_reals(w, q->d.velocity, 3);
-    put_f64(w, q->d.mass_rate);
-    put_f64(w, q->d.t_start);
-    put_f64(w, q->d.t_stop);
-    put_i32(w, q->d.material);
-    put_real(w, q->d.ppc);
-    put_u64(w, q->d.seed);
-    put_f64(w, q->owed);
-    put_u64(w, q->n_emitted);
-    put_f64(w, q->mass_emitted);
-    put_u64(w, q->counter);
-  }
-}
-
-/* Payload bytes: a dry run of the writer (no file: it only counts), so the
- * header can give the length before the payload follows. */
-static uint64_t payload_bytes(const bg_sim *sim, const bg_raw *r, size_t user_len) {
-  writer w;
-  memset(&w, 0, sizeof w);
-  put_desc(&w, sim);
-  put_state(&w, sim, r);
-  put_u64(&w, user_len);
-  return w.bytes + user_len;
-}
-
-bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t user_len) {
-  if (!sim) return BG_ERR_NULL;
-  sim->err[0] = 0;
-  if (!path) return bg_fail(sim, BG_ERR_NULL, "path is NULL");
-  if (user_len && !user)
-    return bg_fail(sim, BG_ERR_NULL, "user is NULL with user_len = %zu", user_len);
-  bg_raw r;
-  bg_status s = bg_raw_export(sim, &r);
-  if (s != BG_OK) return s;
-  bg_out f;
-  if (bg_out_open(&f, path, "wb") != 0) {
-    bg_raw_free(&r);
-    return bg_fail(sim, BG_ERR_IO, "cannot open %s.tmp for writing: %s", path, strerror(errno));
-  }
-  writer w;
-  memset(&w, 0, sizeof w);
-  w.fp = f.fp;
-  bg_sha256_init(&w.h);
-  uint32_t lw[LAYOUT_WORDS];
-  layout_words(lw);
-  uint64_t expect = payload_bytes(sim, &r, user_len);
-  put(&w, MAGIC, sizeof MAGIC);
-  put_u32(&w, BG_CHECKPOINT_VERSION);
-  for (int k = 0; k < LAYOUT_WORDS; ++k) put_u32(&w, lw[k]);
-  put_u64(&w, expect);
-  put_desc(&w, sim);
-  put_state(&w, sim, &r);
-  put_u64(&w, user_len);
-  put(&w, user, user_len);
-  bg_raw_free(&r);
-  unsigned char digest[32];
-  bg_sha256_final(&w.h, digest);
-  if (!w.bad && fwrite(digest, 1, 32, w.fp) != 32) w.bad = errno ? errno : EIO;
-  if (!w.bad && w.bytes != HEADER_BYTES + expect) {
-    bg_out_abort(&f);
-    return bg_fail(sim, BG_ERR_INTERNAL, "checkpoint writer: %llu payload bytes written, %llu announced",
-                   (unsigned long long)(w.bytes - HEADER_BYTES), (unsigned long long)expect);
-  }
-  int e = bg_out_commit(&f, 1, w.bad);
-  return e ? bg_fail(sim, BG_ERR_IO, "writing %s failed: %s", path, strerror(e)) : BG_OK;
-}
 
 /* ------------------------------------------------------------------ reader */
 
@@ -330,7 +143,7 @@ static bg_status verify(FILE *fp, const char *path, uint64_t *payload, uint32_t 
                         uint32_t *mat_size, char *err, size_t len) {
   unsigned char head[HEADER_BYTES];
   size_t got = fread(head, 1, sizeof head, fp);
-  if (got >= sizeof MAGIC && memcmp(head, MAGIC, sizeof MAGIC) != 0)
+  if (got >= sizeof BG_CKPT_MAGIC && memcmp(head, BG_CKPT_MAGIC, sizeof BG_CKPT_MAGIC) != 0)
     RFAIL(BG_ERR_CORRUPT,
           "%s is not a bagnold checkpoint (its first bytes are not the magic BGCKPT)", path);
   if (got < sizeof head)
@@ -394,7 +207,8 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
   uint64_t n_nodes = 1;
   for (int a = 0; a < 3; ++a) {
     d->dims[a] = (size_t)get_u64(rd);
-    if (d->dims[a] < 4 || d->dims[a] >= (1u << 30))
+    if (a == 1 && d->dims[1] == 1) d->dim = 2; /* one y layer only in 2D: the file's dimension */
+    else if (d->dims[a] < 4 || d->dims[a] >= (1u << 30))
       rd->bad = rd->bad ? rd->bad : 3;
     else
       n_nodes *= d->dims[a];
@@ -616,6 +430,8 @@ static int same_reals(const bg_real *a, const bg_real *b, size_t n) {
 /* The first descriptor field in which a checkpoint differs from sim, or NULL. */
 static const char *mismatch(const bg_sim *sim, const ckpt *c, char *buf, size_t len) {
   const bg_sim_desc *a = &sim->desc, *b = &c->desc;
+  const int da = a->dim == 2 ? 2 : 3, db = b->dim == 2 ? 2 : 3;
+  if (da != db) return snprintf(buf, len, "dim (%dD here, %dD in the file)", da, db), buf;
   for (int k = 0; k < 3; ++k)
     if (a->dims[k] != b->dims[k])
       return snprintf(buf, len, "dims[%d] (%zu here, %zu in the file)", k, a->dims[k], b->dims[k]),

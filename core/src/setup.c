@@ -194,6 +194,14 @@ static bg_status check_values(bg_sim *sim, bg_field f, const bg_real *in, size_t
       bg_real det = bg_mat3_det(F);
       CHECK(det > 0, BG_ERR_RANGE, "particle %zu: F must have det > 0 (got %g)", p, (double)det);
     }
+    /* 2D: nothing leaves the plane, and F and the stress keep the
+     * plane-strain blocks [[xz, 0], [0, yy]] (bg_plane_strain_clear) */
+    if (sim->cfg.dim == 2 && f == BG_FIELD_V)
+      CHECK(a[1] == 0, BG_ERR_RANGE, "particle %zu: v[1] = %g m/s must be 0 in a 2D simulation", p, (double)a[1]);
+    if (sim->cfg.dim == 2 && f != BG_FIELD_V)
+      CHECK(a[1] == 0 && a[3] == 0 && a[5] == 0 && a[7] == 0, BG_ERR_RANGE,
+            "particle %zu: the xy, yx, yz and zy entries must be 0 in a 2D simulation (plane strain; got %g %g %g %g)",
+            p, (double)a[1], (double)a[3], (double)a[5], (double)a[7]);
     if (f == BG_FIELD_STRESS) {
       double scale = 0;
       for (int e = 0; e < 9; ++e) scale = fmax(scale, fabs((double)a[e]));

@@ -202,6 +202,7 @@ static bg_status copy_colliders(bg_sim *sim, const bg_sim_desc *d) {
 
 static bg_status build_config(bg_sim *sim, const bg_sim_desc *d) {
   bg_config *c = &sim->cfg;
+  c->dim = d->dim == 2 ? 2 : 3;
   for (int a = 0; a < 3; ++a) {
     c->dims[a] = (int64_t)d->dims[a];
     c->origin[a] = d->origin[a];
@@ -303,6 +304,7 @@ bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t er
     sim->desc.material = sim->materials[0];
     sim->desc.materials = sim->materials;
     sim->desc.n_materials = sim->n_materials;
+    sim->desc.dim = sim->cfg.dim; /* 0 reads back as the 3 it means */
     sim->wall_force = calloc(3 * (size_t)sim->cfg.n_walls, sizeof *sim->wall_force);
     sim->wall_impulse = calloc(3 * (size_t)sim->cfg.n_walls, sizeof *sim->wall_impulse);
     if (!sim->wall_force || !sim->wall_impulse) s = bg_fail(sim, BG_ERR_NOMEM, "out of memory for the wall tallies");
@@ -343,6 +345,15 @@ static bg_status add_common(bg_sim *sim, size_t n, const bg_real *x, const bg_re
       bg_real xa = x[3 * p + a];
       CHECK(isfinite(xa), BG_ERR_NONFINITE, "x[%zu] (particle %zu, axis %d) is not finite",
             3 * p + a, p, a);
+      if (c->dim == 2 && a == 1) {
+        CHECK(xa == c->origin[1], BG_ERR_OUTSIDE,
+              "particle %zu: x[1] = %g m is off the plane of a 2D simulation (y must be origin[1] = %g m)", p,
+              (double)xa, (double)c->origin[1]);
+        CHECK(!v || v[3 * p + 1] == 0, BG_ERR_RANGE,
+              "particle %zu: v[1] = %g m/s must be 0 in a 2D simulation (nothing leaves the plane)", p,
+              (double)v[3 * p + 1]);
+        continue;
+      }
       /* the 3-node stencil of a particle must fit in the grid */
       bg_real xg = (xa - c->origin[a]) * c->inv_dx;
       CHECK(xg >= 0.5f && xg < (bg_real)c->dims[a] - 1.5f, BG_ERR_OUTSIDE,
@@ -377,7 +388,9 @@ bg_status bg_sim_add_particles_material(bg_sim *sim, size_t n, const bg_real *x,
   CHECK(isfinite(ppc), BG_ERR_NONFINITE, "ppc is not finite");
   CHECK(ppc > 0, BG_ERR_RANGE, "ppc (particles per cell) must be > 0 (got %g)", (double)ppc);
   bg_real dx = sim->cfg.dx;
-  return add_common(sim, n, x, v, NULL, dx * dx * dx / ppc, material);
+  /* 2D: a metre of depth, so masses and forces are per metre */
+  bg_real cell = sim->cfg.dim == 2 ? dx * dx : dx * dx * dx;
+  return add_common(sim, n, x, v, NULL, cell / ppc, material);
 }
 
 bg_status bg_sim_add_particles_volume_material(bg_sim *sim, size_t n, const bg_real *x, const bg_real *v,

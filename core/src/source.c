@@ -58,7 +58,8 @@ static double speed(const bg_real v[3]) {
  * bg_sim_add_particles_material and the backends' add (rho0 * vol). */
 static bg_real particle_mass(const bg_sim *sim, const bg_source *s) {
   bg_real dx = sim->cfg.dx;
-  bg_real vol = dx * dx * dx / s->ppc;
+  /* in 2D a cell is dx^2 times a metre of depth, as bg_sim_add_particles counts it */
+  bg_real vol = (sim->cfg.dim == 2 ? dx * dx : dx * dx * dx) / s->ppc;
   return sim->cfg.mats[s->material].el.rho0 * vol;
 }
 
@@ -90,11 +91,13 @@ bg_status bg_check_source(bg_sim *sim, const bg_source *s) {
     CHECK_FINITE(s->radius, "radius");
     CHECK(s->radius > 0, BG_ERR_RANGE, "source.radius must be > 0 m for a DISC (got %g)", (double)s->radius);
     CHECK(v > 0, BG_ERR_RANGE, "source.velocity must be nonzero for a DISC (its normal and its stream)");
-    double rho0 = sim->materials[s->material].rho0, cap = rho0 * PI * s->radius * s->radius * v;
+    /* in 2D the inlet is the segment of half-width radius on the plane, per metre of depth */
+    double rho0 = sim->materials[s->material].rho0;
+    double cap = rho0 * (c->dim == 2 ? 2 * s->radius : PI * s->radius * s->radius) * v;
     CHECK(s->mass_rate <= cap, BG_ERR_RANGE,
-          "source.mass_rate must be <= rho0 pi radius^2 |velocity| = %g kg/s, the rate of a stream as dense as "
+          "source.mass_rate must be <= rho0 %s |velocity| = %g kg/s%s, the rate of a stream as dense as "
           "its material (got %g)",
-          cap, s->mass_rate);
+          c->dim == 2 ? "2 radius" : "pi radius^2", cap, c->dim == 2 ? " per metre" : "", s->mass_rate);
     /* the disc's reach along each axis, and a cell for the swept length
      * (|v| dt <= cfl dx <= dx, as the step's bound holds the source's speed) */
     for (int a = 0; a < 3; ++a) {
@@ -108,7 +111,16 @@ bg_status bg_check_source(bg_sim *sim, const bg_source *s) {
       ext[a] = s->half[a];
     }
   }
+  if (c->dim == 2) {
+    CHECK(s->velocity[1] == 0, BG_ERR_RANGE,
+          "source.velocity[1] = %g m/s must be 0 in a 2D simulation (nothing leaves the plane)",
+          (double)s->velocity[1]);
+    CHECK(s->center[1] == c->origin[1], BG_ERR_OUTSIDE,
+          "source.center[1] = %g m is off the plane of a 2D simulation (it must be origin[1] = %g m)",
+          (double)s->center[1], (double)c->origin[1]);
+  }
   for (int a = 0; a < 3; ++a) {
+    if (c->dim == 2 && a == 1) continue; /* the plane, checked above */
     double lo = c->origin[a] + 0.5 * c->dx, hi = c->origin[a] + ((double)c->dims[a] - 1.5) * c->dx;
     CHECK(s->center[a] - ext[a] >= lo && s->center[a] + ext[a] < hi, BG_ERR_OUTSIDE,
           "source.center[%d] = %g m: the %s reaches [%g, %g] m, outside the grid's interior [%g, %g) m", a,
@@ -183,9 +195,9 @@ double bg_sources_speed(const bg_sim *sim, double t) {
 /* ---------------------------------------------------------------- emission */
 
 /* n particles of source d at x (3 each), drawing from counter k on: a
- * DISC's over its inlet (r = R sqrt(u) is uniform in area) and spread
+ * DISC's over its inlet (in 2D a segment across the stream) and spread
  * downstream over the length len; a BOX's uniform in the box. */
-static void place(const bg_source *d, double len, uint64_t k, size_t n, bg_real *x) {
+static void place(const bg_source *d, int plane, double len, uint64_t k, size_t n, bg_real *x) {
   double e0[3] = {0, 0, 0}, e1[3] = {0, 0, 0}, e2[3];
   if (d->shape == BG_SOURCE_DISC) {
     double v = speed(d->velocity);
@@ -196,6 +208,10 @@ static void place(const bg_source *d, double len, uint64_t k, size_t n, bg_real 
       if (fabs(e0[a]) < fabs(e0[m])) m = a;
     double ax[3] = {0, 0, 0};
     ax[m] = 1;
+    if (plane) { /* 2D: e1 is the in-plane normal to the stream, e0 x y */
+      ax[0] = ax[2] = 0;
+      ax[1] = 1;
+    }
     e1[0] = e0[1] * ax[2] - e0[2] * ax[1];
     e1[1] = e0[2] * ax[0] - e0[0] * ax[2];
     e1[2] = e0[0] * ax[1] - e0[1] * ax[0];
@@ -210,8 +226,15 @@ static void place(const bg_source *d, double len, uint64_t k, size_t n, bg_real 
     for (int a = 0; a < 3; ++a) {
       double xa;
       if (d->shape == BG_SOURCE_DISC) {
-        double r = d->radius * sqrt(u0), th = 2 * PI * u1, s = len * u2;
-        xa = d->center[a] + r * cos(th) * e1[a] + r * sin(th) * e2[a] + s * e0[a];
+        double s = len * u2;
+        if (plane) { /* a segment: uniform across it */
+          xa = d->center[a] + d->radius * (2 * u0 - 1) * e1[a] + s * e0[a];
+        } else { /* r = R sqrt(u) is uniform in the disc's area */
+          double r = d->radius * sqrt(u0), th = 2 * PI * u1;
+          xa = d->center[a] + r * cos(th) * e1[a] + r * sin(th) * e2[a] + s * e0[a];
+        }
+      } else if (plane && a == 1) {
+        xa = d->center[1];
       } else {
         double u = a == 0 ? u0 : a == 1 ? u1 : u2;
         xa = d->center[a] + d->half[a] * (2 * u - 1);
@@ -245,7 +268,7 @@ static bg_status emit_one(bg_sim *sim, size_t i, double dt) {
   bg_real *x = malloc(6 * n * sizeof *x);
   CHECK(x != NULL, BG_ERR_NOMEM, "source %zu: out of memory for %zu particles", i, n);
   bg_real *v = x + 3 * n;
-  place(d, len, s->counter, n, x);
+  place(d, sim->cfg.dim == 2, len, s->counter, n, x);
   for (size_t p = 0; p < n; ++p)
     for (int k = 0; k < 3; ++k) v[3 * p + k] = d->velocity[k];
   bg_status st = bg_sim_add_particles_material(sim, n, x, v, d->ppc, d->material);

@@ -163,7 +163,13 @@ static double physical_bytes(void) {
 bg_status bg_check_desc(bg_sim *sim, const bg_sim_desc *d) {
   bg_status s;
   uint64_t n_nodes = 1;
+  CHECK(d->dim == 0 || d->dim == 2 || d->dim == 3, BG_ERR_RANGE,
+        "dim must be 2 (plane strain in x-z) or 3 (0 means 3) (got %d)", d->dim);
+  const int plane = d->dim == 2;
+  CHECK(!plane || d->dims[1] == 1, BG_ERR_RANGE,
+        "dims[1] must be 1 with dim 2 (the plane is one node layer in y; got %zu)", d->dims[1]);
   for (int a = 0; a < 3; ++a) {
+    if (plane && a == 1) continue;
     CHECK(d->dims[a] >= 4, BG_ERR_RANGE, "dims[%d] must be >= 4 nodes (got %zu)", a, d->dims[a]);
     /* node coordinates are int in the kernels */
     CHECK(d->dims[a] < (1u << 30), BG_ERR_OVERFLOW, "dims[%d] = %zu exceeds 2^30 nodes", a,
@@ -180,6 +186,8 @@ bg_status bg_check_desc(bg_sim *sim, const bg_sim_desc *d) {
   CHECK(d->dx > 0, BG_ERR_RANGE, "dx must be > 0 m (got %g)", (double)d->dx);
   if ((s = check_vec3(sim, d->origin, "origin")) != BG_OK) return s;
   if ((s = check_vec3(sim, d->gravity, "gravity")) != BG_OK) return s;
+  CHECK(!plane || d->gravity[1] == 0, BG_ERR_RANGE,
+        "gravity[1] must be 0 with dim 2 (nothing moves out of the plane; got %g)", (double)d->gravity[1]);
   if (d->n_materials == 0) {
     if ((s = bg_check_material(sim, &d->material)) != BG_OK) return s;
   } else {
@@ -196,6 +204,13 @@ bg_status bg_check_desc(bg_sim *sim, const bg_sim_desc *d) {
   CHECK(d->n_colliders < 1000, BG_ERR_RANGE, "n_colliders must be < 1000 (got %zu)", d->n_colliders);
   for (size_t i = 0; i < d->n_colliders; ++i)
     if ((s = check_collider(sim, &d->colliders[i], i, (int64_t)n_nodes)) != BG_OK) return s;
+  for (size_t i = 0; plane && i < d->n_colliders; ++i) {
+    const bg_collider *c = &d->colliders[i];
+    CHECK(c->velocity[1] == 0, BG_ERR_RANGE,
+          "colliders[%zu].velocity[1] must be 0 with dim 2 (got %g)", i, (double)c->velocity[1]);
+    CHECK(c->shape != BG_SHAPE_HALFSPACE || c->normal[1] == 0, BG_ERR_RANGE,
+          "colliders[%zu].normal[1] must be 0 with dim 2 (a plane in x-z; got %g)", i, (double)c->normal[1]);
+  }
   CHECK(d->n_sinks == 0 || d->sinks, BG_ERR_NULL, "sinks is NULL but n_sinks = %zu", d->n_sinks);
   CHECK(d->n_sinks < 1000, BG_ERR_RANGE, "n_sinks must be < 1000 (got %zu)", d->n_sinks);
   for (size_t i = 0; i < d->n_sinks; ++i) {

@@ -1,6 +1,7 @@
 /* test_parity.c: a backend against the plain serial cpu/ref (the oracle,
  * ORACLE) on seeded scenes, side by side in one process: a free-falling block, a
- * column collapsing on a rough floor, and a small silo draining through an
+ * column collapsing on a rough floor (and its cross-section on the 2D
+ * plane-strain solver), and a small silo draining through an
  * orifice into a sink; the column in every registered model; and scenes of
  * several materials in one simulation (a table, an index per particle):
  * the column split into Drucker-Prager, mu(I) and nonlocal-fluidity
@@ -13,7 +14,7 @@
  * (bg_backend_property) against the oracle as well.
  * argv[1] is the backend (a name of bg_backend_name other than the oracle;
  * exit 77 when it is unavailable). argv[2], optional: one scene only (fall,
- * column, column-MODEL for each registered model, mixed-column,
+ * column, column-2d, column-MODEL for each registered model, mixed-column,
  * jelly-on-sand, water-dam, silo). */
 #include <math.h>
 #include <stdint.h>
@@ -128,6 +129,24 @@ static void scene_column(scene *s) {
   disk c = {0.195, 0.195, 0.06, 0.0};
   double lo[3] = {0.135, 0.135, 0.025}, L[3] = {0.12, 0.12, 0.12}, v0[3] = {0, 0, 0};
   fill(s, lo, L, 0.01, v0, in_disk, &c);
+  s->steps = 150;
+}
+
+/* The column's cross-section in 2D (plane strain, dim 2): W = 6 dx,
+ * H = 12 dx against the slip face -x on a Coulomb floor (mu 0.5), the
+ * same 150 steps: the 9-node stencil, the 4 x 1 x 4 blocks and the
+ * out-of-plane stretch through the return map. */
+static void scene_column_2d(scene *s) {
+  memset(s, 0, sizeof *s);
+  s->name = "column collapse, 2D plane strain";
+  s->d = base(40, 1, 24);
+  s->d.dim = 2;
+  s->d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
+  s->d.walls[BG_FACE_ZLO].mu = 0.5f;
+  rng_s = 0x2D2D2Dull;
+  double lo[3] = {0.015, 0.0, 0.025}, L[3] = {0.06, 0.005, 0.12}, v0[3] = {0, 0, 0};
+  fill(s, lo, L, 0.01, v0, NULL, NULL); /* one row in y, put on the plane */
+  for (size_t p = 0; p < s->n; ++p) s->x[3 * p + 1] = 0.0f;
   s->steps = 150;
 }
 
@@ -458,11 +477,14 @@ static double tolerance(const scene *sc, double d_perm, double d_ulp) {
 }
 
 /* The scene with every initial coordinate moved by one float ulp, up or
- * down at random (seeded): the positions differ, nothing else. */
+ * down at random (seeded): the positions differ, nothing else (in 2D y
+ * stays on the plane, the one value it may take). */
 static void nudge_ulp(const scene *sc, bg_real *x, uint64_t seed) {
   rng_s = seed;
-  for (size_t i = 0; i < 3 * sc->n; ++i)
-    x[i] = nextafterf(sc->x[i], urand() < 0.5 ? -INFINITY : INFINITY);
+  for (size_t i = 0; i < 3 * sc->n; ++i) {
+    const bg_real up = nextafterf(sc->x[i], urand() < 0.5 ? -INFINITY : INFINITY);
+    x[i] = sc->d.dim == 2 && i % 3 == 1 ? sc->x[i] : up;
+  }
 }
 
 /* Fraction of particles whose block (lowest stencil node >> 2, as the
@@ -649,6 +671,12 @@ int main(int argc, char **argv) {
   if (!only || strcmp(only, "column") == 0) {
     scene_column(&sc);
     nv = variants(vars, 16, col_int, col_lab, 1);
+    parity(&sc, vars, nv, -1);
+    scene_free(&sc);
+  }
+  if (!only || strcmp(only, "column-2d") == 0) {
+    scene_column_2d(&sc);
+    nv = variants(vars, 16, col_int, col_lab, 0);
     parity(&sc, vars, nv, -1);
     scene_free(&sc);
   }

@@ -415,6 +415,57 @@ static void check_vtu(void) {
   bg_sim_destroy(sim);
 }
 
+/* ---------------------------------------------------------------------- 2D */
+
+/* A 2D (plane-strain) simulation pours from a segment: every particle on the
+ * plane, inside the segment's swept strip, with the mass per metre the rate
+ * says; a source off the plane or leaving it is refused. */
+static void check_2d(void) {
+  bg_sim_desc d = desc();
+  d.dim = 2;
+  d.dims[1] = 1;
+  bg_sim *sim = make(&d);
+  bg_source s = jet();
+  s.center[1] = d.origin[1];
+  s.mass_rate = 40.0; /* per metre, below the dense strip's rho0 2 r |v| */
+  bg_source off = s;
+  off.center[1] = d.origin[1] + 0.01f;
+  refused(sim, &off, BG_ERR_OUTSIDE, "center[1]");
+  off = s;
+  off.velocity[1] = 0.1f;
+  refused(sim, &off, BG_ERR_RANGE, "velocity[1]");
+  int id = -1;
+  bg_status st = bg_sim_add_source(sim, &s, &id);
+  bg_check_true(st == BG_OK, "2D: add_source: %s", bg_sim_last_error(sim));
+  for (int k = 0; k < 80 && st == BG_OK; ++k) st = bg_sim_step(sim, NULL);
+  bg_check_true(st == BG_OK, "2D: 80 steps: %s", bg_sim_last_error(sim));
+  bg_stats stt;
+  bg_sim_stats(sim, &stt);
+  double kg = 0, mp = (double)(d.material.rho0 * (d.dx * d.dx / s.ppc));
+  bg_sim_source_mass(sim, id, &kg);
+  double owed = s.mass_rate * stt.time;
+  bg_check_true(kg <= owed + 1e-9 && owed - kg < mp, "2D: emitted %g kg/m against rate x time %g (particle %g)", kg,
+           owed, mp);
+  size_t n = stt.n_particles;
+  bg_check_true(n > 10, "2D: %zu particles emitted (want > 10)", n);
+  bg_real *x = malloc(3 * (n ? n : 1) * sizeof *x), *m = malloc((n ? n : 1) * sizeof *m);
+  bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
+  bg_sim_get(sim, BG_FIELD_MASS, m, n);
+  double sum = 0;
+  size_t off_plane = 0, outside = 0;
+  for (size_t p = 0; p < n; ++p) {
+    sum += m[p];
+    if (x[3 * p + 1] != d.origin[1]) off_plane++;
+    if (fabs(x[3 * p] - s.center[0]) > s.radius * (1 + 1e-5)) outside++;
+  }
+  bg_check_true(off_plane == 0, "2D: %zu of %zu particles off the plane", off_plane, n);
+  bg_check_true(outside == 0, "2D: %zu of %zu particles wider than the segment", outside, n);
+  bg_check_true(fabs(sum - kg) <= 1e-5 * kg, "2D: particle masses sum to %g, the source says %g", sum, kg);
+  free(x);
+  free(m);
+  bg_sim_destroy(sim);
+}
+
 int main(int argc, char **argv) {
   backend = argc > 1 ? argv[1] : "auto";
   char why[256];
@@ -432,6 +483,7 @@ int main(int argc, char **argv) {
   check_placement();
   check_checkpoint();
   check_vtu();
+  check_2d();
   rmdir(dir);
   return bg_check_summary();
 }

@@ -187,6 +187,74 @@ static void column_unpack(const column_loop *c, bg_lab_blob *b, const char *tag)
   *c->settled = settled;
 }
 
+/* The deposit's surface from particle positions (see bg_column.h). */
+void bg_column_surface(bg_column_result *res, const bg_real *x, size_t n, const bg_column_grid *g) {
+  const double dx = g->dx, off = g->off;
+  const int nx = g->nx, ny = g->ny;
+  double *hf = xcalloc((size_t)nx * ny, sizeof *hf);
+  for (size_t p = 0; p < n; ++p) {
+    if (g->skip && g->skip[p]) continue;
+    int i = (int)floor((x[3 * p] + off) / dx), j = g->plane ? 0 : (int)floor((x[3 * p + 1] + off) / dx);
+    if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
+    double top = x[3 * p + 2] + 0.25 * dx;
+    if (top > hf[(size_t)i * ny + j]) hf[(size_t)i * ny + j] = top;
+  }
+  {
+    /* the lattice gives every particle the same volume, so the same mass */
+    double *rp = xmalloc((n ? n : 1) * sizeof *rp);
+    for (size_t p = 0; p < n; ++p)
+      rp[p] = g->ridge ? (double)x[3 * p] : hypot((double)x[3 * p], (double)x[3 * p + 1]);
+    gsl_sort(rp, 1, n);
+    res->r99 = n ? gsl_stats_quantile_from_sorted_data(rp, 1, n, 0.99) : NAN;
+    res->front = n ? column_front(rp, n) : NAN;
+    free(rp);
+  }
+  res->nx = nx;
+  res->ny = ny;
+  res->hf = hf;
+  double hmax = 0;
+  for (int i = 0; i < nx; ++i)
+    for (int j = 0; j < ny; ++j)
+      if ((i + 0.5) * dx - off >= g->x_min && hf[(size_t)i * ny + j] > hmax) hmax = hf[(size_t)i * ny + j];
+  res->h_max = hmax;
+
+  /* profile: radial (pile) or along x (ridge), bins dx wide, mean thickness */
+  int nb = g->nb;
+  double *hs = xcalloc((size_t)nb, sizeof *hs), *cnt = xcalloc((size_t)nb, sizeof *cnt);
+  for (int i = 0; i < nx; ++i)
+    for (int j = 0; j < ny; ++j) {
+      double cx = (i + 0.5) * dx - off, cy = (j + 0.5) * dx - off;
+      double r = g->ridge ? cx : hypot(cx, cy);
+      int b = (int)floor(r / dx);
+      if (b >= nb || r < g->x_min) continue;
+      hs[b] += hf[(size_t)i * ny + j];
+      cnt[b] += 1;
+    }
+  res->nbins = 0;
+  res->rbin = xmalloc((size_t)nb * sizeof *res->rbin);
+  res->hbin = xmalloc((size_t)nb * sizeof *res->hbin);
+  res->runout = 0;
+  double thr = g->runout_h * dx;
+  for (int b = 0; b < nb; ++b) {
+    if (cnt[b] == 0) continue;
+    double r = (b + 0.5) * dx, h = hs[b] / cnt[b];
+    res->rbin[res->nbins] = r;
+    res->hbin[res->nbins++] = h;
+    /* outermost crossing of the threshold, interpolated between bin centres */
+    if (h >= thr) {
+      res->runout = r;
+      if (b + 1 < nb && cnt[b + 1] > 0) {
+        double hn = hs[b + 1] / cnt[b + 1];
+        if (hn < thr) res->runout = r + dx * (h - thr) / (h - hn);
+      }
+    }
+  }
+  res->h_center = cnt[0] > 0 ? hs[0] / cnt[0] : NAN;
+  res->runout_wall = res->runout >= g->L - 2 * dx; /* the far wall would hold it back */
+  free(hs);
+  free(cnt);
+}
+
 bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const char *tag) {
   bg_column_result res;
   memset(&res, 0, sizeof res);
@@ -202,16 +270,21 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
    * x = 0 and y = 0 are the mirror planes, x = L (and y = L) far walls */
   int nl = (int)ceil(sc->L_over_R0 * sc->cells);
   if (sc->full && sc->ridge) bg_lab_fail("%s: a full column is a pile, not a ridge", tag);
+  const int plane = sc->dim == 2;
+  if (plane && (!sc->ridge || sc->poisson))
+    bg_lab_fail("%s: the 2D solver runs the ridge with lattice seeding only (a pile is 3D; --seeding poisson "
+                "samples volumes)", tag);
   /* full: faces at -L and L on x and y, the axis at the origin */
   int nf = sc->full ? 2 * nl : nl;
   double off = sc->full ? nl * dx : 0;
   desc.dims[0] = (size_t)nf + 4;
-  desc.dims[1] = sc->ridge ? (size_t)sc->ridge_cells + 4 : (size_t)nf + 4;
+  desc.dims[1] = plane ? 1 : sc->ridge ? (size_t)sc->ridge_cells + 4 : (size_t)nf + 4;
+  desc.dim = plane ? 2 : 3;
   desc.dims[2] = (size_t)ceil(H0 * 1.15 / dx) + 8;
   desc.origin[0] = (bg_real)(-1.5 * dx - off);
   desc.origin[1] = (bg_real)(-1.5 * dx - off);
   desc.origin[2] = (bg_real)(-2.5 * dx); /* floor z = 0 midway between nodes 2 and 3 */
-  double L = nl * dx, Ly = (double)(desc.dims[1] - 4) * dx;
+  double L = nl * dx, Ly = plane ? 0.5 * dx : (double)(desc.dims[1] - 4) * dx; /* 2D: one lattice row */
   desc.walls[BG_FACE_ZLO].friction = BG_FRICTION_OPEN; /* the floor collider does it */
   bg_collider flr;
   memset(&flr, 0, sizeof flr);
@@ -263,6 +336,10 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
     for (size_t p = 0; p < n; ++p) pv[p] = (bg_real)vol;
     s = bg_sim_add_particles_volume(sim, n, x, NULL, pv);
     free(pv);
+  } else if (plane) {
+    /* onto the plane: the lattice's one row of y, jittered like the rest, is dropped */
+    for (size_t p = 0; p < n; ++p) x[3 * p + 1] = desc.origin[1];
+    s = bg_sim_add_particles(sim, n, x, NULL, 4);
   } else {
     s = bg_sim_add_particles(sim, n, x, NULL, 8);
   }
@@ -278,8 +355,8 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   for (size_t p = 0; p < n; ++p) M += m[p];
   res.ke_thresh = sc->ke_frac * M * g * R0;
   double tc = sqrt(R0 / g), t = 0, ke = 0;
-  bg_lab_progress(lab, "%s: dx %.3g mm (%d cells per R0), a %.3g, %zu%s particles, grid %zux%zux%zu, floor %s mu %g",
-                  tag, dx * 1e3, sc->cells, sc->aspect, n, sc->poisson ? " poisson" : "", desc.dims[0], desc.dims[1], desc.dims[2],
+  bg_lab_progress(lab, "%s: %s, dx %.3g mm (%d cells per R0), a %.3g, %zu%s particles, grid %zux%zux%zu, floor %s mu %g",
+                  tag, plane ? "2D" : "3D", dx * 1e3, sc->cells, sc->aspect, n, sc->poisson ? " poisson" : "", desc.dims[0], desc.dims[1], desc.dims[2],
                   sc->floor == BG_FRICTION_STICK ? "stick" : "coulomb", sc->mu);
   column_loop cl = {&t, &ke, &res.ke_peak, &res.settled};
   bg_lab_blob state;
@@ -312,69 +389,12 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   res.ke_end = ke;
   bg_lab_add_work(lab, (double)n * (double)st.step);
 
-  /* height field on the (x, y) columns */
+  /* the deposit's surface, as every column reader of the lab reads it */
   bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
-  int nx = nf, ny = sc->ridge ? (int)(desc.dims[1] - 4) : nf;
-  double *hf = xcalloc((size_t)nx * ny, sizeof *hf);
-  for (size_t p = 0; p < n; ++p) {
-    int i = (int)floor((x[3 * p] + off) / dx), j = (int)floor((x[3 * p + 1] + off) / dx);
-    if (i < 0 || j < 0 || i >= nx || j >= ny) continue;
-    double top = x[3 * p + 2] + 0.25 * dx;
-    if (top > hf[(size_t)i * ny + j]) hf[(size_t)i * ny + j] = top;
-  }
-  {
-    /* the lattice gives every particle the same volume, so the same mass */
-    double *rp = xmalloc(n * sizeof *rp);
-    for (size_t p = 0; p < n; ++p)
-      rp[p] = sc->ridge ? (double)x[3 * p] : hypot((double)x[3 * p], (double)x[3 * p + 1]);
-    gsl_sort(rp, 1, n);
-    res.r99 = n ? gsl_stats_quantile_from_sorted_data(rp, 1, n, 0.99) : NAN;
-    res.front = n ? column_front(rp, n) : NAN;
-    free(rp);
-  }
-  res.nx = nx;
-  res.ny = ny;
-  res.hf = hf;
-  double hmax = 0;
-  for (int c = 0; c < nx * ny; ++c)
-    if (hf[c] > hmax) hmax = hf[c];
-  res.h_max = hmax;
-
-  /* profile: radial (pile) or along x (ridge), bins dx wide, mean thickness */
-  int nb = nl;
-  double *hs = xcalloc((size_t)nb, sizeof *hs), *cnt = xcalloc((size_t)nb, sizeof *cnt);
-  for (int i = 0; i < nx; ++i)
-    for (int j = 0; j < ny; ++j) {
-      double cx = (i + 0.5) * dx - off, cy = (j + 0.5) * dx - off;
-      double r = sc->ridge ? cx : hypot(cx, cy);
-      int b = (int)floor(r / dx);
-      if (b >= nb) continue;
-      hs[b] += hf[(size_t)i * ny + j];
-      cnt[b] += 1;
-    }
-  res.nbins = 0;
-  res.rbin = xmalloc((size_t)nb * sizeof *res.rbin);
-  res.hbin = xmalloc((size_t)nb * sizeof *res.hbin);
-  res.runout = 0;
-  double thr = sc->runout_h * dx;
-  for (int b = 0; b < nb; ++b) {
-    if (cnt[b] == 0) continue;
-    double r = (b + 0.5) * dx, h = hs[b] / cnt[b];
-    res.rbin[res.nbins] = r;
-    res.hbin[res.nbins++] = h;
-    /* outermost crossing of the threshold, interpolated between bin centres */
-    if (h >= thr) {
-      res.runout = r;
-      if (b + 1 < nb && cnt[b + 1] > 0) {
-        double hn = hs[b + 1] / cnt[b + 1];
-        if (hn < thr) res.runout = r + dx * (h - thr) / (h - hn);
-      }
-    }
-  }
-  res.h_center = cnt[0] > 0 ? hs[0] / cnt[0] : NAN;
-  res.runout_wall = res.runout >= L - 2 * dx; /* the far wall would hold it back */
-  free(hs);
-  free(cnt);
+  bg_column_grid cg = {.dx = dx, .off = off, .L = L, .nx = nf, .ny = plane ? 1 : sc->ridge ? (int)(desc.dims[1] - 4) : nf,
+                       .nb = nl, .ridge = sc->ridge, .plane = plane, .runout_h = sc->runout_h, .x_min = -INFINITY,
+                       .skip = NULL};
+  bg_column_surface(&res, x, n, &cg);
   free(x);
   free(v);
   free(m);
@@ -418,6 +438,12 @@ static double *unpack_array(bg_lab_blob *b, size_t n) {
 }
 
 bg_column_result bg_column_result_unpack(bg_lab_blob *b) {
+  bg_column_result r = bg_column_result_unpack_part(b);
+  if (b->pos != b->len) bg_lab_fail("a column result has %zu bytes more than its fields", b->len - b->pos);
+  return r;
+}
+
+bg_column_result bg_column_result_unpack_part(bg_lab_blob *b) {
   bg_column_result r;
   memset(&r, 0, sizeof r);
   uint64_t np, steps;
@@ -452,7 +478,6 @@ bg_column_result bg_column_result_unpack(bg_lab_blob *b) {
   r.hf = unpack_array(b, (size_t)r.nx * (size_t)r.ny);
   r.rbin = unpack_array(b, (size_t)r.nbins);
   r.hbin = unpack_array(b, (size_t)r.nbins);
-  if (b->pos != b->len) bg_lab_fail("a column result has %zu bytes more than its fields", b->len - b->pos);
   return r;
 }
 

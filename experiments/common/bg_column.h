@@ -11,7 +11,8 @@
  * not hold a separating normal velocity at zero nor supply the mirror image's
  * stress to the stencil, so the axis is an approximate mirror. A ridge
  * (plane strain) is a slab ridge_cells thick between slip walls, half a ridge
- * against the x = 0 plane.
+ * against the x = 0 plane, or (dim 2) the same half ridge on the 2D
+ * plane-strain solver, whose parity reference that slab is.
  *
  * Settling: the run stops when the total kinetic energy, after having peaked
  * above ten times the threshold, drops below ke_frac * M g R0 (M the
@@ -48,6 +49,9 @@ typedef struct bg_column_scene {
   int cells;              /* cells per column radius */
   int ridge;              /* 1: plane-strain half ridge */
   int ridge_cells;        /* slab thickness in cells */
+  int dim;                /* 3 (0 too): the ridge as that slab; 2: the ridge on the plane-strain
+                             solver (bg_sim_desc.dim 2, one particle layer at ppc 4 per cell,
+                             quantities per metre of depth); a ridge only, lattice seeding only */
   int full;               /* 1: the whole cylinder, centred on the axis, no mirror planes (a slip
                              mirror holds no tension, so a cohesive quarter pulls away from it);
                              0: the quarter; a pile only */
@@ -82,6 +86,26 @@ typedef struct bg_column_result {
   double *rbin, *hbin; /* profile: annulus (or x-bin) centres and mean heights, m; owned */
 } bg_column_result;
 
+/* The columns a surface is read on: nx by ny node columns dx wide, the
+ * first at x = -off (and y = -off), profile bins dx wide out to nb bins,
+ * the far wall at L; ridge: the profile along x instead of the radius.
+ * A column's height is its highest particle (plus dx/4, see above).
+ * x_min: columns and bins at smaller x (or radius) are left out of h_max
+ * and the profile (-INFINITY for none). skip (NULL for none): particles
+ * left out of the height field, e.g. sand still falling onto a heap. */
+typedef struct bg_column_grid {
+  double dx, off, L, runout_h, x_min;
+  int nx, ny, nb, ridge;
+  int plane; /* 1: a 2D run, every particle on the one plane (ny 1) */
+  const unsigned char *skip;
+} bg_column_grid;
+
+/* Reads a deposit's surface from n particle positions x into res: the
+ * height field (res->hf, owned), h_max, the profile, runout (runout_h dx
+ * threshold), runout_wall, h_center, r99 and front. The one reader of a
+ * deposit's surface: the column runs and the poured heap use it. */
+void bg_column_surface(bg_column_result *res, const bg_real *x, size_t n, const bg_column_grid *g);
+
 /* Defaults for everything but the geometry and the run's identity. */
 bg_column_scene bg_column_scene_default(void);
 
@@ -99,6 +123,8 @@ void bg_column_result_free(bg_column_result *r);
  * so the gathered analysis reads exactly what the point measured. */
 void bg_column_result_pack(const bg_column_result *r, bg_lab_blob *b);
 bg_column_result bg_column_result_unpack(bg_lab_blob *b);
+/* The same, for a blob that carries more after the result (read it next). */
+bg_column_result bg_column_result_unpack_part(bg_lab_blob *b);
 
 /* Writes a result's radial profile as TSV (r, h, r/R0, h/H0). */
 void bg_column_write_profile(bg_lab *lab, const bg_column_result *r, const bg_column_scene *sc,

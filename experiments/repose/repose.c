@@ -8,7 +8,9 @@
  * an unweighted GSL fit theta(h) = theta_inf + c h^p (h = dx / R0, p free,
  * covariance scaled by chi^2 / dof, so at least four grids). A floor-friction
  * sweep measures runout; a plane-strain ridge (a slab between slip walls) is
- * compared with the axisymmetric pile. Expected values that follow from the
+ * compared with the axisymmetric pile. With --dim 2 the run is the ridge
+ * alone on the 2D plane-strain solver, held to the slab it replaces within
+ * the slab's own dx error (the slab at the finest and the next grid). Expected values that follow from the
  * model (the flow angle bound) are derived in references/derivations/repose.md.
  *
  * The scene, its symmetry (a quarter cylinder between slip mirror planes),
@@ -36,12 +38,13 @@
 
 static const char *const mutants[] = {"grids-fine-to-coarse", "converging-sequence", "slope-over-dx",
                                       "heights-doubled",      "ridge-ruler-on-pile", "slick-floor",
-                                      "phi-fed-40",           "phi-read-stale",      NULL};
+                                      "phi-fed-40",           "phi-read-stale",      "ridge-2d-phi-30",
+                                      NULL};
 
 /* the run's options (the table in repose_init) and the grids they give */
 typedef struct repose_opts {
   double phi, mu_floor, aspect, R0, domain, t_max, jitter, ratio;
-  int cells, grids, mu_cells, ridge_cells;
+  int cells, grids, mu_cells, ridge_cells, dim;
   int gcells[MAX_GRIDS]; /* cells per R0 of each refinement grid */
 } repose_opts;
 
@@ -62,7 +65,7 @@ static void repose_check_options(void *ctx) {
  * are not distinct or too fine. */
 static bg_lab *repose_init(int argc, char **argv, repose_opts *o) {
   *o = (repose_opts){.phi = 35, .mu_floor = 1.0, .aspect = 1.0, .R0 = 0.1, .domain = 2.5, .t_max = 3.0,
-                     .jitter = 0.5, .grids = 5, .ridge_cells = 4};
+                     .jitter = 0.5, .grids = 5, .ridge_cells = 4, .dim = 3};
   bg_lab_param params[] = {
       {.name = "phi", .type = BG_PARAM_DOUBLE, .dest = &o->phi, .lo = 20, .hi = 45, .help = "fed friction angle, deg",
        .key = "phi_deg"},
@@ -80,6 +83,8 @@ static bg_lab *repose_init(int argc, char **argv, repose_opts *o) {
        .help = "cells per R0 of the floor-friction sweep", .quick = "12", .paper = "32"},
       {.name = "ridge-cells", .type = BG_PARAM_INT, .dest = &o->ridge_cells, .lo = 2, .hi = 64,
        .help = "plane-strain slab thickness, cells"},
+      {.name = "dim", .type = BG_PARAM_INT, .dest = &o->dim, .lo = 2, .hi = 3,
+       .help = "3: the run as ever; 2: only the ridge on the 2D plane-strain solver against the slab it replaces"},
       {.name = "domain", .type = BG_PARAM_DOUBLE, .dest = &o->domain, .lo = 1.5, .hi = 10,
        .help = "quarter-domain extent L / R0", .key = "domain_over_R0"},
       {.name = "t-max", .type = BG_PARAM_DOUBLE, .dest = &o->t_max, .lo = 0.1, .hi = 20,
@@ -175,6 +180,11 @@ static void repose_plan_runs(repose_plan *pl, const repose_opts *o) {
   }
   /* which stages this run needs (a mutant run skips the others) */
   int need_ridge = bg_lab_needed(lab, "repose.ridge_vs_pile");
+  /* the 2D ridge's parity with the slab: a --dim 2 run (nothing else), or
+   * a mutant run of its claims */
+  int need_plane = (o->dim == 2 || bg_lab_mutant(lab) != NULL) &&
+                   (bg_lab_needed(lab, "repose.ridge_2d_parity") || bg_lab_needed(lab, "repose.ridge_2d_runout"));
+  if (o->dim == 2) need_ridge = 0;
   int need_conv = need_ridge || bg_lab_needed(lab, "repose.estimators_agree") ||
                   bg_lab_needed(lab, "repose.monotone") || bg_lab_needed(lab, "repose.limit") ||
                   bg_lab_needed(lab, "repose.limit_width") || bg_lab_needed(lab, "repose.flank_below_flow") ||
@@ -182,7 +192,8 @@ static void repose_plan_runs(repose_plan *pl, const repose_opts *o) {
   int need_hi = bg_lab_needed(lab, "repose.floor_mu"); /* the mu = 1 and 1.4 tan phi runs */
   int need_stick = bg_lab_needed(lab, "repose.stick_runout");
   int need_low = need_stick || bg_lab_needed(lab, "repose.floor_mu_low_grows");
-  int plain = bg_lab_mutant(lab) == NULL;
+  int plain = bg_lab_mutant(lab) == NULL && o->dim == 3;
+  if (o->dim == 2) need_conv = need_hi = need_stick = need_low = 0;
 
   /* Every simulation of the run is built first, as the points of one sweep
    * (bg_lab_sweep: in this process one after another, or one point per
@@ -235,6 +246,27 @@ static void repose_plan_runs(repose_plan *pl, const repose_opts *o) {
     sr.cells = gcells[grids - 1];
     pl->ridge_pt = add_point(pts, &sr, "ridge");
   }
+  pl->plane_pt = pl->slab_pt[0] = pl->slab_pt[1] = -1;
+  if (need_plane) {
+    /* the 2D ridge at the finest grid's dx, and the slab at that dx and the
+     * next coarser one: its dx error is the parity's tolerance */
+    bg_column_scene sr = base;
+    sr.ridge = 1;
+    sr.cells = gcells[grids - 1];
+    sr.dim = 2;
+    /* the scene mutant: the 2D ridge's sand fed 5 deg less than the slab's */
+    if (bg_lab_mutant_is(lab, "ridge-2d-phi-30")) {
+      sr.phi -= 5;
+      sr.material.dp.phi_deg -= 5;
+    }
+    pl->plane_pt = add_point(pts, &sr, "ridge 2D");
+    sr = base;
+    sr.ridge = 1;
+    for (int k = 0; k < 2; ++k) {
+      sr.cells = gcells[grids - 1 - k];
+      pl->slab_pt[k] = add_point(pts, &sr, k ? "ridge slab, next grid" : "ridge slab");
+    }
+  }
   pl->phi = phi;
   pl->R0 = R0;
   pl->aspect = aspect;
@@ -246,6 +278,7 @@ static void repose_plan_runs(repose_plan *pl, const repose_opts *o) {
   pl->plain = plain;
   pl->need_conv = need_conv;
   pl->need_ridge = need_ridge;
+  pl->need_plane = need_plane;
   pl->need_hi = need_hi;
   pl->need_stick = need_stick;
   pl->need_low = need_low;
@@ -270,6 +303,7 @@ int main(int argc, char **argv) {
   repose_refinement(&pl, conv);
   repose_floor(&pl, rmu);
   repose_ridge(&pl, conv, &rr);
+  repose_ridge_2d(&pl);
 
   for (int gi = 0; gi < (pl.need_conv ? pl.grids : 0); ++gi) {
     free(conv[gi].rbin);

@@ -84,19 +84,23 @@ typedef struct repose_plan {
   bg_lab *lab;
   double phi, R0, aspect, tanphi, phi_ref, phi_flow;
   int grids, fed_off, plain;
-  int need_conv, need_ridge, need_hi, need_stick, need_low, need_ref;
+  int need_conv, need_ridge, need_hi, need_stick, need_low, need_ref, need_plane;
   double mus[N_MU + 1];
   int ran[N_MU + 1], slick_reuse[N_MU + 1];
   sweep_pts pts;
   int conv_pt[MAX_GRIDS], mu_pt[N_MU + 1], ridge_pt;
+  int plane_pt, slab_pt[2]; /* the 2D ridge; the slab at the finest grid and the next (-1: not run) */
 } repose_plan;
 
 result repose_measure_point(sweep_pts *pts, int k);
 
 /* The read-out stages, in order: 1. refinement (fills conv[grids]), 2. the
- * floor friction sweep, 3. the plane-strain ridge against conv's finest. */
+ * floor friction sweep, 3. the plane-strain ridge against conv's finest,
+ * 4. the 2D ridge against the slab. */
 void repose_refinement(repose_plan *pl, result *conv);
 void repose_floor(repose_plan *pl, result *rmu);
 void repose_ridge(repose_plan *pl, const result *conv, result *rr);
+/* 4. the ridge on the 2D solver against the slab (--dim 2) */
+void repose_ridge_2d(repose_plan *pl);
 
 #endif /* REPOSE_H */

@@ -251,3 +251,34 @@ void repose_ridge(repose_plan *pl, const result *conv, result *rr_out) {
   }
   *rr_out = rr;
 }
+
+/* 4. the ridge on the 2D plane-strain solver against the 3D slab between
+ * slip walls that it replaces: the same deposit within the slab's own dx
+ * error, the change of the slab from the next coarser grid to the finest.
+ * Each claim is that gap minus the error (<= 0 passes). */
+void repose_ridge_2d(repose_plan *pl) {
+  if (!pl->need_plane) return;
+  bg_lab *lab = pl->lab;
+  result r[3] = {repose_measure_point(&pl->pts, pl->plane_pt), repose_measure_point(&pl->pts, pl->slab_pt[0]),
+                 repose_measure_point(&pl->pts, pl->slab_pt[1])};
+  const char *name[3] = {"2d", "slab", "slab_coarser"};
+  FILE *f = bg_lab_tsv(lab, "ridge_2d.tsv",
+                       "the half ridge on the 2D plane-strain solver, and as the slab between slip walls at the same dx "
+                       "and the next coarser grid's (profile estimator)",
+                       "solver\tdx_m\ttheta_deg\trunout_m\th_max_m\tsettled\tparticles\tsteps");
+  for (int k = 0; k < 3; ++k)
+    fprintf(f, "%s\t%.6g\t%.4f\t%.6g\t%.6g\t%d\t%zu\t%llu\n", name[k], r[k].dx, r[k].theta[0], r[k].runout,
+            r[k].h_max, r[k].settled, r[k].n_particles, (unsigned long long)r[k].steps);
+  fclose(f);
+  const double err_theta = fabs(r[1].theta[0] - r[2].theta[0]), err_run = fabs(r[1].runout - r[2].runout);
+  bg_lab_manifest_num(lab, "theta_ridge_2d_deg", r[0].theta[0]);
+  bg_lab_manifest_num(lab, "theta_ridge_slab_deg", r[1].theta[0]);
+  bg_lab_manifest_num(lab, "slab_dx_error_theta_deg", err_theta);
+  bg_lab_manifest_num(lab, "slab_dx_error_runout_m", err_run);
+  bg_lab_claim(lab, "repose.ridge_2d_parity", fabs(r[0].theta[0] - r[1].theta[0]) - err_theta);
+  bg_lab_claim(lab, "repose.ridge_2d_runout", fabs(r[0].runout - r[1].runout) - err_run);
+  for (int k = 0; k < 3; ++k) {
+    free(r[k].rbin);
+    free(r[k].hbin);
+  }
+}

@@ -8,7 +8,7 @@
 # usage: scripts/gpu/paper_runs.sh OUTDIR STEP[:SECONDS]...
 #   steps: parity    test_parity on "cuda" and "cuda/global" (free fall, column, silo)
 #          gputests  the other cuda unit tests (api, conservation, boundary, elastic, index64,
-#                    multi, checkpoint)
+#                    multi, checkpoint, source, 2d)
 #          matcost   bench_gpu --material-table both: the one-material throughput through
 #                    the material table against the one-material path, as a ratio (issue 33)
 #          NAME      every experiments/registry.tsv entry with paper_args: BINARY PAPER_ARGS,
@@ -62,7 +62,7 @@ for spec in "$@"; do
   case "$step" in
     parity) cmd=(bash -c "\"$bin/test_parity\" cuda && \"$bin/test_parity\" cuda/global") ;;
     matcost) cmd=("$bin/bench_gpu" --material-table both --scene both --reps 5 --out "$res") ;;
-    gputests) cmd=(bash -c "for t in api conservation boundary elastic index64 multi checkpoint; do echo \"== test_\$t\"; \"$bin/test_\$t\" cuda || exit \$?; done") ;;
+    gputests) cmd=(bash -c "for t in api conservation boundary elastic index64 multi checkpoint source 2d; do echo \"== test_\$t\"; \"$bin/test_\$t\" cuda || exit \$?; done") ;;
     *)
       if [[ -z "${step_cmd[$step]:-}" ]]; then
         note "SKIP  $step (unknown step; steps: parity gputests ${step_names[*]})"

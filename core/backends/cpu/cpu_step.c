@@ -8,7 +8,13 @@
  * blocks whose coordinates share parity (one of 8 colours) never write the
  * same node and run in parallel, colour after colour. Each node therefore
  * receives its contributions in an order fixed by the particle order alone,
- * which makes P2G bitwise independent of the thread count. */
+ * which makes P2G bitwise independent of the thread count.
+ *
+ * In 2D (plane strain, dims[1] == 1) blocks are 4 x 1 x 4 nodes (the y
+ * block index is 0, so 4 of the 8 colours hold blocks) and the y stencil
+ * is the plane's one node: the per-particle kernels take the dimension as
+ * a constant (plane 0 or 1) and each driver is compiled once for each, so
+ * the 3D loops keep their fixed trip counts. */
 #include <math.h>
 #include <string.h>
 
@@ -48,15 +54,22 @@ static inline void stencil_z(const bg_bspline *w, bg_real dx, bg_real wz[3], bg_
   }
 }
 
-/* Block of a particle: the block holding its lowest stencil node. */
-static inline int64_t particle_block(const cpu_state *s, size_t p) {
+/* Block of a particle at x: the block holding its lowest stencil node (in
+ * 2D the plane's node layer, block 0 in y). */
+static inline int64_t block_of(const cpu_state *s, const bg_real x[3]) {
   const bg_config *c = s->cfg;
   int64_t b[3];
   for (int d = 0; d < 3; ++d) {
-    int base = bg_floor_int((s->x[d][p] - c->origin[d]) * c->inv_dx - 0.5f);
+    int base = bg_floor_int((x[d] - c->origin[d]) * c->inv_dx - 0.5f);
     b[d] = base >> BG_BLOCK_LOG2;
   }
+  if (c->dim == 2) b[1] = 0;
   return (b[0] * s->nb[1] + b[1]) * s->nb[2] + b[2];
+}
+
+static inline int64_t particle_block(const cpu_state *s, size_t p) {
+  const bg_real x[3] = {s->x[0][p], s->x[1][p], s->x[2][p]};
+  return block_of(s, x);
 }
 
 /* Physical re-sort by block (parked particles last), every sort_interval
@@ -223,11 +236,12 @@ static inline void particle_xg(const cpu_state *s, size_t p, bg_real xg[3]) {
   for (int d = 0; d < 3; ++d) xg[d] = (s->x[d][p] - c->origin[d]) * c->inv_dx;
 }
 
-CPU_INLINE void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
+CPU_INLINE void p2g_particle(cpu_state *s, size_t p, bg_real dt, const int plane) {
   const bg_config *c = s->cfg;
+  const int b0 = plane ? 1 : 0, b1 = plane ? 1 : 2; /* the y stencil (bg_stencil_b0/b1) */
   bg_real xg[3];
   particle_xg(s, p, xg);
-  bg_bspline w = bg_bspline_eval(xg);
+  bg_bspline w = bg_bspline_eval_dim(xg, plane ? 2 : 3);
   bg_mat3 C = load_mat(s->C, p), tau = load_sym(s->tau, p);
   bg_real m = s->mass[p];
   bg_mat3 A = bg_p2g_affine(m, s->vol0[p], &C, &tau, dt, c->inv_dx);
@@ -243,7 +257,7 @@ CPU_INLINE void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
   stencil_z(&w, dx, wz, wzd);
   for (int a = 0; a < 3; ++a) {
     bg_real dxa = ((bg_real)a - w.fx[0]) * dx;
-    for (int b = 0; b < 3; ++b) {
+    for (int b = b0; b <= b1; ++b) {
       bg_real dxb = ((bg_real)b - w.fx[1]) * dx;
       bg_real wab = w.w[0][a] * w.w[1][b];
       node4 vab = b4 + ax * dxa + ay * dxb;
@@ -254,7 +268,7 @@ CPU_INLINE void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
   if (cpu_nonlocal(s, p)) {
     bg_real mf = m * s->st[s->nl][p];
     for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) {
+      for (int b = b0; b <= b1; ++b) {
         int64_t row = (w.base[0] + a) * sx + (w.base[1] + b) * sy + w.base[2];
         bg_real *g = s->gs + row;
         for (int k = 0; k < 3; ++k) g[k] += bg_bspline_weight(&w, a, b, k) * mf;
@@ -267,7 +281,11 @@ CPU_INLINE void p2g_particle(cpu_state *s, size_t p, bg_real dt) {
 /* P2G of one block's particles, compiled for AVX2/AVX-512 too (as
  * g2p_chunk). */
 BG_BATCH_DRIVER void p2g_block(cpu_state *s, int64_t b, bg_real dt) {
-  for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q) p2g_particle(s, (size_t)s->order[q], dt);
+  for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q) p2g_particle(s, (size_t)s->order[q], dt, 0);
+}
+
+BG_BATCH_DRIVER void p2g_block_plane(cpu_state *s, int64_t b, bg_real dt) {
+  for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q) p2g_particle(s, (size_t)s->order[q], dt, 1);
 }
 
 bg_status cpu_p2g(void *state, bg_real dt) {
@@ -284,7 +302,10 @@ bg_status cpu_p2g(void *state, bg_real dt) {
   for (int col = 0; col < 8; ++col) {
     int64_t lo = s->cstart[col], hi = s->cstart[col + 1];
 #pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
-    for (int64_t k = lo; k < hi; ++k) p2g_block(s, s->blist[k], dt);
+    for (int64_t k = lo; k < hi; ++k) {
+      if (c->dim == 2) p2g_block_plane(s, s->blist[k], dt);
+      else p2g_block(s, s->blist[k], dt);
+    }
   }
   return BG_OK;
 }
@@ -344,11 +365,12 @@ static bg_real nodal_laplacian(const cpu_state *s, const bg_bspline *w) {
   int64_t ny = c->dims[1], nz = c->dims[2];
   bg_real sum = 0.0f;
   for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b) {
+    for (int b = bg_stencil_b0(c); b <= bg_stencil_b1(c); ++b) {
       int64_t row = ((int64_t)(w->base[0] + a) * ny + (w->base[1] + b)) * nz + w->base[2];
       for (int k = 0; k < 3; ++k) {
         bg_real m = s->gm ? s->gm[row + k] : s->grid[row + k][0];
-        if (m > 0.0f) sum += bg_bspline_lap_weight(w->w, a, b, k) * (s->gs[row + k] / m);
+        bg_real lw = c->dim == 2 ? bg_bspline_lap_weight_plane(w->w, a, k) : bg_bspline_lap_weight(w->w, a, b, k);
+        if (m > 0.0f) sum += lw * (s->gs[row + k] / m);
       }
     }
   return sum * c->inv_dx * c->inv_dx;
@@ -402,16 +424,17 @@ CPU_INLINE void update_chunk_table(const cpu_state *s, const size_t *slot, bg_re
  * and the trial F = (I + dt C) F into the chunk. */
 CPU_INLINE void g2p_lane(const cpu_state *s, bg_real *const *x, bg_real *const *v, bg_real *const *cm,
                          bg_real *const *f, int64_t p, bg_real (*lv)[BG_BATCH_CHUNK], bg_real (*lC)[BG_BATCH_CHUNK],
-                         bg_mat_chunk *ch, int64_t *lkey, int l, bg_real dt) {
+                         bg_mat_chunk *ch, int64_t *lkey, int l, bg_real dt, const int plane) {
   const bg_config *c = s->cfg;
   int64_t b[3];
   for (int d = 0; d < 3; ++d) {
     v[d][p] = lv[d][l];
     const bg_real xn = x[d][p] + dt * lv[d][l];
     x[d][p] = xn;
-    /* the next binning's block (particle_block's arithmetic), while x is at hand */
+    /* the next binning's block (block_of's arithmetic), while x is at hand */
     b[d] = bg_floor_int((xn - c->origin[d]) * c->inv_dx - 0.5f) >> BG_BLOCK_LOG2;
   }
+  if (plane) b[1] = 0;
   lkey[l] = (b[0] * s->nb[1] + b[1]) * s->nb[2] + b[2];
   bg_mat3 C, F;
   for (int e = 0; e < 9; ++e) {
@@ -429,8 +452,9 @@ CPU_INLINE void g2p_lane(const cpu_state *s, bg_real *const *x, bg_real *const *
  * for AVX2/AVX-512 too, like the lane drivers (BG_BATCH_DRIVER): the
  * clones differ in encoding only, not in results. mine: the thread's
  * tallies of newly parked particles; returns the largest squared speed. */
-BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real dt, double *mine) {
+CPU_INLINE double g2p_chunk_body(cpu_state *s, int64_t p0, int64_t p1, bg_real dt, double *mine, const int plane) {
   const bg_config *c = s->cfg;
+  const int b0 = plane ? 1 : 0, b1 = plane ? 1 : 2; /* the y stencil (bg_stencil_b0/b1) */
   int64_t sy = c->dims[2], sx = c->dims[1] * sy;
   bg_real dx = c->dx, k4 = 4.0f * c->inv_dx * c->inv_dx;
   int ns = c->n_sinks;
@@ -450,7 +474,7 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
     }
     bg_real xg[3];
     particle_xg(s, p, xg);
-    bg_bspline w = bg_bspline_eval(xg);
+    bg_bspline w = bg_bspline_eval_dim(xg, plane ? 2 : 3);
     /* lane 0 of each node is its mass: gathered along with the
      * velocity so a node is one vector, then ignored. The sums of
      * w v, w v dxa, w v dxb and w v dxc factor axis by axis: along z
@@ -461,7 +485,7 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
     node4 av = {0, 0, 0, 0}, aa = av, ab = av, ac = av;
     for (int a = 0; a < 3; ++a) {
       node4 sa = {0, 0, 0, 0}, ya = sa, za = sa;
-      for (int b = 0; b < 3; ++b) {
+      for (int b = b0; b <= b1; ++b) {
         bg_real wb = w.w[1][b], dxb = ((bg_real)b - w.fx[1]) * dx;
         const bg_real *g = g00[a * sx + b * sy];
         node4 g0 = node_load(g), g1 = node_load(g + 4), g2 = node_load(g + 8);
@@ -502,9 +526,9 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
       fs[e] = s->F[e] + at;
     }
     BG_SIMD_LOOP
-    for (int l = 0; l < len; ++l) g2p_lane(s, xs, vs, cs, fs, l, lv, lC, &ch, lkey, l, dt);
+    for (int l = 0; l < len; ++l) g2p_lane(s, xs, vs, cs, fs, l, lv, lC, &ch, lkey, l, dt, plane);
   } else {
-    for (int l = 0; l < len; ++l) g2p_lane(s, s->x, s->v, s->C, s->F, (int64_t)slot[l], lv, lC, &ch, lkey, l, dt);
+    for (int l = 0; l < len; ++l) g2p_lane(s, s->x, s->v, s->C, s->F, (int64_t)slot[l], lv, lC, &ch, lkey, l, dt, plane);
   }
   /* 3. parking and the largest speed */
   for (int l = 0; l < len; ++l) {
@@ -528,6 +552,8 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
   if (c->n_mats == 1) bg_material_update_chunk(&c->mat, dt, &ch, len);
   else update_chunk_table(s, slot, dt, &ch, len);
   for (int l = 0; l < len; ++l) s->mode[slot[l]] = (bg_real)ch.mode[l];
+  if (plane)
+    for (int l = 0; l < len; ++l) bg_plane_strain_clear_strided(&ch.F[0][l], &ch.tau[0][l], BG_BATCH_CHUNK);
   /* array by array, one store stream at a time; a run copied as such */
   for (int e = 0; e < 9 + 6 + BG_NSTATE; ++e) {
     bg_real *dst = e < 9 ? s->F[e] : e < 15 ? s->tau[e - 9] : s->st[e - 15];
@@ -539,6 +565,14 @@ BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real d
     }
   }
   return vmax2;
+}
+
+BG_BATCH_DRIVER double g2p_chunk(cpu_state *s, int64_t p0, int64_t p1, bg_real dt, double *mine) {
+  return g2p_chunk_body(s, p0, p1, dt, mine, 0);
+}
+
+BG_BATCH_DRIVER double g2p_chunk_plane(cpu_state *s, int64_t p0, int64_t p1, bg_real dt, double *mine) {
+  return g2p_chunk_body(s, p0, p1, dt, mine, 1);
 }
 
 bg_status cpu_g2p(void *state, bg_real dt) {
@@ -562,7 +596,8 @@ bg_status cpu_g2p(void *state, bg_real dt) {
     /* particles go through in chunks (g2p_chunk) */
 #pragma omp for schedule(static)
     for (int64_t p0 = 0; p0 < n; p0 += BG_BATCH_CHUNK) {
-      double v2 = g2p_chunk(s, p0, p0 + BG_BATCH_CHUNK < n ? p0 + BG_BATCH_CHUNK : n, dt, mine);
+      const int64_t p1 = p0 + BG_BATCH_CHUNK < n ? p0 + BG_BATCH_CHUNK : n;
+      double v2 = c->dim == 2 ? g2p_chunk_plane(s, p0, p1, dt, mine) : g2p_chunk(s, p0, p1, dt, mine);
       if (v2 > vmax2) vmax2 = v2;
     }
   }

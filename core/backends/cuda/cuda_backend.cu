@@ -130,6 +130,7 @@ static bg_status read_properties(cuda_state *s) {
   else if (strcmp(mb, "4") == 0) s->g2p_minb = 4;
   else return fail(s, BG_ERR_RANGE, "g2p_minblocks must be 0 or 4 (resident G2P blocks per SM; 0: no bound)");
   s->geo.lb = BG_BLOCK_LOG2;
+  s->geo.dim = s->cfg->dim;
   return BG_OK;
 }
 

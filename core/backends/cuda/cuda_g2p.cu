@@ -14,7 +14,7 @@
  * their launch bounds and in MULTI (a material table: each particle's
  * entry through its index, and the nonlocal service only for the entries
  * that need it, averaging over their own mass gm). */
-template <bool MULTI>
+template <bool MULTI, int DIM>
 static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, const dmat &M, float dt,
                                                 const float4 *__restrict__ grid, const float *__restrict__ gs,
                                                 const float *__restrict__ gm, int nl, unsigned long long *tally) {
@@ -24,13 +24,14 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
     const bg_mat *mat = MULTI ? M.mats + P.mat[p] : &M.mat;
     float xg[3];
     for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
-    const bg_bspline w = bg_bspline_eval(xg);
+    const bg_bspline w = bg_bspline_eval_dim(xg, DIM);
+    constexpr int b0 = DIM == 2 ? 1 : 0, b1 = DIM == 2 ? 1 : 2; /* the y stencil (bg_stencil_b0/b1) */
     const float dx = G.dx, k4 = 4.0f * G.inv_dx * G.inv_dx;
     /* lanes 1..3 of the CPU's 4-lane sums (lane 0, the mass, is ignored there) */
     float av[3] = {0, 0, 0}, aa[3] = {0, 0, 0}, ab[3] = {0, 0, 0}, ac[3] = {0, 0, 0};
     for (int a = 0; a < 3; ++a) {
       const float dxa = ((float)a - w.fx[0]) * dx;
-      for (int b = 0; b < 3; ++b) {
+      for (int b = b0; b <= b1; ++b) {
         const float dxb = ((float)b - w.fx[1]) * dx;
         const float wab = w.w[0][a] * w.w[1][b];
         const float4 *g = grid + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2]);
@@ -71,17 +72,22 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
       /* the nonlocal service's Laplacian, as the CPU's nodal_laplacian */
       float sum = 0.0f;
       for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b)
+        for (int b = b0; b <= b1; ++b)
           for (int k = 0; k < 3; ++k) {
             const int64_t i = node_index(G, w.base[0] + a, w.base[1] + b, w.base[2] + k);
             const float m = MULTI && gm ? gm[i] : grid[i].x;
-            if (m > 0.0f) sum += bg_bspline_lap_weight(w.w, a, b, k) * (gs[i] / m);
+            const float lw = DIM == 2 ? bg_bspline_lap_weight_plane(w.w, a, k) : bg_bspline_lap_weight(w.w, a, b, k);
+            if (m > 0.0f) sum += lw * (gs[i] / m);
           }
       st[nl + 1] = sum * G.inv_dx * G.inv_dx;
     }
     bg_mat3 tau;
     bg_update_ctx u = {&F, &C, dt, st, &tau};
     P.f[PMODE][p] = (float)bg_material_update(mat, &u);
+    if (DIM == 2) {
+      bg_plane_strain_clear(&F);
+      bg_plane_strain_clear(&tau);
+    }
     for (int e = 0; e < 9; ++e) P.f[PF + e][p] = F.m[e / 3][e % 3];
     P.f[PT + 0][p] = tau.m[0][0];
     P.f[PT + 1][p] = tau.m[1][1];
@@ -107,19 +113,39 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
 /* No bound on the resident blocks: the compiler's own choice (168
  * registers on sm_90). Note that __launch_bounds__(128, 1) is not the
  * same: it lets ptxas take 247. */
-template <bool MULTI>
+template <bool MULTI, int DIM>
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
     k_g2p_free(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
                const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally) {
-  g2p_body<MULTI>(P, n, G, M, dt, grid, gs, gm, nl, tally);
+  g2p_body<MULTI, DIM>(P, n, G, M, dt, grid, gs, gm, nl, tally);
 }
 
 /* At least MINB resident blocks per SM: at most 65536 / (128 MINB) registers. */
-template <int MINB, bool MULTI>
+template <int MINB, bool MULTI, int DIM>
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS, MINB)
     k_g2p(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
           const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally) {
-  g2p_body<MULTI>(P, n, G, M, dt, grid, gs, gm, nl, tally);
+  g2p_body<MULTI, DIM>(P, n, G, M, dt, grid, gs, gm, nl, tally);
+}
+
+/* The launch of one instance: the properties and the table pick the
+ * bound and MULTI at run time, the dimension DIM. */
+template <int DIM>
+static void launch_g2p(cuda_state *s, const dmat &M, float dt) {
+  const dim3 nb = grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS);
+  const int64_t n = (int64_t)s->n;
+  if (s->g2p_minb == 4 && !s->mats)
+    k_g2p<4, false, DIM><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm,
+                                                                s->nl, s->d_tally);
+  else if (s->g2p_minb == 4)
+    k_g2p<4, true, DIM><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm, s->nl,
+                                                               s->d_tally);
+  else if (!s->mats)
+    k_g2p_free<false, DIM><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm,
+                                                                  s->nl, s->d_tally);
+  else
+    k_g2p_free<true, DIM><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm,
+                                                                 s->nl, s->d_tally);
 }
 
 bg_status cuda_g2p(void *state, bg_real dt) {
@@ -133,20 +159,8 @@ bg_status cuda_g2p(void *state, bg_real dt) {
     M.mats = s->mats;
     M.sinks = s->sinks;
     M.n_sinks = s->cfg->n_sinks;
-    const dim3 nb = grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS);
-    const int64_t n = (int64_t)s->n;
-    if (s->g2p_minb == 4 && !s->mats)
-      k_g2p<4, false><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm, s->nl,
-                                                             s->d_tally);
-    else if (s->g2p_minb == 4)
-      k_g2p<4, true><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm, s->nl,
-                                                            s->d_tally);
-    else if (!s->mats)
-      k_g2p_free<false><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm,
-                                                               s->nl, s->d_tally);
-    else
-      k_g2p_free<true><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm,
-                                                              s->nl, s->d_tally);
+    if (s->cfg->dim == 2) launch_g2p<2>(s, M, dt);
+    else launch_g2p<3>(s, M, dt);
     CU(cudaGetLastError());
   }
   bg_status st = mark(s, 4);

@@ -9,7 +9,13 @@
  * dense array of float4 per node (mass, momentum; velocity after the update):
  * one 16-byte load per stencil node in G2P and one vector atomic per node on
  * sm_90. Every device helper here is static and inline, so each stage file
- * is a whole CUDA translation unit (no relocatable device code). */
+ * is a whole CUDA translation unit (no relocatable device code).
+ *
+ * 2D (plane strain, bg_config.dim 2): the kernels of P2G and G2P take the
+ * dimension as a template parameter, so the 3D ones keep their fixed
+ * 27-node loops; in 2D the y stencil is the plane's node alone (b = 1,
+ * bg_bspline_plane), blocks are 4 x 1 x 4 nodes and the P2G tile's y
+ * layer 0 is the only one written. */
 #ifndef BG_CUDA_INTERNAL_CUH
 #define BG_CUDA_INTERNAL_CUH
 
@@ -79,7 +85,8 @@ typedef struct dgeom {
   int64_t n_blocks;
   float origin[3];
   float dx, inv_dx;
-  int lb; /* log2 of the block edge */
+  int lb;  /* log2 of the block edge */
+  int dim; /* 3, or 2: plane strain, one node layer in y (block index 0) */
 } dgeom;
 
 /* What G2P needs besides particles and grid: the material (entry 0, by

@@ -28,11 +28,12 @@ typedef struct contrib {
   float b4[4], ax[4], ay[4], az[4];
 } contrib;
 
+template <int DIM>
 static __device__ __forceinline__ void particle_contrib(const dparts &P, int64_t p, const dgeom &G, float dt,
                                                  contrib &c) {
   float xg[3];
   for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
-  c.w = bg_bspline_eval(xg);
+  c.w = bg_bspline_eval_dim(xg, DIM);
   bg_mat3 C, tau;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) C.m[i][j] = P.f[PC + 3 * i + j][p];
@@ -52,6 +53,13 @@ static __device__ __forceinline__ void particle_contrib(const dparts &P, int64_t
     c.ay[1 + d] = A.m[d][1];
     c.az[1 + d] = A.m[d][2];
   }
+}
+
+/* Whether a particle's lowest stencil node lies in block (bx, by, bz); in
+ * 2D the y stencil is the plane's node, in block 0. */
+template <int LB, int DIM>
+static __device__ __forceinline__ bool in_block(const contrib &c, int64_t bx, int64_t by, int64_t bz) {
+  return (c.w.base[0] >> LB) == bx && (DIM == 2 || (c.w.base[1] >> LB) == by) && (c.w.base[2] >> LB) == bz;
 }
 
 static __device__ __forceinline__ float sel3(const float *v, int i) { return i == 0 ? v[0] : i == 1 ? v[1] : v[2]; }
@@ -119,7 +127,7 @@ static __device__ __forceinline__ void scatter_node(const dgeom &G, const contri
  * sum is exact integer arithmetic, so its order does not matter. Returns
  * false (the block takes the float path) when a bound is not finite or a
  * scale leaves float's range. */
-template <int LB>
+template <int LB, int DIM>
 static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, int64_t end, int64_t bx, int64_t by,
                            int64_t bz, float dt, fixscale &fs) {
   __shared__ float ssum[4], ssh[4], ssl[4];
@@ -135,8 +143,8 @@ static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, 
   for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x) {
     if (P.park[p] >= 0) continue;
     contrib c;
-    particle_contrib(P, p, G, dt, c);
-    if ((c.w.base[0] >> LB) != bx || (c.w.base[1] >> LB) != by || (c.w.base[2] >> LB) != bz) continue;
+    particle_contrib<DIM>(P, p, G, dt, c);
+    if (!in_block<LB, DIM>(c, bx, by, bz)) continue;
     ++cnt;
 #pragma unroll
     for (int l = 0; l < 4; ++l) sum[l] += fabsf(c.b4[l]) + h * (fabsf(c.ax[l]) + fabsf(c.ay[l]) + fabsf(c.az[l]));
@@ -193,7 +201,7 @@ static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, 
  * nodes at once and serialise; offset per lane, they mostly do not. The
  * order of the additions into a node changes, as any parallel float
  * scatter does; each particle's contribution does not. */
-template <int LB, int MODE>
+template <int LB, int MODE, int DIM>
 __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
                       int64_t n, float dt, float4 *grid) {
   constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
@@ -215,23 +223,27 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
   }
   fixscale fs;
   bool use_tile = FIXPT;
-  if (FIXPT) use_tile = fix_scales<LB>(P, G, beg, end, bx, by, bz, dt, fs);
+  if (FIXPT) use_tile = fix_scales<LB, DIM>(P, G, beg, end, bx, by, bz, dt, fs);
   const float dx = G.dx;
   const unsigned lane = threadIdx.x & 31u;
-  const int rot = (int)(lane * (unsigned)BG_CUDA_P2G_ROT_MUL) % 9;
+  /* the stencil's (a, b) columns: nine, or in 2D the three of b = 1 */
+  constexpr int NCOL = DIM == 2 ? 3 : 9;
+  const int rot = (int)(lane * (unsigned)BG_CUDA_P2G_ROT_MUL) % NCOL;
   for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x) {
     if (P.park[p] >= 0) continue;
     contrib c;
-    particle_contrib(P, p, G, dt, c);
+    particle_contrib<DIM>(P, p, G, dt, c);
     /* in the block iff the lowest stencil node is: then base - origin is in
-     * [0, B) and base - origin + {0,1,2} in [0, B+2) = the tile */
-    const bool in = use_tile && (c.w.base[0] >> LB) == bx && (c.w.base[1] >> LB) == by &&
-                    (c.w.base[2] >> LB) == bz;
-    int a = rot / 3, b = rot - 3 * (rot / 3);
-    for (int s = 0; s < 9; ++s) {
+     * [0, B) and base - origin + {0,1,2} in [0, B+2) = the tile (in 2D,
+     * base[1] + 1 = 0: the tile's y layer 0) */
+    const bool in = use_tile && in_block<LB, DIM>(c, bx, by, bz);
+    int a = DIM == 2 ? rot : rot / 3, b = DIM == 2 ? 1 : rot - 3 * (rot / 3);
+    for (int s = 0; s < NCOL; ++s) {
 #pragma unroll
       for (int k = 0; k < 3; ++k) scatter_node<LB, MODE>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid);
-      if (++b == 3) {
+      if (DIM == 2) {
+        a = a == 2 ? 0 : a + 1;
+      } else if (++b == 3) {
         b = 0;
         a = a == 2 ? 0 : a + 1;
       }
@@ -264,10 +276,11 @@ __global__ void k_p2g_nonlocal(dparts P, dgeom G, int64_t n, int nl, float *gs, 
   if (mats && bg_material_nonlocal_slot(mats[P.mat[p]].model) < 0) return;
   float xg[3];
   for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
-  const bg_bspline w = bg_bspline_eval(xg);
+  const bg_bspline w = bg_bspline_eval_dim(xg, G.dim);
   const float m = P.f[PM][p], mf = m * P.f[PS + nl][p];
+  const int b0 = G.dim == 2 ? 1 : 0, b1 = G.dim == 2 ? 1 : 2; /* bg_stencil_b0/b1 */
   for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b)
+    for (int b = b0; b <= b1; ++b)
       for (int k = 0; k < 3; ++k) {
         const int64_t i = node_index(G, w.base[0] + a, w.base[1] + b, w.base[2] + k);
         atomicAdd(gs + i, bg_bspline_weight(&w, a, b, k) * mf);
@@ -281,12 +294,20 @@ bg_status cuda_p2g(void *state, bg_real dt) {
   CU(cudaMemsetAsync(s->grid, 0, (size_t)c->n_nodes * sizeof(float4), s->st));
   if (s->n && s->n_runs > 0) {
     if (s->dirty) return fail(s, BG_ERR_INTERNAL, "p2g called before particles added since the last step were sorted");
-    if (s->variant == BG_CUDA_GLOBAL)
-      k_p2g<BG_BLOCK_LOG2, P2G_GLOBAL><<<(unsigned)s->n_runs, BG_CUDA_P2G_THREADS, 0, s->st>>>(
-          s->P, s->geo, s->runstart, s->runkey, s->n_runs, (int64_t)s->n, dt, s->grid);
+    const unsigned nr = (unsigned)s->n_runs, th = BG_CUDA_P2G_THREADS;
+    const bool glob = s->variant == BG_CUDA_GLOBAL;
+    if (c->dim == 2 && glob)
+      k_p2g<BG_BLOCK_LOG2, P2G_GLOBAL, 2><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
+                                                                (int64_t)s->n, dt, s->grid);
+    else if (c->dim == 2)
+      k_p2g<BG_BLOCK_LOG2, P2G_FIXED, 2><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
+                                                               (int64_t)s->n, dt, s->grid);
+    else if (glob)
+      k_p2g<BG_BLOCK_LOG2, P2G_GLOBAL, 3><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
+                                                                (int64_t)s->n, dt, s->grid);
     else
-      k_p2g<BG_BLOCK_LOG2, P2G_FIXED><<<(unsigned)s->n_runs, BG_CUDA_P2G_THREADS, 0, s->st>>>(
-          s->P, s->geo, s->runstart, s->runkey, s->n_runs, (int64_t)s->n, dt, s->grid);
+      k_p2g<BG_BLOCK_LOG2, P2G_FIXED, 3><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
+                                                               (int64_t)s->n, dt, s->grid);
     CU(cudaGetLastError());
     if (s->nl >= 0) {
       CU(cudaMemsetAsync(s->gs, 0, (size_t)c->n_nodes * sizeof(float), s->st));

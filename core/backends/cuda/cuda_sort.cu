@@ -18,6 +18,7 @@ static __device__ __forceinline__ uint32_t block_key(const dgeom &G, const dpart
     int base = bg_floor_int((P.f[PX + d][p] - G.origin[d]) * G.inv_dx - 0.5f);
     b[d] = base >> G.lb;
   }
+  if (G.dim == 2) b[1] = 0; /* the plane's one node layer */
   return (uint32_t)((b[0] * G.nb[1] + b[1]) * G.nb[2] + b[2]);
 }
 

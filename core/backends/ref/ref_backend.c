@@ -5,7 +5,8 @@
  * (bg_bspline.h), the MLS/APIC affine momentum and F update
  * (bg_transfer.h), the node update, damping and boundary rule
  * (bg_boundary.h), the scalar constitutive update (bg_materials.h) and the
- * park rule (bg_park_code). One loop per stage over the particles in the
+ * park rule (bg_park_code). In 2D (plane strain) the loops over the y
+ * stencil visit only the plane's node (bg_stencil_b0/b1). One loop per stage over the particles in the
  * order they were added (or imported), one node at a time; no vector types,
  * no colouring, no threads. Particle p's floats are one row of the raw
  * layout (bg_internal.h, BG_RAW_*), so read-back and checkpoints copy rows. */
@@ -92,7 +93,7 @@ static bg_real ref_slot(const bg_real *st, int slot) { return slot >= 0 ? st[slo
 static bg_bspline stencil(const bg_config *c, const bg_real *x) {
   bg_real xg[3];
   for (int d = 0; d < 3; ++d) xg[d] = (x[d] - c->origin[d]) * c->inv_dx;
-  return bg_bspline_eval(xg);
+  return bg_bspline_eval_dim(xg, c->dim);
 }
 
 /* Node index of stencil node (a, b, k) and its offset from the particle (m). */
@@ -225,7 +226,7 @@ static bg_status ref_p2g(void *state, bg_real dt) {
     bg_real m = r[BG_RAW_MASS];
     bg_mat3 A = bg_p2g_affine(m, r[BG_RAW_VOL], &C, &tau, dt, c->inv_dx);
     for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b)
+      for (int b = bg_stencil_b0(c); b <= bg_stencil_b1(c); ++b)
         for (int k = 0; k < 3; ++k) {
           bg_real dpos[3];
           int64_t i = stencil_node(c, &w, a, b, k, dpos);
@@ -275,12 +276,13 @@ static bg_real nodal_laplacian(const ref_state *s, const bg_bspline *w) {
   const bg_config *c = s->cfg;
   bg_real sum = 0.0f;
   for (int a = 0; a < 3; ++a)
-    for (int b = 0; b < 3; ++b)
+    for (int b = bg_stencil_b0(c); b <= bg_stencil_b1(c); ++b)
       for (int k = 0; k < 3; ++k) {
         bg_real dpos[3];
         int64_t i = stencil_node(c, w, a, b, k, dpos);
         bg_real m = s->gm ? s->gm[i] : s->grid[i][0];
-        if (m > 0.0f) sum += bg_bspline_lap_weight(w->w, a, b, k) * (s->gs[i] / m);
+        bg_real lw = c->dim == 2 ? bg_bspline_lap_weight_plane(w->w, a, k) : bg_bspline_lap_weight(w->w, a, b, k);
+        if (m > 0.0f) sum += lw * (s->gs[i] / m);
       }
   return sum * c->inv_dx * c->inv_dx;
 }
@@ -297,7 +299,7 @@ static bg_status ref_g2p(void *state, bg_real dt) {
     bg_real v[3] = {0, 0, 0};
     bg_mat3 B = bg_mat3_zero();
     for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b)
+      for (int b = bg_stencil_b0(c); b <= bg_stencil_b1(c); ++b)
         for (int k = 0; k < 3; ++k) {
           bg_real dpos[3];
           int64_t i = stencil_node(c, &w, a, b, k, dpos);
@@ -318,6 +320,10 @@ static bg_status ref_g2p(void *state, bg_real dt) {
     put_mat(r + BG_RAW_C, &C);
     F = bg_f_update(&C, &F, dt);
     r[BG_RAW_MODE] = (bg_real)ref_material_update(row_mat(s, p), dt, &C, &F, r + BG_RAW_ST, &tau);
+    if (c->dim == 2) {
+      bg_plane_strain_clear(&F);
+      bg_plane_strain_clear(&tau);
+    }
     put_mat(r + BG_RAW_F, &F);
     put_sym(r + BG_RAW_TAU, &tau);
     int32_t code = bg_park_code(c, c->sinks, r + BG_RAW_X);

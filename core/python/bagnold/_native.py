@@ -281,6 +281,7 @@ class SimDesc(Structure):
         ("damping", bg_real),
         ("materials", POINTER(Material)),
         ("n_materials", c_size_t),
+        ("dim", c_int),
     ]
 
 

@@ -128,7 +128,11 @@ class Sim:
     """An MLS-MPM simulation.
 
     Args:
-        grid: nodes per axis (nx, ny, nz), each >= 4.
+        grid: nodes per axis (nx, ny, nz), each >= 4; or (nx, nz): a 2D
+            (plane-strain) simulation in the x-z plane y = origin[1], on a
+            grid of nx x 1 x nz nodes (bg_sim_desc.dim 2). Its masses,
+            volumes and forces are per metre of depth; :meth:`add` takes
+            (n, 2) positions (x, z) or (n, 3) ones on the plane.
         dx: node spacing, m.
         origin: position of node (0, 0, 0), m.
         material: a :class:`~bagnold.Material` (default: ``sand()``), or a
@@ -170,10 +174,14 @@ class Sim:
         self._h = _n.c_void_p()
         d = _n.C.bg_sim_desc_default()
         dims = tuple(int(g) for g in grid) if np.ndim(grid) == 1 else ()
-        if len(dims) != 3:
-            raise ValueError(f"grid must be three node counts (nx, ny, nz) (got {grid!r})")
+        if len(dims) not in (2, 3):
+            raise ValueError(f"grid must be three node counts (nx, ny, nz), or two (nx, nz) for 2D "
+                             f"(got {grid!r})")
         if min(dims) < 0:
             raise ValueError(f"grid counts must be >= 0 (got {dims})")
+        if len(dims) == 2:
+            d.dim = 2
+            dims = (dims[0], 1, dims[1])
         d.dims[:] = dims
         d.dx = _number(dx, "dx")
         d.origin[:] = _vec(origin, 3, "origin")
@@ -231,12 +239,15 @@ class Sim:
         code = _n.C.bg_sim_create(ctypes.byref(d), ctypes.byref(self._h), err, len(err))
         check(code, err.value.decode(errors="replace"), "bg_sim_create")
         self._init_shape(dims, len(cols), len(snk))
+        self._plane_y = float(d.origin[1])
         self.material = mat.copy()
         self.materials = [m.copy() for m in mats]
 
     def _init_shape(self, dims: Optional[Tuple[int, ...]], n_colliders: Optional[int],
                     n_sinks: Optional[int]) -> None:
         self._dims = dims
+        # bg_sim_desc.dim: a 2D simulation is the one grid with one y layer
+        self.dim = 2 if dims is not None and dims[1] == 1 else 3
         self._n_colliders = n_colliders
         self._n_sinks = n_sinks
         self._C = _n.C  # kept so that __del__ works during interpreter shutdown
@@ -256,6 +267,7 @@ class Sim:
         d = _n.SimDesc()
         check(_n.C.bg_sim_describe(self._h, ctypes.byref(d)), "", "bg_sim_describe")
         self._init_shape(tuple(int(g) for g in d.dims), int(d.n_colliders), int(d.n_sinks))
+        self._plane_y = float(d.origin[1])
         # the checkpoint's material table, copied out of the handle's own
         self.materials = [Material(_n.Material.from_buffer_copy(d.materials[k])) for k in range(d.n_materials)]
         self.material = self.materials[0] if self.materials else None
@@ -327,8 +339,10 @@ class Sim:
         """Appends particles; returns their indices.
 
         Args:
-            positions: (n, 3) m, inside the grid's interior.
-            ppc: particles per cell (volume dx^3 / ppc each); default 8.
+            positions: (n, 3) m, inside the grid's interior; in 2D also
+                (n, 2), (x, z) on the plane y = origin[1].
+            ppc: particles per cell (volume dx^3 / ppc each, dx^2 (1 m) /
+                ppc in 2D); default 8 (4 in 2D).
             velocities: (n, 3) m/s, or None for rest.
             volumes: m^3 per particle, a number or (n,) array, instead of ppc.
             material: the entry of the simulation's list of materials the
@@ -336,6 +350,7 @@ class Sim:
         """
         if isinstance(material, bool) or not isinstance(material, (int, np.integer)):
             raise ValueError(f"material must be an index into the list of materials (got {material!r})")
+        positions, velocities = self._plane_arrays(positions, velocities)
         x = _f32(positions, "positions", (None, 3))
         n = x.shape[0]
         v = None if velocities is None else _f32(velocities, "velocities", (n, 3))
@@ -348,10 +363,22 @@ class Sim:
             self._check(_n.C.bg_sim_add_particles_volume_material(h, n, _ptr(x), _ptr(v), _ptr(vol), int(material)),
                         "bg_sim_add_particles_volume_material")
         else:
-            ppc = 8.0 if ppc is None else _number(ppc, "ppc")
+            ppc = (4.0 if self.dim == 2 else 8.0) if ppc is None else _number(ppc, "ppc")
             self._check(_n.C.bg_sim_add_particles_material(h, n, _ptr(x), _ptr(v), ppc, int(material)),
                         "bg_sim_add_particles_material")
         return range(start, start + n)
+
+    def _plane_arrays(self, positions: Any, velocities: Any) -> Tuple[Any, Any]:
+        """In 2D, (n, 2) positions (x, z) onto the plane and (n, 2)
+        velocities with v_y 0; anything else unchanged."""
+        if self.dim != 2:
+            return positions, velocities
+        def widen(a: Any, y: float) -> Any:
+            a = np.asarray(a, dtype=np.float32)
+            if a.ndim == 2 and a.shape[1] == 2:
+                return np.stack([a[:, 0], np.full(a.shape[0], y, np.float32), a[:, 1]], axis=1)
+            return a
+        return widen(positions, self._plane_y), None if velocities is None else widen(velocities, 0.0)
 
     def get(self, field: str) -> np.ndarray:
         """A copy of a per-particle field, in insertion order.

@@ -96,6 +96,7 @@ int main(void) {
   FIELD(bg_sim_desc, damping);
   FIELD(bg_sim_desc, materials);
   FIELD(bg_sim_desc, n_materials);
+  FIELD(bg_sim_desc, dim);
   close_struct();
   OPEN(bg_source);
   FIELD(bg_source, shape);

@@ -120,7 +120,7 @@ def test_wrong_shapes_raise_value_error_naming_the_argument():
     with pytest.raises(ValueError, match="g must have shape"):
         sim.set_gravity((0, -9.81))
     with pytest.raises(ValueError, match="grid"):
-        Sim(grid=(16, 16), dx=DX)
+        Sim(grid=(16, 16, 16, 16), dx=DX)  # two counts are a 2D grid (test_2d.py), four nothing
 
 
 # ---------------------------------------------------------------- stepping
