@@ -765,6 +765,16 @@ typedef struct bg_host {
   int cores;      /* logical cores online, >= 1 */
 } bg_host;
 void bg_host_describe(bg_host *out);
+/* How the CPU backend's idle OpenMP threads wait between the parallel loops
+ * of a step, as libgomp read the environment when it loaded: "passive" (they
+ * sleep), "active" (they spin), "spin N" (GOMP_SPINCOUNT) or "default"
+ * (libgomp spins up to 300000 iterations before sleeping: on cores shared
+ * with other work a step then runs about 8x slower). libgomp reads it once,
+ * before any code of a program runs, so a library cannot choose it for its
+ * caller: the Python package and the lab's executables set
+ * OMP_WAIT_POLICY=passive when the user has set neither variable, and a C
+ * program sets it in the environment it is started with. */
+const char *bg_thread_wait_policy(void);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,8 @@
 /* host.c: the machine a record is made on (bagnold.h, bg_host_describe). */
 #define _POSIX_C_SOURCE 200809L /* gethostname, sysconf */
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -32,4 +34,21 @@ void bg_host_describe(bg_host *out) {
   cpu_model(out->cpu, sizeof out->cpu);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   out->cores = cores > 0 ? (int)cores : 1;
+}
+
+const char *bg_thread_wait_policy(void) {
+  /* read once: what libgomp saw is the environment the process began with */
+  static _Thread_local char policy[48];
+  if (policy[0]) return policy;
+  const char *w = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");
+  if (w && *w) {
+    size_t i = 0;
+    for (; w[i] && i + 1 < sizeof policy; ++i) policy[i] = (char)tolower((unsigned char)w[i]);
+    policy[i] = 0;
+  } else if (spin && *spin) {
+    snprintf(policy, sizeof policy, "spin %.40s", spin);
+  } else {
+    snprintf(policy, sizeof policy, "default");
+  }
+  return policy;
 }

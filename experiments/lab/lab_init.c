@@ -1,8 +1,10 @@
 /* lab_init.c: a run's start and end. bg_lab_init reads the command line,
  * checks every input against the tables and prepares the run folder before
  * any simulation; bg_lab_finish judges the claims and writes the record. */
+#define _POSIX_C_SOURCE 200809L /* setenv, execv */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lab_internal.h"
 
@@ -101,8 +103,20 @@ static void record_settings(bg_lab *lab, const bg_lab_param *params, int n_param
   }
 }
 
+/* libgomp reads its wait policy once, as it loads, before main: unless the
+ * user chose one, the executable starts itself again with passive waiting,
+ * since spinning threads run about 8x slower on cores shared with other
+ * work (bg_thread_wait_policy). An exec that fails leaves the run as it was. */
+static void lab_passive_threads(char **argv) {
+  if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT")) return;
+  if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  unsetenv("OMP_WAIT_POLICY");
+}
+
 bg_lab *bg_lab_init(const char *name, const char *summary, int argc, char **argv,
                     bg_lab_param *params, int n_params, const char *const *mutants) {
+  lab_passive_threads(argv);
   bg_lab *lab = lab_new(name);
   lab_cli cli = {0};
   lab_parse_options(lab, summary, argc, argv, params, n_params, mutants, &cli);

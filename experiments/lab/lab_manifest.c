@@ -156,6 +156,7 @@ void lab_write_manifest(bg_lab *lab, double wall) {
           bg_lab_scale_name(lab), bg_lab_material_name(lab), lab->backend);
   bglab_manifest_backend(fp, lab, host.cpu);
   fprintf(fp, "  \"threads\": %d,\n  \"seed\": %lu,\n", lab->threads, lab->seed);
+  fprintf(fp, "  \"omp_wait_policy\": \"%s\",\n", bg_thread_wait_policy());
   fprintf(fp, "  \"seeding\": \"%s\",\n", lab->seeding == BG_SEEDING_POISSON ? "poisson" : "lattice");
   fprintf(fp, "  \"wall_s\": %.3f,\n  \"particle_steps\": %.6g,\n", wall, lab->work);
   fprintf(fp, "  \"particle_steps_per_s\": %.6g", wall > 0 ? lab->work / wall : 0.0);

@@ -45,7 +45,8 @@ from .scene import (
     sink,
     wall_edge_offset,
 )
-from .sim import Sim, Stats, backend_available, backend_properties, backend_status, backends, verify_checkpoint
+from .sim import (Sim, Stats, backend_available, backend_properties, backend_status, backends, thread_wait_policy,
+                  verify_checkpoint)
 
 __version__ = "0.1.0"  # bagnold.h's BG_VERSION_STRING (a test holds them equal)
 
@@ -55,5 +56,5 @@ __all__ = [
     "halfspace", "box", "cylinder", "sdf", "Sink", "sink", "FACES", "wall_edge_offset",
     "PvdSeries", "pvd", "TsvSeries", "SimSeries", "backend_available", "backend_status",
     "backends", "backend_properties",
-    "verify_checkpoint", "library_path", "__version__",
+    "verify_checkpoint", "thread_wait_policy", "library_path", "__version__",
 ]

@@ -10,12 +10,13 @@ from __future__ import annotations
 import ctypes
 import os
 from dataclasses import dataclass, fields
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _native as _n
 from .errors import BagnoldError, check
+from .running import drive as _drive
 from .scene import FACES, Collider, Material, Sink, sand, walls_table, _vec, _number
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -79,6 +80,15 @@ def verify_checkpoint(path: PathLike) -> None:
     err = _n.err_buffer()
     check(_n.C.bg_checkpoint_verify(_path(path), err, len(err)), err.value.decode(errors="replace"),
           "bg_checkpoint_verify")
+
+
+def thread_wait_policy() -> str:
+    """How the CPU backend's idle threads wait (bg_thread_wait_policy):
+    "passive" (they sleep: the package's choice when the user set neither
+    OMP_WAIT_POLICY nor GOMP_SPINCOUNT before importing it), "active",
+    "spin N" or "default" (libgomp spins before sleeping, about 8x slower
+    on cores shared with other work)."""
+    return _n.C.bg_thread_wait_policy().decode()
 
 
 def backend_available(name: str) -> bool:
@@ -488,10 +498,28 @@ class Sim:
         self._check(_n.C.bg_sim_step(self._handle(), ctypes.byref(dt)), "bg_sim_step")
         return float(dt.value)
 
-    def run(self, n: int) -> None:
-        """n steps."""
-        if int(n) < 0:
-            raise ValueError(f"n must be >= 0 (got {n})")
+    def run(self, n: Optional[int] = None, *, until: Optional[float] = None, progress: bool = False,
+            callback: Optional[Callable[["Sim"], Any]] = None, every: int = 1) -> None:
+        """n steps, or until=t: steps to the simulated time t, s (the last
+        one shortened to land on it, as :meth:`advance_to`).
+
+        The steps go to the library in calls of about 0.1 s, so Ctrl-C
+        (KeyboardInterrupt) stops the run between two steps within a
+        fraction of a second and leaves a consistent simulation to save or
+        run on; the steps taken are those of one call, bit for bit.
+        progress=True shows a bar (tqdm when installed, else a line on
+        stderr with an ETA); callback(sim) runs after every ``every`` steps
+        and once at the end."""
+        if n is not None:
+            if isinstance(n, bool) or int(n) != n or int(n) < 0:
+                raise ValueError(f"n must be a whole number of steps >= 0 (got {n!r})")
+            n = int(n)
+        if until is not None:
+            until = _number(until, "until")
+        _drive(self, n, until, bool(progress), callback, int(every))
+
+    def _run_steps(self, n: int) -> None:
+        """n steps in one library call (bg_sim_run)."""
         self._check(_n.C.bg_sim_run(self._handle(), int(n)), "bg_sim_run")
 
     def advance_to(self, t: float) -> None:
