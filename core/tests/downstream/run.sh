@@ -9,6 +9,8 @@
 #   readme      core/README.md's C program (its first ```c block), built through
 #               find_package like 'package'; it must report that the floor
 #               carries the geostatic layer's weight within 2%
+#   hello       the top-level README's First hour C program, built the same
+#               way; it must print its particle count and a runout
 # The first three build core/tests/downstream/main.c and run it.
 set -euo pipefail
 mode="$1" build="$2" src="$3" work="$4"
@@ -53,5 +55,22 @@ case "$mode" in
       { echo "the floor carries $ratio of the weight, not 1 within 2%" >&2; exit 1; }
     [[ -s "$work/layer.vtu" && -s "$work/layer.bgck" ]] || { echo "layer.vtu or layer.bgck missing" >&2; exit 1; }
     ;;
-  *) echo "usage: $0 package|pkgconfig|subproject|readme BUILD_DIR SOURCE_DIR WORK" >&2; exit 2 ;;
+  hello)
+    # the top-level README's first C program ("First hour"): a column collapses
+    awk '/^## First hour/ {sec = 1} sec && /^```c$/ {on = 1; next} on && /^```$/ {exit} on {print}' \
+      "$src/README.md" >"$work/hello.c"
+    [[ -s "$work/hello.c" ]] || { echo "README.md's First hour has no \`\`\`c block" >&2; exit 1; }
+    cmake --install "$build" --prefix "$prefix" >"$work/install.log"
+    cmake -S "$here" -B "$work/b" -DCMAKE_PREFIX_PATH="$prefix" -DDOWNSTREAM_SOURCE="$work/hello.c" \
+      >"$work/configure.log"
+    cmake --build "$work/b" >"$work/build.log"
+    out=$(cd "$work" && OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}" "$work/b/downstream")
+    echo "$out"
+    # the Python program of the same section prints the same (python.hello)
+    runout=$(sed -n 's/^6320 particles: runout \([0-9.]*\) R0 after 0.5 s$/\1/p' <<<"$out")
+    [[ -n "$runout" ]] || { echo "the README's C program did not print 6320 particles and a runout" >&2; exit 1; }
+    awk -v r="$runout" 'BEGIN { exit !(r > 1.3 && r < 3.0) }' ||
+      { echo "runout $runout R0: not between 1.3 and 3 R0" >&2; exit 1; }
+    ;;
+  *) echo "usage: $0 package|pkgconfig|subproject|readme|hello BUILD_DIR SOURCE_DIR WORK" >&2; exit 2 ;;
 esac
