@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
+import warnings
 from ctypes import (
     POINTER,
     Structure,
@@ -43,22 +45,39 @@ def _source_root() -> Optional[Path]:
     return root if (root / "core" / "include" / "bagnold.h").is_file() else None
 
 
+def _prefix_libraries(prefix: Path) -> List[Path]:
+    """Where ``cmake --install --prefix PREFIX`` puts the library:
+    <libdir>/bagnold/libbagnold.so for the libdirs GNUInstallDirs picks."""
+    dirs = ["lib", "lib64"]
+    multiarch = getattr(sys.implementation, "_multiarch", None)
+    if multiarch:
+        dirs.append(f"lib/{multiarch}")
+    return [prefix / d / "bagnold" / LIBRARY_NAME for d in dirs]
+
+
 def library_candidates() -> List[Tuple[str, Path]]:
     """Where the library is looked for, in order, as (why, path) pairs:
-    ``$BAGNOLD_LIBRARY``; the copy installed inside this package; the build
-    tree (``$BAGNOLD_BUILD_DIR/lib``, then ``<repo>/build/lib`` when imported
-    from the source tree)."""
+    ``$BAGNOLD_LIBRARY``; the copy installed inside this package (a wheel);
+    ``$BAGNOLD_PREFIX`` (a ``cmake --install`` prefix); the build tree
+    (``$BAGNOLD_BUILD_DIR/lib``, then ``<repo>/build/lib`` when imported
+    from the source tree); then the usual install prefixes (this Python's,
+    ``~/.local``, ``/usr/local``, ``/usr``)."""
     found: List[Tuple[str, Path]] = []
     env = os.environ.get("BAGNOLD_LIBRARY")
     if env:
         found.append(("$BAGNOLD_LIBRARY", Path(env)))
     found.append(("installed with the package", Path(__file__).resolve().parent / LIBRARY_NAME))
+    prefix = os.environ.get("BAGNOLD_PREFIX")
+    if prefix:
+        found += [("$BAGNOLD_PREFIX", p) for p in _prefix_libraries(Path(prefix))]
     build = os.environ.get("BAGNOLD_BUILD_DIR")
     if build:
         found.append(("$BAGNOLD_BUILD_DIR/lib", Path(build) / "lib" / LIBRARY_NAME))
     root = _source_root()
     if root is not None:
         found.append(("the source tree's build/lib", root / "build" / "lib" / LIBRARY_NAME))
+    for pre in (Path(sys.prefix), Path.home() / ".local", Path("/usr/local"), Path("/usr")):
+        found += [(f"installed under {pre}", p) for p in _prefix_libraries(pre)]
     return found
 
 
@@ -80,7 +99,11 @@ def _choose_wait_policy() -> None:
     if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
         return
     if _libgomp_loaded():
-        return
+        # a libgomp loaded before this one has read its policy already; the
+        # library's own copy (a wheel's, grafted by auditwheel) has not
+        warnings.warn("bagnold: an OpenMP runtime (libgomp) was loaded before bagnold; if the library "
+                      "shares it, its threads spin while they wait (set OMP_WAIT_POLICY=passive before "
+                      "starting Python on shared cores)", RuntimeWarning, stacklevel=4)
     os.environ["OMP_WAIT_POLICY"] = "passive"
 
 
@@ -96,8 +119,9 @@ def _load() -> Tuple[ctypes.CDLL, Path]:
             raise ImportError(f"bagnold: BAGNOLD_LIBRARY={path} is not a file")
         tried.append(f"  {path} ({why})")
     raise ImportError(
-        "bagnold: libbagnold.so not found; build it (cmake --build build) and set "
-        "BAGNOLD_BUILD_DIR or BAGNOLD_LIBRARY, or pip install the package after the build. "
+        "bagnold: libbagnold.so not found; pip install ./core/python builds it into the package, or "
+        "build it (cmake --build build) and set BAGNOLD_BUILD_DIR, or install it (cmake --install build "
+        "--prefix P) and set BAGNOLD_PREFIX=P, or name the file in BAGNOLD_LIBRARY. "
         "Looked in:\n" + "\n".join(tried)
     )
 

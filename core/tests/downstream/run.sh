@@ -23,6 +23,20 @@ case "$mode" in
     cmake -S "$here" -B "$work/b" -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure.log"
     cmake --build "$work/b" >"$work/build.log"
     "$work/b/downstream"
+    # the shared library the Python package loads, in its own folder, and
+    # found there through BAGNOLD_PREFIX (core/python/library.cmake)
+    so="$(find "$prefix" -path '*/bagnold/libbagnold.so' | head -n 1)"
+    [[ -n "$so" ]] || { echo "cmake --install left out lib*/bagnold/libbagnold.so" >&2; exit 1; }
+    for py in /usr/bin/python3 python3; do
+      if command -v "$py" >/dev/null && "$py" -c "import numpy" 2>/dev/null; then
+        got="$(cd "$work" && env -u BAGNOLD_LIBRARY -u BAGNOLD_BUILD_DIR BAGNOLD_PREFIX="$prefix" \
+          PYTHONPATH="$src/core/python" "$py" -c "import bagnold; print(bagnold.library_path)")"
+        [[ "$got" == "$(cd "$(dirname "$so")" && pwd -P)/libbagnold.so" ]] ||
+          { echo "the package loaded $got, not the installed $so" >&2; exit 1; }
+        echo "Python loads the installed $so"
+        break
+      fi
+    done
     ;;
   pkgconfig)
     command -v pkg-config >/dev/null || { echo "pkg-config not found (scripts/lab setup installs it)" >&2; exit 1; }
