@@ -187,8 +187,11 @@ static void repose_plan_runs(repose_plan *pl, const repose_opts *o) {
   if (o->dim == 2) need_ridge = 0;
   int need_conv = need_ridge || bg_lab_needed(lab, "repose.estimators_agree") ||
                   bg_lab_needed(lab, "repose.monotone") || bg_lab_needed(lab, "repose.limit") ||
-                  bg_lab_needed(lab, "repose.limit_width") || bg_lab_needed(lab, "repose.flank_below_flow") ||
-                  bg_lab_needed(lab, "repose.lower_band");
+                  bg_lab_needed(lab, "repose.limit_width") || bg_lab_needed(lab, "repose.flank_below_flow");
+  /* the lower band is read on the finest grid: a run that needs nothing
+   * else of the refinement (the phi-fed-40 mutant's) runs that grid alone */
+  int lower_only = !need_conv && bg_lab_needed(lab, "repose.lower_band");
+  need_conv = need_conv || lower_only;
   int need_hi = bg_lab_needed(lab, "repose.floor_mu"); /* the mu = 1 and 1.4 tan phi runs */
   int need_stick = bg_lab_needed(lab, "repose.stick_runout");
   int need_low = need_stick || bg_lab_needed(lab, "repose.floor_mu_low_grows");
@@ -218,6 +221,8 @@ static void repose_plan_runs(repose_plan *pl, const repose_opts *o) {
   int *conv_pt = pl->conv_pt, *mu_pt = pl->mu_pt;
   pl->ridge_pt = -1;
   for (int gi = 0; gi < (need_conv ? grids : 0); ++gi) {
+    conv_pt[gi] = -1;
+    if (lower_only && gi < grids - 1) continue;
     bg_column_scene sc = base;
     sc.cells = gcells[gi];
     char tag[64];
@@ -277,6 +282,7 @@ static void repose_plan_runs(repose_plan *pl, const repose_opts *o) {
   pl->fed_off = fed_off;
   pl->plain = plain;
   pl->need_conv = need_conv;
+  pl->lower_only = lower_only;
   pl->need_ridge = need_ridge;
   pl->need_plane = need_plane;
   pl->need_hi = need_hi;

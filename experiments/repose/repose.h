@@ -85,6 +85,7 @@ typedef struct repose_plan {
   double phi, R0, aspect, tanphi, phi_ref, phi_flow;
   int grids, fed_off, plain;
   int need_conv, need_ridge, need_hi, need_stick, need_low, need_ref, need_plane;
+  int lower_only; /* of the refinement only the finest grid's lower band is needed */
   double mus[N_MU + 1];
   int ran[N_MU + 1], slick_reuse[N_MU + 1];
   sweep_pts pts;

@@ -20,13 +20,42 @@ static void write_profile(bg_lab *lab, const result *r, int cells, double R0, do
   fclose(fp);
 }
 
+/* The lower flank against the angle the simulation was fed, read back from
+ * it: the finest grid's lower band plus the recorded paper run's offset
+ * below its own fed angle at the same resolution must give the fed angle
+ * back. The phi-fed-40 mutant compares with the lab's own copy, as the
+ * planted bug did, and phi-read-stale with a copy 5 deg below the fed angle
+ * (the same bug seen from the run's own data). */
+static void lower_band(repose_plan *pl, const result *fine) {
+  bg_lab *lab = pl->lab;
+  const double h = fine->dx / pl->R0, band = fine->band[BAND_LOWER];
+  double fed = fine->phi_fed;
+  double off = repose_baseline_offset(lab, h);
+  double lower = band + off;
+  FILE *fl = bg_lab_tsv(lab, "lower_band.tsv",
+                        "repose.lower_band: the finest grid's lower band, the recorded paper offset below the fed "
+                        "angle at its dx (references/baselines/repose_lower_band.tsv), their sum, and the fed angle "
+                        "read back from the simulation",
+                        "dx_over_R0\tlower_deg\tbaseline_offset_deg\tlower_plus_offset_deg\tphi_fed_deg");
+  fprintf(fl, "%.6g\t%.4f\t%.4f\t%.4f\t%.4f\n", h, band, off, lower, fed);
+  fclose(fl);
+  bg_lab_claim_fed(lab, "repose.lower_band", lower, pl->fed_off ? pl->phi : fed);
+  bg_lab_claim_mutant_fed(lab, "phi-read-stale", "repose.lower_band", lower, fed - 5);
+}
+
 /* 1. the flank angle on each grid, its fit in dx and the bands */
 void repose_refinement(repose_plan *pl, result *conv) {
   bg_lab *lab = pl->lab;
   sweep_pts *pts = &pl->pts;
-  const int grids = pl->grids, need_conv = pl->need_conv, fed_off = pl->fed_off;
+  const int grids = pl->grids, need_conv = pl->need_conv;
   const int *conv_pt = pl->conv_pt;
-  const double R0 = pl->R0, aspect = pl->aspect, phi = pl->phi, phi_ref = pl->phi_ref, phi_flow = pl->phi_flow;
+  const double R0 = pl->R0, aspect = pl->aspect, phi_ref = pl->phi_ref, phi_flow = pl->phi_flow;
+  if (pl->lower_only) {
+    /* a run that needs only the lower band measured the finest grid alone */
+    conv[grids - 1] = repose_measure_point(pts, conv_pt[grids - 1]);
+    lower_band(pl, &conv[grids - 1]);
+    return;
+  }
   double hdx[MAX_GRIDS], th[MAX_GRIDS];
   int ng = need_conv ? grids : 0;
   FILE *fc = need_conv ? bg_lab_tsv(lab, "convergence.tsv",
@@ -150,24 +179,7 @@ void repose_refinement(repose_plan *pl, result *conv) {
                       bf.s_theta, bf.p, bf.found ? "found" : "no limit");
     }
     fclose(fbf);
-    /* the lower flank against the angle the simulation was fed, read back
-     * from it: the band plus the recorded paper run's offset below its own
-     * fed angle at the same resolution must give the fed angle back. The
-     * phi-fed-40 mutant compares with the lab's own copy, as the planted
-     * bug did, and phi-read-stale with a copy 5 deg below the fed angle
-     * (the same bug seen from the run's own data) */
-    double fed = fine->phi_fed;
-    double off = repose_baseline_offset(lab, hdx[grids - 1]);
-    double lower = bth[BAND_LOWER][grids - 1] + off;
-    FILE *fl = bg_lab_tsv(lab, "lower_band.tsv",
-                          "repose.lower_band: the finest grid's lower band, the recorded paper offset below the fed "
-                          "angle at its dx (references/baselines/repose_lower_band.tsv), their sum, and the fed angle "
-                          "read back from the simulation",
-                          "dx_over_R0\tlower_deg\tbaseline_offset_deg\tlower_plus_offset_deg\tphi_fed_deg");
-    fprintf(fl, "%.6g\t%.4f\t%.4f\t%.4f\t%.4f\n", hdx[grids - 1], bth[BAND_LOWER][grids - 1], off, lower, fed);
-    fclose(fl);
-    bg_lab_claim_fed(lab, "repose.lower_band", lower, fed_off ? phi : fed);
-    bg_lab_claim_mutant_fed(lab, "phi-read-stale", "repose.lower_band", lower, fed - 5);
+    lower_band(pl, fine);
   }
 }
 

@@ -62,7 +62,7 @@ for spec in "$@"; do
   case "$step" in
     parity) cmd=(bash -c "\"$bin/test_parity\" cuda && \"$bin/test_parity\" cuda/global") ;;
     matcost) cmd=("$bin/bench_gpu" --material-table both --scene both --reps 5 --out "$res") ;;
-    gputests) cmd=(bash -c "for t in api conservation boundary elastic index64 multi checkpoint source 2d; do echo \"== test_\$t\"; \"$bin/test_\$t\" cuda || exit \$?; done") ;;
+    gputests) cmd=(bash -c "for t in api conservation boundary elastic index64 multi checkpoint source 2d; do echo \"== test_\$t\"; \"$bin/test_\$t\" cuda || exit \$?; done; echo \"== test_2d parity\"; \"$bin/test_2d\" cuda parity") ;;
     *)
       if [[ -z "${step_cmd[$step]:-}" ]]; then
         note "SKIP  $step (unknown step; steps: parity gputests ${step_names[*]})"
