@@ -84,26 +84,28 @@ def main() -> int:
     rows = []
     # libgomp's own default, had the package not chosen: spin 300000 times
     # before sleeping (GOMP_SPINCOUNT's default; the package keeps a user's)
-    cases = [("package default", {}), ("libgomp default", {"GOMP_SPINCOUNT": "300000"}),
-             ("active (spinning)", {"OMP_WAIT_POLICY": "active"})]
+    # and one thread, the rate a second thread must not fall below
+    cases = [("package default", {}, a.threads), ("libgomp default", {"GOMP_SPINCOUNT": "300000"}, a.threads),
+             ("active (spinning)", {"OMP_WAIT_POLICY": "active"}, a.threads), ("one thread", {}, 1)]
     for load in ("quiet", "loaded"):
         stop = mp.Event()
         hogs = [mp.Process(target=hog, args=(stop,), daemon=True) for _ in range(a.hogs if load == "loaded" else 0)]
         for p in hogs:
             p.start()
         try:
-            for label, policy in cases:
+            for label, policy, threads in cases:
                 env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
                 env.update(policy)
                 for rep in range(a.reps):
-                    r = subprocess.run([sys.executable, "-c", CHILD, str(a.side), str(a.steps), str(a.threads)],
+                    r = subprocess.run([sys.executable, "-c", CHILD, str(a.side), str(a.steps), str(threads)],
                                        env=env, capture_output=True, text=True)
                     if r.returncode != 0:
                         sys.stderr.write(r.stderr)
                         return 1
                     m = json.loads(r.stdout.strip().splitlines()[-1])
-                    rows.append({"load": load, "hogs": len(hogs), "case": label, "rep": rep + 1, **m})
-                    print(f"{load:6s} {label:18s} rep {rep + 1}: {m['rate'] / 1e6:6.2f} M particle-steps/s "
+                    rows.append({"load": load, "hogs": len(hogs), "case": label, "rep": rep + 1, "threads": threads,
+                                 **m})
+                    print(f"{load:6s} {label:18s} {threads} thr rep {rep + 1}: {m['rate'] / 1e6:6.2f} M particle-steps/s "
                           f"(policy {m['policy']})", flush=True)
         finally:
             stop.set()
@@ -114,7 +116,6 @@ def main() -> int:
     cols = ["load", "hogs", "case", "rep", "policy", "particles", "steps", "threads", "wall_s", "rate"]
     lines = [head, "\t".join(cols) + "\n"]
     for r in rows:
-        r["threads"] = a.threads
         lines.append("\t".join(f"{r[c]:.6g}" if isinstance(r[c], float) else str(r[c]) for c in cols) + "\n")
     if a.out:
         Path(a.out).mkdir(parents=True, exist_ok=True)
