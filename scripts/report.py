@@ -79,7 +79,7 @@ def read_tsv(path, first_column):
     return header, rows
 
 
-REGISTRY_COLUMNS = ["name", "binary", "sources", "timeout", "jobs", "figures", "paper_args", "args"]
+REGISTRY_COLUMNS = ["name", "binary", "sources", "timeout", "jobs", "figures", "paper_args", "args", "gate"]
 
 
 def load_registry(path):
@@ -98,6 +98,8 @@ def load_registry(path):
             die(2, f"{where}: duplicate name '{e['name']}'")
         if e["jobs"] not in ("yes", "no"):
             die(2, f"{where}: jobs must be yes or no, got '{e['jobs']}'")
+        if e["gate"] not in ("ci", "long"):
+            die(2, f"{where}: gate must be ci or long, got '{e['gate']}'")
         if not e["timeout"].isdigit():
             die(2, f"{where}: timeout must be a whole number of seconds, got '{e['timeout']}'")
         seen.add(e["name"])
