@@ -80,17 +80,23 @@ static double number_in(const char *path, const char *key, const char *v) {
  * --vtk-every), which change no result and so are not in run.txt. */
 static const char SERVICES[] = "checkpoints/services.txt";
 
+/* DIR/checkpoints/run.txt of the --resume folder into buf (its path into
+ * path), or a clean exit saying the folder is no checkpointed run. */
+static void read_run_txt(const bg_lab *lab, char *path, size_t np, char *buf, size_t n) {
+  snprintf(path, np, "%s/checkpoints/run.txt", lab->resume);
+  if (!lab_read_small(path, buf, n))
+    lab_die(
+        "--resume: %s has no checkpoints/run.txt (%s): it is not a run folder written with "
+        "--checkpoint-every",
+        lab->resume, strerror(errno));
+}
+
 /* --resume DIR: the run's settings are read from DIR/checkpoints/run.txt
  * (and the services' from services.txt); what the command line gives
  * itself stays, and must then agree with the folder (lab_check_resume). */
 void lab_resume_inherit(bg_lab *lab, bg_lab_param *p, int n, lab_cli *cli) {
   char path[1200], text[8192];
-  snprintf(path, sizeof path, "%s/checkpoints/run.txt", lab->resume);
-  if (!lab_read_small(path, text, sizeof text))
-    lab_die(
-        "--resume: %s has no checkpoints/run.txt (%s): it is not a run folder written with "
-        "--checkpoint-every",
-        lab->resume, strerror(errno));
+  read_run_txt(lab, path, sizeof path, text, sizeof text);
   for (char *line = text, *next; *line; line = next) {
     next = line + strcspn(line, "\n");
     if (*next) *next++ = 0;
@@ -199,12 +205,7 @@ void lab_check_resume(bg_lab *lab) {
     lab_die("--resume: %s is not a directory: %s", lab->resume,
             stat(lab->resume, &st) ? strerror(errno) : "a file");
   char path[1200], there[8192];
-  snprintf(path, sizeof path, "%s/checkpoints/run.txt", lab->resume);
-  if (!lab_read_small(path, there, sizeof there))
-    lab_die(
-        "--resume: %s has no checkpoints/run.txt (%s): it is not a run folder written with "
-        "--checkpoint-every",
-        lab->resume, strerror(errno));
+  read_run_txt(lab, path, sizeof path, there, sizeof there);
   char what[1100];
   snprintf(what, sizeof what, "the run in %s", lab->resume);
   lab_same_identity(there, lab->identity, "--resume", what,
