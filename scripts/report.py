@@ -31,6 +31,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import bglab  # noqa: E402  (scripts/bglab.py: the lab's verdicts and host, from its C)
 import mdrender  # noqa: E402  (scripts/mdrender.py, beside this file)
+import report_view  # noqa: E402  (scripts/report_view.py: the pictures of the sand)
 
 MAX_JOBS = 6  # simulations side by side; the files are the same whatever the count
 
@@ -79,7 +80,7 @@ def read_tsv(path, first_column):
     return header, rows
 
 
-REGISTRY_COLUMNS = ["name", "binary", "sources", "timeout", "jobs", "figures", "paper_args", "args", "gate"]
+REGISTRY_COLUMNS = ["name", "binary", "sources", "timeout", "jobs", "figures", "paper_args", "args", "gate", "view"]
 
 
 def load_registry(path):
@@ -105,6 +106,10 @@ def load_registry(path):
         seen.add(e["name"])
         e["figures"] = [] if e["figures"] == "-" else e["figures"].split()
         e["args"] = [] if e["args"] == "-" else e["args"].split()
+        try:
+            e["view"] = report_view.parse_spec(e["view"])
+        except ValueError as err:
+            die(2, f"{where}: view: {err}")
         entries.append(e)
     if not entries:
         die(2, f"{path}: no entries")
@@ -714,6 +719,8 @@ def main(argv):
 
     # --- run
     state, note, rc_of, claims_of, fig_ok, fig_why = {}, {}, {}, {}, {}, {}
+    views, view_why = {}, {}
+    renderer = report_view.Renderer(ROOT, build)
     problems = 0
     for i, e in enumerate(selected, 1):
         name, binary = e["name"], e["binary"]
@@ -731,7 +738,7 @@ def main(argv):
             args += ["--backend", backend]
         if e["jobs"] == "yes":
             args += ["--jobs", str(max(1, min(os.cpu_count() or 1, MAX_JOBS)))]
-        args += e["args"]
+        args += e["args"] + report_view.run_args(e["view"])
         log(f"{tag}: {binary} {' '.join(args)}")
         # the run owns its folder (a lab run refuses a folder holding other
         # files), so its log lands beside it and moves in once it has ended
@@ -753,6 +760,11 @@ def main(argv):
             log(f"{name}: {note[name]} (log: {rundir}/log.txt); its figures are not drawn")
             problems += 1
             continue
+        if e["view"]:
+            views[name], view_why[name] = renderer.render(e["view"], rundir, name, figdir)
+            log(f"{name}: pictures " + (", ".join(k + ".png" for k, _, _ in views[name]) or
+                                       f"not rendered: {view_why[name]}"))
+            problems += not views[name]
         for fig in e["figures"]:
             gp = os.path.join(ROOT, "reports", fig + ".gp")
             key = f"{name}:{fig}"
@@ -918,6 +930,13 @@ def main(argv):
                 else:
                     doc.add(f"**Figure {fig} could not be drawn**: {fig_why.get(key)}.\n\n",
                             f'<p class="summary bad">Figure {h(fig)} could not be drawn: {h(fig_why.get(key))}.</p>\n')
+            if e["view"]:
+                doc.add("### The sand\n\n", "<h3>The sand</h3>\n")
+                for key, png, caption in views.get(name, []):
+                    doc.figure(key, png, caption)
+                if not views.get(name):
+                    doc.add(f"**No picture**: {view_why.get(name)}.\n\n",
+                            f'<p class="summary bad">No picture: {h(view_why.get(name, ""))}.</p>\n')
         cl = claims_of.get(name, [])
         if cl:
             doc.add("### Claims\n\n" + claims_rows_md(cl, table, kills),

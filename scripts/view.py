@@ -34,6 +34,8 @@ def main() -> int:
     ap.add_argument("--size", type=size_arg, default=(800, 600), help="WIDTHxHEIGHT of a frame, pixels")
     ap.add_argument("--max-frames", type=int, default=60, help="frames of an animation, at most (>= 2)")
     ap.add_argument("--max-series", type=int, default=8, help="series drawn from a run folder, at most")
+    ap.add_argument("--largest", action="store_true",
+                    help="draw only the series whose final frame is the largest file (most particles)")
     a = ap.parse_args()
     if a.max_frames < 2:
         ap.error(f"--max-frames must be >= 2 (got {a.max_frames})")
@@ -55,6 +57,8 @@ def main() -> int:
     else:
         ap.error(f"{run} is not a folder, a .pvd or a .vtu")
     from bagnold import view
+    if a.largest and len(series) > 1:
+        series = [max(series, key=lambda p: view.series_frames(p)[-1][1].stat().st_size)]
 
     if len(series) > a.max_series:
         print(f"view: {len(series)} series in {run}; drawing the first {a.max_series} (--max-series)")

@@ -508,6 +508,41 @@ int bg_field_width(bg_field f);
 /* Copies field f of every particle into out (cap = floats available). */
 bg_status bg_sim_get(bg_sim *sim, bg_field f, bg_real *out, size_t cap);
 
+/* ------------------------------------------------ device memory (GPU backends)
+ *
+ * On a backend whose particles live in GPU memory (the cuda rows of the
+ * backend table), fields go to and particles come from device memory without
+ * a trip through the host: the pointers below are device pointers of the
+ * CUDA device the simulation runs on, e.g. a torch or CuPy array's data. A
+ * host backend answers BG_ERR_BACKEND (bg_sim_device_ordinal says -1).
+ *
+ * stream orders the exchange with the caller's own GPU work, in the
+ * __cuda_array_interface__ convention: 0, none given (the call returns after
+ * the device finished it); 1, the legacy default stream; 2, the per-thread
+ * default stream; anything else a cudaStream_t. With a stream, the exchange
+ * waits for the work already queued on it and the work queued on it later
+ * waits for the exchange; the host does not wait. */
+
+/* The CUDA device ordinal of the simulation's particles, or -1 on a host backend. */
+int bg_sim_device_ordinal(const bg_sim *sim);
+/* bg_sim_get into device memory (cap floats there), insertion order. */
+bg_status bg_sim_get_device(bg_sim *sim, bg_field f, bg_real *dev_out, size_t cap, uintptr_t stream);
+/* bg_sim_set from device memory; BG_FIELD_V only (n = 3 per particle), checked
+ * on the device as bg_sim_set checks host values (finite; v[1] = 0 in 2D)
+ * before anything changes. */
+bg_status bg_sim_set_device(bg_sim *sim, bg_field f, const bg_real *dev_in, size_t n, uintptr_t stream);
+/* bg_sim_add_particles_material from device arrays (x: 3 n floats, v: 3 n or
+ * NULL), every particle of volume dx^3 / ppc; the positions are checked on
+ * the device as the host path checks them (finite, inside the grid's
+ * interior, on the plane in 2D) and the first bad particle is named. */
+bg_status bg_sim_add_particles_device(bg_sim *sim, size_t n, const bg_real *x_dev, const bg_real *v_dev,
+                                      bg_real ppc, int material, uintptr_t stream);
+/* Device memory for a caller without an array library of its own (the Python
+ * package's bagnold.DeviceArray): bytes on the simulation's device, freed by
+ * bg_sim_device_free (which takes NULL). */
+bg_status bg_sim_device_alloc(bg_sim *sim, size_t bytes, void **dev);
+void bg_sim_device_free(bg_sim *sim, void *dev);
+
 typedef struct bg_stats {
   uint64_t step;
   double time;          /* s */

@@ -179,6 +179,17 @@ typedef struct bg_backend_ops {
   /* Force on each wall over the last grid update (3 doubles per wall,
    * cfg->n_walls walls; bg_sim_wall_forces). */
   bg_status (*wall_forces)(void *state, double *out);
+  /* Optional (NULL on a host backend): device-memory exchange
+   * (bagnold.h's bg_sim_get_device and the rest; stream as there). The
+   * front end has checked sizes and pointers; add_device checks the
+   * positions itself, on the device, and names the first bad one in err. */
+  int (*device_ordinal)(void *state);
+  bg_status (*get_device)(void *state, bg_field f, bg_real *dev_out, uintptr_t stream);
+  bg_status (*set_device)(void *state, bg_field f, const bg_real *dev_in, uintptr_t stream);
+  bg_status (*add_device)(void *state, size_t n, const bg_real *x, const bg_real *v, bg_real vol, int mat,
+                          uintptr_t stream);
+  bg_status (*device_alloc)(void *state, size_t bytes, void **dev);
+  void (*device_free)(void *state, void *dev);
 } bg_backend_ops;
 
 /* One ops table per row of bg_backend_list.h (bg_backend_<ident>); the

@@ -26,10 +26,10 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)"
 registry="$root/experiments/registry.tsv"
 # the experiment steps: name -> "binary paper_args args" from the registry (name binary
-# sources timeout jobs figures paper_args args; "-" for none)
+# sources timeout jobs figures paper_args args gate; "-" for none)
 declare -A step_cmd=()
 step_names=()
-while IFS=$'\t' read -r r_name r_bin _ _ _ _ r_paper r_args; do
+while IFS=$'\t' read -r r_name r_bin _ _ _ _ r_paper r_args _; do
   [[ -z "$r_name" || "$r_name" == \#* || "$r_name" == name || "$r_paper" == - || -z "$r_paper" ]] && continue
   [[ "$r_args" == - ]] && r_args=""
   step_cmd[$r_name]="$r_bin $r_paper${r_args:+ $r_args}"

@@ -11,8 +11,9 @@
 /* New particles of table entry mat in slots off .. off + cnt from the
  * staged upload: at rest unless v is given, F the identity, no stress, no
  * plastic state. */
+/* vol: one volume per particle, or NULL for vol_c each */
 __global__ void k_init(dparts P, int64_t off, int64_t cnt, const float *x, const float *v,
-                       const float *vol, float rho0, int mat) {
+                       const float *vol, float vol_c, float rho0, int mat) {
   int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (k >= cnt) return;
   int64_t p = off + k;
@@ -26,12 +27,21 @@ __global__ void k_init(dparts P, int64_t off, int64_t cnt, const float *x, const
   }
   for (int d = 0; d < 6; ++d) P.f[PT + d][p] = 0.0f;
   for (int k = 0; k < BG_NSTATE; ++k) P.f[PS + k][p] = 0.0f;
-  P.f[PVOL][p] = vol[k];
-  P.f[PM][p] = rho0 * vol[k];
+  const float vk = vol ? vol[k] : vol_c;
+  P.f[PVOL][p] = vk;
+  P.f[PM][p] = rho0 * vk;
   P.f[PMODE][p] = (float)BG_RM_ELASTIC;
   P.id[p] = p;
   P.park[p] = -1;
   P.mat[p] = (uint8_t)mat;
+}
+
+bg_status cuda_launch_init(cuda_state *s, int64_t off, int64_t cnt, const float *x, const float *v, float vol_c,
+                           int mat) {
+  k_init<<<grid_of(cnt, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(s->P, off, cnt, x, v, NULL, vol_c,
+                                                                             s->cfg->mats[mat].el.rho0, mat);
+  CU(cudaGetLastError());
+  return BG_OK;
 }
 
 static int cuda_available(char *why, size_t len) {
@@ -184,6 +194,7 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
       cuda_destroy(s);
       return BG_ERR_NOMEM;
     }
+    TRY(cudaGetDevice(&s->device));
     TRY(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
     TRY(cudaMalloc((void **)&s->grid, grid_bytes));
     TRY(cudaMemsetAsync(s->grid, 0, grid_bytes, s->st));
@@ -285,7 +296,7 @@ static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real
     if (e == cudaSuccess) e = cudaMemcpyAsync(tvol, vol + k0, c * sizeof(float), cudaMemcpyHostToDevice, s->st);
     if (e == cudaSuccess) {
       k_init<<<grid_of((int64_t)c, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-          s->P, (int64_t)(s->n + k0), (int64_t)c, tx, v ? tv : NULL, tvol, s->cfg->mats[mat].el.rho0, mat);
+          s->P, (int64_t)(s->n + k0), (int64_t)c, tx, v ? tv : NULL, tvol, 0.0f, s->cfg->mats[mat].el.rho0, mat);
       e = cudaGetLastError();
     }
     /* the staging buffer is reused by the next chunk */
@@ -351,6 +362,12 @@ extern "C" const bg_backend_ops bg_backend_cuda = {
     /* .export_raw   = */ cuda_export,
     /* .import_raw   = */ cuda_import,
     /* .wall_forces  = */ cuda_wall_forces,
+    /* .device_ordinal = */ cuda_device_ordinal,
+    /* .get_device   = */ cuda_get_device,
+    /* .set_device   = */ cuda_set_device,
+    /* .add_device   = */ cuda_add_device,
+    /* .device_alloc = */ cuda_device_alloc,
+    /* .device_free  = */ cuda_device_free,
 };
 
 extern "C" const bg_backend_ops bg_backend_cuda_global = {
@@ -374,5 +391,11 @@ extern "C" const bg_backend_ops bg_backend_cuda_global = {
     /* .export_raw   = */ cuda_export,
     /* .import_raw   = */ cuda_import,
     /* .wall_forces  = */ cuda_wall_forces,
+    /* .device_ordinal = */ cuda_device_ordinal,
+    /* .get_device   = */ cuda_get_device,
+    /* .set_device   = */ cuda_set_device,
+    /* .add_device   = */ cuda_add_device,
+    /* .device_alloc = */ cuda_device_alloc,
+    /* .device_free  = */ cuda_device_free,
 };
 

@@ -106,6 +106,7 @@ typedef struct cuda_state {
   char *err; /* the simulation's message buffer, which outlives this state */
   size_t err_len;
   cudaStream_t st;
+  int device; /* the ordinal current at creation: every allocation is on it */
   dgeom geo;
   int variant;  /* BG_CUDA_TILE or BG_CUDA_GLOBAL */
   int g2p_minb; /* the property g2p_minblocks: 0 or 4 */
@@ -199,6 +200,10 @@ static __device__ __forceinline__ int64_t node_index(const dgeom &G, int i, int 
 
 /* cuda_backend.cu: lifecycle */
 bg_status cuda_grow(cuda_state *s, size_t need);
+/* queues the initial state of particles off .. off+cnt-1 (device x, v or
+ * NULL, volume vol_c each) on the stream */
+bg_status cuda_launch_init(cuda_state *s, int64_t off, int64_t cnt, const float *x, const float *v, float vol_c,
+                           int mat);
 /* cuda_sort.cu */
 bg_status cuda_ensure_sort_buffers(cuda_state *s);
 bg_status cuda_sort(void *state, uint64_t step);
@@ -220,5 +225,15 @@ bg_status cuda_stage_times(void *state, double ms[BG_STAGE_COUNT]);
 bg_status cuda_export(void *state, bg_raw *r);
 bg_status cuda_import(void *state, const bg_raw *r);
 bg_status cuda_wall_forces(void *state, double *out);
+/* queues field f of every particle into device memory out, insertion order */
+bg_status cuda_launch_get(cuda_state *s, bg_field f, float *out);
+/* cuda_device_io.cu: the device-memory exchange (bagnold.h) */
+int cuda_device_ordinal(void *state);
+bg_status cuda_get_device(void *state, bg_field f, bg_real *dev_out, uintptr_t stream);
+bg_status cuda_set_device(void *state, bg_field f, const bg_real *dev_in, uintptr_t stream);
+bg_status cuda_add_device(void *state, size_t n, const bg_real *x, const bg_real *v, bg_real vol, int mat,
+                          uintptr_t stream);
+bg_status cuda_device_alloc(void *state, size_t bytes, void **dev);
+void cuda_device_free(void *state, void *dev);
 
 #endif /* BG_CUDA_INTERNAL_CUH */

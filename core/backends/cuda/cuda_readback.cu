@@ -114,6 +114,13 @@ bg_status cuda_get(void *state, bg_field f, bg_real *out) {
   return BG_OK;
 }
 
+bg_status cuda_launch_get(cuda_state *s, bg_field f, float *out) {
+  k_get<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
+      s->P, (int64_t)s->n, (int)f, s->cfg->mat, s->mats, out);
+  CU(cudaGetLastError());
+  return BG_OK;
+}
+
 bg_status cuda_stats(void *state, bg_backend_stats *out, double *sink_mass) {
   cuda_state *s = (cuda_state *)state;
   bg_status st = cuda_flush(s);

@@ -26,6 +26,7 @@ says which file was loaded.
 """
 
 from ._native import library_path
+from .device import DeviceArray
 from .errors import BagnoldError, ModelUnavailable
 from .materials import has_model, jelly, models, snow, von_mises, water
 from .output import PvdSeries, SimSeries, TsvSeries, pvd
@@ -56,5 +57,5 @@ __all__ = [
     "halfspace", "box", "cylinder", "sdf", "Sink", "sink", "FACES", "wall_edge_offset",
     "PvdSeries", "pvd", "TsvSeries", "SimSeries", "backend_available", "backend_status",
     "backends", "backend_properties",
-    "verify_checkpoint", "thread_wait_policy", "library_path", "__version__",
+    "verify_checkpoint", "thread_wait_policy", "library_path", "DeviceArray", "__version__",
 ]

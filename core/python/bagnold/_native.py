@@ -478,6 +478,13 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_sim_set_gravity": (bg_status, [_P, _F]),
     "bg_sim_set_damping": (bg_status, [_P, bg_real]),
     "bg_sim_set": (bg_status, [_P, bg_enum, _F, c_size_t]),
+    # device memory (GPU backends): device pointers and streams as integers
+    "bg_sim_device_ordinal": (c_int, [_P]),
+    "bg_sim_get_device": (bg_status, [_P, bg_enum, c_void_p, c_size_t, c_size_t]),
+    "bg_sim_set_device": (bg_status, [_P, bg_enum, c_void_p, c_size_t, c_size_t]),
+    "bg_sim_add_particles_device": (bg_status, [_P, c_size_t, c_void_p, c_void_p, bg_real, c_int, c_size_t]),
+    "bg_sim_device_alloc": (bg_status, [_P, c_size_t, POINTER(c_void_p)]),
+    "bg_sim_device_free": (None, [_P, c_void_p]),
     "bg_sim_set_geostatic": (bg_status, [_P, c_double, c_double]),
     # sources
     "bg_source_default": (Source, []),

@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _native as _n
+from . import device as _dev
 from .errors import BagnoldError, check
 from .running import drive as _drive
 from .scene import FACES, Collider, Material, Sink, sand, walls_table, _vec, _number
@@ -360,6 +361,12 @@ class Sim:
         """
         if isinstance(material, bool) or not isinstance(material, (int, np.integer)):
             raise ValueError(f"material must be an index into the list of materials (got {material!r})")
+        if _dev.has_cai(positions):  # a GPU array: bg_sim_add_particles_device, no host copy
+            if volumes is not None:
+                raise ValueError("particles from device arrays take ppc, not volumes")
+            start = len(self)
+            ppc = (4.0 if self.dim == 2 else 8.0) if ppc is None else _number(ppc, "ppc")
+            return range(start, start + _dev.add_from(self, positions, velocities, ppc, int(material)))
         positions, velocities = self._plane_arrays(positions, velocities)
         x = _f32(positions, "positions", (None, 3))
         n = x.shape[0]
@@ -390,17 +397,27 @@ class Sim:
             return a
         return widen(positions, self._plane_y), None if velocities is None else widen(velocities, 0.0)
 
-    def get(self, field: str) -> np.ndarray:
+    def get(self, field: str, out: Any = None) -> Any:
         """A copy of a per-particle field, in insertion order.
 
         "x", "v": (n, 3); "F", "C", "stress": (n, 3, 3) (row-major);
         "Jp", "density", "q", "mass": (n,) float32; "active": (n,) bool;
         "mode": (n,) int32 (0 elastic, 1 shear, 2 tip); "material": (n,) int32,
         each particle's index in the list of materials.
+
+        out: a float32 GPU array of that shape (torch, CuPy: anything with
+        __cuda_array_interface__) on a CUDA backend, written in place on the
+        device and returned; "active", "mode" and "material" come as 1.0/0.0
+        and the index as float32 there (bagnold.device).
         """
         if field not in _n.FIELDS:
             raise ValueError(f"unknown field {field!r}; accepted: {', '.join(_n.FIELDS)}")
         code, width = _n.FIELDS[field]
+        if out is not None:
+            if not _dev.has_cai(out):
+                raise ValueError("out must be a GPU array (with __cuda_array_interface__); "
+                                 "without out, get returns a new numpy array")
+            return _dev.get_into(self, code, width, out)
         n = len(self)
         out = np.empty(n * width, np.float32)
         self._check(_n.C.bg_sim_get(self._handle(), code, _ptr(out), out.size), "bg_sim_get")
@@ -409,6 +426,22 @@ class Sim:
         if field in ("mode", "material"):
             return out.astype(np.int32)
         return out.reshape((n, 3, 3) if width == 9 else (n, 3) if width == 3 else (n,))
+
+    @property
+    def device(self) -> Optional[int]:
+        """The CUDA ordinal whose memory holds the particles, or None on a
+        host backend (then get, set and add take numpy arrays only)."""
+        d = _n.C.bg_sim_device_ordinal(self._handle())
+        return None if d < 0 else int(d)
+
+    def get_device(self, field: str) -> "_dev.DeviceArray":
+        """Field of every particle into new GPU memory the library owns, in
+        insertion order: a DeviceArray (torch.as_tensor(a, device="cuda")
+        and cupy.asarray(a) view it without a copy)."""
+        if field not in _n.FIELDS:
+            raise ValueError(f"unknown field {field!r}; accepted: {', '.join(_n.FIELDS)}")
+        code, width = _n.FIELDS[field]
+        return _dev.get_new(self, code, width)
 
     def density(self) -> np.ndarray:
         """rho0 / (det F Jp) per particle, kg/m^3, shape (n,)."""
@@ -422,6 +455,12 @@ class Sim:
             raise ValueError(f"field {field!r} cannot be set; accepted: {', '.join(SETTABLE)}")
         code, width = _n.FIELDS[field]
         n = len(self)
+        if _dev.has_cai(values):  # a GPU array: velocities only, checked on the device
+            if field != "v":
+                raise ValueError(f"field {field!r} cannot be set from a GPU array: only 'v' can "
+                                 "(F and stress are checked and inverted on the host)")
+            _dev.set_from(self, code, values, field)
+            return
         arr = _f32(values, field, (n, 3) if width == 3 else (n, 3, 3))
         self._check(_n.C.bg_sim_set(self._handle(), code, _ptr(arr), arr.size), "bg_sim_set")
 
