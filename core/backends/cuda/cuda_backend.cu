@@ -102,6 +102,8 @@ static void cuda_destroy(void *state) {
   cudaFree(s->runkey);
   cudaFree(s->d_nsel);
   cudaFree(s->grid);
+  cudaFree(s->gfix);
+  cudaFree(s->gbound);
   cudaFree(s->gs);
   cudaFree(s->gm);
   cudaFree(s->mats);
@@ -124,6 +126,10 @@ static void cuda_destroy(void *state) {
 static const bg_property_def cuda_properties[] = {
     {"g2p_minblocks", "0|4", "4",
      "G2P compiled for at least this many resident 128-thread blocks per SM (0: the compiler's choice)"},
+    {"deterministic", "0|1", "0",
+     "1: every sum reaching a grid node is a 64-bit fixed-point integer sum, so two runs and a run and its "
+     "checkpointed continuation are identical bit for bit (32 more bytes per node, one more pass over the "
+     "particles); 0: the tile's partial sums and drifted particles reach the grid as float atomics"},
 };
 #define CUDA_N_PROPERTIES ((int)(sizeof cuda_properties / sizeof cuda_properties[0]))
 
@@ -139,6 +145,15 @@ static bg_status read_properties(cuda_state *s) {
   if (strcmp(mb, "0") == 0) s->g2p_minb = 0;
   else if (strcmp(mb, "4") == 0) s->g2p_minb = 4;
   else return fail(s, BG_ERR_RANGE, "g2p_minblocks must be 0 or 4 (resident G2P blocks per SM; 0: no bound)");
+  const char *det = bg_config_property(s->cfg, "deterministic");
+  if (!det) det = cuda_properties[1].def;
+  if (strcmp(det, "0") != 0 && strcmp(det, "1") != 0)
+    return fail(s, BG_ERR_RANGE, "deterministic must be 0 or 1");
+  s->det = det[0] == '1';
+  if (s->det && s->cfg->nl >= 0)
+    return fail(s, BG_ERR_RANGE,
+                "deterministic=1 does not cover the nonlocal fluidity's own scatter (float atomics): a material "
+                "with a nonlocal model runs with deterministic=0");
   s->geo.lb = BG_BLOCK_LOG2;
   s->geo.dim = s->cfg->dim;
   return BG_OK;
@@ -198,6 +213,11 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
     TRY(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
     TRY(cudaMalloc((void **)&s->grid, grid_bytes));
     TRY(cudaMemsetAsync(s->grid, 0, grid_bytes, s->st));
+    if (s->det) {
+      /* the fixed-point grid, component-major, and its per-step scales */
+      TRY(cudaMalloc((void **)&s->gfix, 4 * (size_t)cfg->n_nodes * sizeof(unsigned long long)));
+      TRY(cudaMalloc((void **)&s->gbound, 4 * sizeof(unsigned int) + 4 * sizeof(double)));
+    }
     s->nl = cfg->nl;
     if (s->nl >= 0) TRY(cudaMalloc((void **)&s->gs, (size_t)cfg->n_nodes * sizeof(float)));
     if (s->nl >= 0 && !cfg->nl_all) TRY(cudaMalloc((void **)&s->gm, (size_t)cfg->n_nodes * sizeof(float)));

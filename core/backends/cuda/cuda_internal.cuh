@@ -110,6 +110,7 @@ typedef struct cuda_state {
   dgeom geo;
   int variant;  /* BG_CUDA_TILE or BG_CUDA_GLOBAL */
   int g2p_minb; /* the property g2p_minblocks: 0 or 4 */
+  int det;      /* the property deterministic: the grid summed in 64-bit fixed point (cuda_p2g.cu) */
   size_t n, cap;
   dparts P;
   /* sort: keys and permutation double buffers (also the gather's spares) */
@@ -127,6 +128,11 @@ typedef struct cuda_state {
   int dirty; /* particles added since the last sort: the run list misses them */
   /* grid and boundaries */
   float4 *grid;
+  /* deterministic only: the node sums as integers at a global scale per
+   * component (4 planes of n_nodes), then the scales' bound (4 float bits)
+   * and the scales (4 doubles) in one allocation */
+  unsigned long long *gfix;
+  void *gbound;
   /* the nonlocal service (bg_material_core.h): the model's slot, or -1,
    * and the mass-weighted nodal sums of that slot */
   int nl;

@@ -6,7 +6,16 @@
  * drifted out of their block since the sort add to the global grid
  * directly. The resource "cuda/global" sends every particle to the global
  * grid with float atomics: the plain reference the tile is measured and
- * checked against. Also the nonlocal service's scatter. */
+ * checked against. Also the nonlocal service's scatter.
+ *
+ * The property deterministic=1 (DET below) replaces every float atomic that
+ * reaches the grid by a 64-bit integer one at a scale common to the whole
+ * grid: integer sums do not depend on their order, so the grid, and with it
+ * the run, repeats bit for bit. The scale per component is 2^(62 - e) with
+ * 2^e above n_runs times the largest block's bound S_l (fix_scales): no
+ * node sum exceeds the sum of every block's bound, so no sum overflows, and
+ * a node resolves 2^(e - 62), far below float's resolution of any node
+ * sum within some 2^20 of the largest. */
 #include "cuda_internal.cuh"
 
 static __device__ __forceinline__ void atomic_add4(float4 *g, float a, float b, float c, float d) {
@@ -90,10 +99,17 @@ static __device__ __forceinline__ void node_value(const contrib &c, int a, int b
   }
 }
 
-template <int LB, int MODE>
+/* A value into the fixed-point grid: v times the component's scale, to
+ * the nearest integer (two's complement in the unsigned word). */
+static __device__ __forceinline__ void fix_add(unsigned long long *gfix, int64_t nn, int l, int64_t node, double v,
+                                               const double *gscale) {
+  atomicAdd(gfix + l * nn + node, (unsigned long long)__double2ll_rn(v * gscale[l]));
+}
+
+template <int LB, int MODE, bool DET>
 static __device__ __forceinline__ void scatter_node(const dgeom &G, const contrib &c, bool in, int o0, int o1, int o2,
                                              int a, int b, int k, float dx, float *tile, const fixscale &fs,
-                                             float4 *grid) {
+                                             float4 *grid, unsigned long long *gfix, const double *gscale) {
   constexpr int T = (1 << LB) + 2, TN = T * T * T;
   float val[4];
   node_value(c, a, b, k, dx, val);
@@ -110,6 +126,11 @@ static __device__ __forceinline__ void scatter_node(const dgeom &G, const contri
       atomicAdd(&ti[l * TN + t], (int)h);
       atomicAdd(&ti[(4 + l) * TN + t], __float2int_rn(r * fs.sl[l]));
     }
+  } else if (DET) {
+    const int64_t node = node_index(G, c.w.base[0] + a, c.w.base[1] + b, c.w.base[2] + k);
+    const int64_t nn = G.dims[0] * G.dims[1] * G.dims[2];
+#pragma unroll
+    for (int l = 0; l < 4; ++l) fix_add(gfix, nn, l, node, (double)val[l], gscale);
   } else {
     atomic_add4(grid + node_index(G, c.w.base[0] + a, c.w.base[1] + b, c.w.base[2] + k), val[0], val[1], val[2],
                 val[3]);
@@ -201,9 +222,9 @@ static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, 
  * nodes at once and serialise; offset per lane, they mostly do not. The
  * order of the additions into a node changes, as any parallel float
  * scatter does; each particle's contribution does not. */
-template <int LB, int MODE, int DIM>
+template <int LB, int MODE, int DIM, bool DET>
 __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
-                      int64_t n, float dt, float4 *grid) {
+                      int64_t n, float dt, float4 *grid, unsigned long long *gfix, const double *gscale) {
   constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
   /* component-major (the four hi planes: mass, then the three momenta;
    * then the four lo ones): lanes adding to different nodes t then fall in
@@ -240,7 +261,8 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
     int a = DIM == 2 ? rot : rot / 3, b = DIM == 2 ? 1 : rot - 3 * (rot / 3);
     for (int s = 0; s < NCOL; ++s) {
 #pragma unroll
-      for (int k = 0; k < 3; ++k) scatter_node<LB, MODE>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid);
+      for (int k = 0; k < 3; ++k)
+        scatter_node<LB, MODE, DET>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid, gfix, gscale);
       if (DIM == 2) {
         a = a == 2 ? 0 : a + 1;
       } else if (++b == 3) {
@@ -255,14 +277,77 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
       float q[4];
       const int *ti = (const int *)tile;
       if (ti[t] == 0 && ti[4 * TN + t] == 0) continue; /* no mass: untouched, or weights below resolution */
-      for (int l = 0; l < 4; ++l)
-        q[l] = (float)((double)ti[l * TN + t] * (double)fs.ish[l] + (double)ti[(4 + l) * TN + t] / (double)fs.sl[l]);
+      double qd[4];
+      for (int l = 0; l < 4; ++l) {
+        qd[l] = (double)ti[l * TN + t] * (double)fs.ish[l] + (double)ti[(4 + l) * TN + t] / (double)fs.sl[l];
+        q[l] = (float)qd[l];
+      }
       const int li = t / (T * T), lj = (t / T) % T, lk = t % T;
       const int i = o0 + li, j = o1 + lj, k = o2 + lk;
       if (i >= G.dims[0] || j >= G.dims[1] || k >= G.dims[2]) continue;
-      atomic_add4(grid + node_index(G, i, j, k), q[0], q[1], q[2], q[3]);
+      if (DET) {
+        /* the block's exact integer sums, rounded once to the grid's scale */
+        const int64_t node = node_index(G, i, j, k), nn = G.dims[0] * G.dims[1] * G.dims[2];
+        for (int l = 0; l < 4; ++l) fix_add(gfix, nn, l, node, qd[l], gscale);
+      } else {
+        atomic_add4(grid + node_index(G, i, j, k), q[0], q[1], q[2], q[3]);
+      }
     }
   }
+}
+
+/* deterministic: the largest block bound per component (fix_scales' S_l
+ * over every particle of the run, drifted ones included), maxed over the
+ * runs through the bits of non-negative floats, which order as the floats
+ * do: a maximum, unlike a float sum, does not depend on the order. */
+template <int DIM>
+__global__ void k_det_bound(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
+                            int64_t n, float dt, unsigned int *bound) {
+  const int64_t r = blockIdx.x;
+  if (runkey[r] >= (uint32_t)G.n_blocks) return;
+  const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
+  const float h = 1.5f * G.dx;
+  float sum[4] = {0, 0, 0, 0};
+  for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x) {
+    if (P.park[p] >= 0) continue;
+    contrib c;
+    particle_contrib<DIM>(P, p, G, dt, c);
+#pragma unroll
+    for (int l = 0; l < 4; ++l) sum[l] += fabsf(c.b4[l]) + h * (fabsf(c.ax[l]) + fabsf(c.ay[l]) + fabsf(c.az[l]));
+  }
+  /* one warp per block (BG_CUDA_P2G_THREADS): a fixed butterfly */
+  for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+    for (int l = 0; l < 4; ++l) sum[l] += __shfl_xor_sync(0xffffffffu, sum[l], off);
+  if (threadIdx.x == 0)
+    for (int l = 0; l < 4; ++l) atomicMax(bound + l, __float_as_uint(sum[l]));
+}
+
+/* The scales from the bound: 2^(62 - e) with n_runs max S_l < 2^e (1 where
+ * a component is all zero; 0, which the conversion reads as NaN, where the
+ * bound is not finite, so a broken state shows instead of wrapping). */
+__global__ void k_det_scale(const unsigned int *bound, int64_t n_runs, double *gscale) {
+  for (int l = 0; l < 4; ++l) {
+    const double S = (double)__uint_as_float(bound[l]) * (double)n_runs * 1.001;
+    int e = 0;
+    if (!isfinite(S)) {
+      gscale[l] = 0.0;
+      continue;
+    }
+    if (S > 0.0) (void)frexp(S, &e);
+    gscale[l] = ldexp(1.0, 62 - e);
+  }
+}
+
+/* The integer grid into the float4 grid every later stage reads. */
+__global__ void k_det_grid(const unsigned long long *gfix, int64_t nn, const double *gscale, float4 *grid) {
+  const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= nn) return;
+  float q[4];
+#pragma unroll
+  for (int l = 0; l < 4; ++l)
+    q[l] = gscale[l] > 0.0 ? (float)((double)(long long)gfix[l * nn + i] / gscale[l]) : __int_as_float(0x7fc00000);
+  grid[i] = make_float4(q[0], q[1], q[2], q[3]);
 }
 
 /* The nonlocal service's scatter: mass times state slot nl to the nodal
@@ -291,29 +376,61 @@ __global__ void k_p2g_nonlocal(dparts P, dgeom G, int64_t n, int nl, float *gs, 
 bg_status cuda_p2g(void *state, bg_real dt) {
   cuda_state *s = (cuda_state *)state;
   const bg_config *c = s->cfg;
-  CU(cudaMemsetAsync(s->grid, 0, (size_t)c->n_nodes * sizeof(float4), s->st));
+  const size_t nn = (size_t)c->n_nodes;
+  unsigned int *bound = (unsigned int *)s->gbound;
+  double *gscale = s->det ? (double *)((char *)s->gbound + 4 * sizeof(unsigned int)) : NULL;
+  if (s->det) {
+    CU(cudaMemsetAsync(s->gfix, 0, 4 * nn * sizeof(unsigned long long), s->st));
+    CU(cudaMemsetAsync(bound, 0, 4 * sizeof(unsigned int), s->st));
+  } else {
+    CU(cudaMemsetAsync(s->grid, 0, nn * sizeof(float4), s->st));
+  }
   if (s->n && s->n_runs > 0) {
     if (s->dirty) return fail(s, BG_ERR_INTERNAL, "p2g called before particles added since the last step were sorted");
     const unsigned nr = (unsigned)s->n_runs, th = BG_CUDA_P2G_THREADS;
     const bool glob = s->variant == BG_CUDA_GLOBAL;
-    if (c->dim == 2 && glob)
-      k_p2g<BG_BLOCK_LOG2, P2G_GLOBAL, 2><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
-                                                                (int64_t)s->n, dt, s->grid);
-    else if (c->dim == 2)
-      k_p2g<BG_BLOCK_LOG2, P2G_FIXED, 2><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
-                                                               (int64_t)s->n, dt, s->grid);
-    else if (glob)
-      k_p2g<BG_BLOCK_LOG2, P2G_GLOBAL, 3><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
-                                                                (int64_t)s->n, dt, s->grid);
-    else
-      k_p2g<BG_BLOCK_LOG2, P2G_FIXED, 3><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,
-                                                               (int64_t)s->n, dt, s->grid);
+    if (s->det) {
+      if (c->dim == 2)
+        k_det_bound<2><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs, (int64_t)s->n, dt,
+                                             bound);
+      else
+        k_det_bound<3><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs, (int64_t)s->n, dt,
+                                             bound);
+      CU(cudaGetLastError());
+      k_det_scale<<<1, 1, 0, s->st>>>(bound, s->n_runs, gscale);
+      CU(cudaGetLastError());
+    }
+#define BG_P2G(MODE, DIM, DET)                                                                                     \
+  k_p2g<BG_BLOCK_LOG2, MODE, DIM, DET><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,      \
+                                                            (int64_t)s->n, dt, s->grid, s->gfix, gscale)
+    if (s->det) {
+      if (c->dim == 2 && glob) BG_P2G(P2G_GLOBAL, 2, true);
+      else if (c->dim == 2) BG_P2G(P2G_FIXED, 2, true);
+      else if (glob) BG_P2G(P2G_GLOBAL, 3, true);
+      else BG_P2G(P2G_FIXED, 3, true);
+    } else {
+      if (c->dim == 2 && glob) BG_P2G(P2G_GLOBAL, 2, false);
+      else if (c->dim == 2) BG_P2G(P2G_FIXED, 2, false);
+      else if (glob) BG_P2G(P2G_GLOBAL, 3, false);
+      else BG_P2G(P2G_FIXED, 3, false);
+    }
+#undef BG_P2G
     CU(cudaGetLastError());
     if (s->nl >= 0) {
       CU(cudaMemsetAsync(s->gs, 0, (size_t)c->n_nodes * sizeof(float), s->st));
       if (s->gm) CU(cudaMemsetAsync(s->gm, 0, (size_t)c->n_nodes * sizeof(float), s->st));
       k_p2g_nonlocal<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
           s->P, s->geo, (int64_t)s->n, s->nl, s->gs, s->mats, s->gm);
+      CU(cudaGetLastError());
+    }
+  }
+  if (s->det) {
+    if (!(s->n && s->n_runs > 0)) {
+      /* nothing scattered: a zero grid, whatever the scales */
+      CU(cudaMemsetAsync(s->grid, 0, nn * sizeof(float4), s->st));
+    } else {
+      k_det_grid<<<grid_of((int64_t)nn, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(s->gfix, (int64_t)nn,
+                                                                                              gscale, s->grid);
       CU(cudaGetLastError());
     }
   }
