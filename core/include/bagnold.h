@@ -508,6 +508,21 @@ int bg_field_width(bg_field f);
 /* Copies field f of every particle into out (cap = floats available). */
 bg_status bg_sim_get(bg_sim *sim, bg_field f, bg_real *out, size_t cap);
 
+/* The memory a simulation's backend holds, in bytes, from its own
+ * allocations: particle state (at the arrays' capacity, which grows by
+ * doubling), the grid (nodes and what lives per node), and the rest (sort
+ * buffers, boundary lists, tallies). per_particle is the total over the
+ * particles held (0 with none). Host memory on a host backend, device
+ * memory on a GPU backend. */
+typedef struct bg_memory {
+  size_t particle_bytes;
+  size_t grid_bytes;
+  size_t other_bytes;
+  size_t particles;
+  double per_particle;
+} bg_memory;
+bg_status bg_sim_memory(bg_sim *sim, bg_memory *out);
+
 /* ------------------------------------------------ device memory (GPU backends)
  *
  * On a backend whose particles live in GPU memory (the cuda rows of the

@@ -184,6 +184,9 @@ typedef struct bg_backend_ops {
    * front end has checked sizes and pointers; add_device checks the
    * positions itself, on the device, and names the first bad one in err. */
   int (*device_ordinal)(void *state);
+  /* Optional (NULL: not accounted). The bytes the state holds (bg_memory
+   * less particles and per_particle, which the front end fills). */
+  void (*memory)(void *state, bg_memory *out);
   bg_status (*get_device)(void *state, bg_field f, bg_real *dev_out, uintptr_t stream);
   bg_status (*set_device)(void *state, bg_field f, const bg_real *dev_in, uintptr_t stream);
   bg_status (*add_device)(void *state, size_t n, const bg_real *x, const bg_real *v, bg_real vol, int mat,

@@ -1,7 +1,9 @@
 /* device_io.c: the front end of the device-memory exchange (bagnold.h,
  * "device memory"): argument checks common to every GPU backend, then the
- * backend's own slots. A host backend has none of them and says so. */
+ * backend's own slots. A host backend has none of them and says so. Also
+ * the memory a backend holds (bg_sim_memory). */
 #include <math.h>
+#include <string.h>
 
 #include "bg_internal.h"
 
@@ -90,4 +92,18 @@ bg_status bg_sim_device_alloc(bg_sim *sim, size_t bytes, void **dev) {
 
 void bg_sim_device_free(bg_sim *sim, void *dev) {
   if (sim && dev && sim->ops->device_free) sim->ops->device_free(sim->state, dev);
+}
+
+bg_status bg_sim_memory(bg_sim *sim, bg_memory *out) {
+  if (!sim) return BG_ERR_NULL;
+  sim->err[0] = 0;
+  CHECK(out != NULL, BG_ERR_NULL, "out is NULL");
+  CHECK(sim->ops->memory != NULL, BG_ERR_BACKEND, "backend %s does not account its memory",
+        bg_backend_ops_name(sim->ops));
+  memset(out, 0, sizeof *out);
+  sim->ops->memory(sim->state, out);
+  out->particles = sim->ops->count(sim->state);
+  size_t total = out->particle_bytes + out->grid_bytes + out->other_bytes;
+  out->per_particle = out->particles ? (double)total / (double)out->particles : 0.0;
+  return BG_OK;
 }

@@ -302,6 +302,7 @@ static double now_s(void) {
 typedef struct result {
   double wall_s, ms[N_STAGES];
   double shear, tip; /* fractions of active particles in shear / at the tip at the window's end */
+  double mem_pp, mem_grid_pp; /* device bytes held per particle (bg_sim_memory), and of them the grid's */
   int ok;
 } result;
 
@@ -339,6 +340,11 @@ static result run_once(const bench_scene *sc, const options *o, int table) {
   } else {
     for (int k = 0; k < N_STAGES; ++k) r.ms[k] = (ms1[k] - ms0[k]) / o->steps;
     bench_yield_fraction(sim, &r.shear, &r.tip);
+    bg_memory mem;
+    if (bg_sim_memory(sim, &mem) == BG_OK) {
+      r.mem_pp = mem.per_particle;
+      r.mem_grid_pp = mem.particles ? (double)mem.grid_bytes / (double)mem.particles : 0;
+    }
     r.ok = 1;
   }
   bg_sim_destroy(sim);
@@ -429,7 +435,8 @@ int main(int argc, char **argv) {
       fprintf(tsv, "commit\tdevice\ttag\tscene\tparticles\tppc\tnodes\tbackend\tproperties\tsort_interval\trep\t"
                    "steps\twall_s\tparticle_steps_per_s\tms_sort\tms_p2g\tms_grid\tms_g2p\tbytes_per_step\t"
                    "effective_GBps\tcopy_GBps\tfraction_of_copy\tshear_fraction\ttip_fraction\t"
-                   "B_sort\tB_p2g\tB_grid\tB_g2p\tcopy_frac_sort\tcopy_frac_p2g\tcopy_frac_grid\tcopy_frac_g2p\n");
+                   "B_sort\tB_p2g\tB_grid\tB_g2p\tcopy_frac_sort\tcopy_frac_p2g\tcopy_frac_grid\tcopy_frac_g2p\t"
+                   "mem_B_per_particle\tmem_grid_B_per_particle\n");
   }
   printf("%9s %12s %10s %14s %9s %9s %9s %9s %10s %7s %7s %7s\n", "scene", "particles", "nodes", "Mpsteps/s",
          "sort ms", "p2g ms", "grid ms", "g2p ms", "eff GB/s", "of copy", "shear", "tip");
@@ -474,11 +481,11 @@ int main(int argc, char **argv) {
         if (tsv)
           fprintf(tsv,
                   "%s\t%s\t%s\t%s\t%llu\t%d\t%.0f\t%s\t%s\t%d\t%d\t%d\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t"
-                  "%.6g\t%.6g\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\t%.2f\t%.2f\t%.4f\t%.4f\t%.4f\t%.4f\n",
+                  "%.6g\t%.6g\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\t%.2f\t%.2f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f\t%.1f\n",
                   commit, dev, tag, bench_kind_name(kind), (unsigned long long)sc.n, o.ppc, nodes, backend, props,
                   o.sort_interval, rep, o.steps, r.wall_s, ps, r.ms[0], r.ms[1], r.ms[2], r.ms[3], bytes, eff / 1e9,
                   copy0 / 1e9, copy0 > 0 ? eff / copy0 : 0, r.shear, r.tip, sbytes[0] / sc.n, sbytes[1] / sc.n,
-                  sbytes[2] / sc.n, sbytes[3] / sc.n, frac[0], frac[1], frac[2], frac[3]);
+                  sbytes[2] / sc.n, sbytes[3] / sc.n, frac[0], frac[1], frac[2], frac[3], r.mem_pp, r.mem_grid_pp);
         if (pass && o.table == 2) {
           trate[nt++] = ps;
           continue;
@@ -506,6 +513,8 @@ int main(int argc, char **argv) {
         printf(" %s %.0f B %.1f%%%s", stage_names[k], sbytes[k] / sc.n,
                rr[m].ms[k] > 0 && copy0 > 0 ? 100 * sbytes[k] / (rr[m].ms[k] * 1e-3) / copy0 : 0,
                k + 1 < N_STAGES ? "," : "\n");
+      printf("%9s device memory %.1f B per particle, the grid's share %.1f B\n", "", rr[m].mem_pp,
+             rr[m].mem_grid_pp);
       if (nt > 0) {
         qsort(trate, nt, sizeof *trate, cmp_double);
         printf("%9s material table (two equal entries, the index per particle): median %.1f Mpsteps/s, "

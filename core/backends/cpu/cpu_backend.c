@@ -311,6 +311,20 @@ static bg_status cpu_wall_forces(void *state, double *out) {
   return BG_OK;
 }
 
+static void cpu_memory(void *state, bg_memory *out) {
+  cpu_state *s = (cpu_state *)state;
+  const bg_config *c = s->cfg;
+  const size_t cap = s->cap, nn = (size_t)c->n_nodes, nb = (size_t)s->n_blocks;
+  /* the slab of float arrays (staggered), then id, park, order, bin_key, material index */
+  out->particle_bytes = cap ? (size_t)N_FLOAT_ARRAYS * (cap + SLAB_STAGGER) * sizeof(bg_real) +
+                                  cap * (sizeof *s->id + sizeof *s->park + sizeof *s->order + sizeof *s->bin_key +
+                                         sizeof *s->mid)
+                            : 0;
+  out->grid_bytes = nn * sizeof *s->grid + (s->gs ? nn * sizeof *s->gs : 0) + (s->gm ? nn * sizeof *s->gm : 0);
+  out->other_bytes = (nb + 1) * sizeof *s->bstart + nb * sizeof *s->blist +
+                     (size_t)s->bin_threads * (nb + 1) * sizeof *s->bin_hist + s->n_bn * sizeof *s->bn;
+}
+
 const bg_backend_ops bg_backend_cpu = {
     .variant = 0,
     .properties = NULL,
@@ -332,4 +346,5 @@ const bg_backend_ops bg_backend_cpu = {
     .export_raw = cpu_export,
     .import_raw = cpu_import,
     .wall_forces = cpu_wall_forces,
+    .memory = cpu_memory,
 };

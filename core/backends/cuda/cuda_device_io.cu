@@ -222,3 +222,15 @@ void cuda_device_free(void *state, void *dev) {
   (void)state;
   cudaFree(dev);
 }
+
+void cuda_memory(void *state, bg_memory *out) {
+  cuda_state *s = (cuda_state *)state;
+  const size_t cap = s->cap, nn = (size_t)s->cfg->n_nodes;
+  out->particle_bytes = cap * (NPF * sizeof(float) + sizeof *s->P.id + sizeof *s->P.park + sizeof *s->P.mat);
+  out->grid_bytes = nn * sizeof(float4) + (s->gfix ? 4 * nn * sizeof *s->gfix : 0) + (s->gs ? nn * sizeof(float) : 0) +
+                    (s->gm ? nn * sizeof(float) : 0);
+  /* the sort's key and permutation double buffers, CUB's scratch, the run list, the boundary nodes, the tallies */
+  out->other_bytes = 2 * s->sort_cap * (sizeof(uint32_t) + sizeof(int64_t)) + s->cub_bytes +
+                     s->run_cap * (sizeof(int64_t) + sizeof(uint32_t)) + s->bn_cap * sizeof(bg_bnode) +
+                     s->tally_words * 8;
+}

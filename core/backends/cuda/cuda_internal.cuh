@@ -241,5 +241,6 @@ bg_status cuda_add_device(void *state, size_t n, const bg_real *x, const bg_real
                           uintptr_t stream);
 bg_status cuda_device_alloc(void *state, size_t bytes, void **dev);
 void cuda_device_free(void *state, void *dev);
+void cuda_memory(void *state, bg_memory *out);
 
 #endif /* BG_CUDA_INTERNAL_CUH */

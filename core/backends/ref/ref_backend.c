@@ -442,6 +442,14 @@ static bg_status ref_wall_forces(void *state, double *out) {
   return BG_OK;
 }
 
+static void ref_memory(void *state, bg_memory *out) {
+  ref_state *s = (ref_state *)state;
+  const size_t nn = (size_t)s->cfg->n_nodes;
+  out->particle_bytes = s->cap * (BG_RAW_NF * sizeof *s->f + sizeof *s->id + sizeof *s->park + sizeof *s->mat);
+  out->grid_bytes = nn * sizeof *s->grid + (s->gs ? nn * sizeof *s->gs : 0) + (s->gm ? nn * sizeof *s->gm : 0);
+  out->other_bytes = s->n_bn * sizeof *s->bn;
+}
+
 const bg_backend_ops bg_backend_cpu_ref = {
     .variant = 0,
     .properties = NULL,
@@ -463,4 +471,5 @@ const bg_backend_ops bg_backend_cpu_ref = {
     .export_raw = ref_export,
     .import_raw = ref_import,
     .wall_forces = ref_wall_forces,
+    .memory = ref_memory,
 };

@@ -374,6 +374,18 @@ class Stats(Structure):
     ]
 
 
+class Memory(Structure):
+    """bg_memory."""
+
+    _fields_ = [
+        ("particle_bytes", c_size_t),
+        ("grid_bytes", c_size_t),
+        ("other_bytes", c_size_t),
+        ("particles", c_size_t),
+        ("per_particle", c_double),
+    ]
+
+
 class Host(Structure):
     """bg_host."""
 
@@ -390,6 +402,7 @@ STRUCTS: Dict[str, type] = {
     "bg_sim_desc": SimDesc,
     "bg_source": Source,
     "bg_stats": Stats,
+    "bg_memory": Memory,
     "bg_host": Host,
 }
 
@@ -479,6 +492,7 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_sim_set_damping": (bg_status, [_P, bg_real]),
     "bg_sim_set": (bg_status, [_P, bg_enum, _F, c_size_t]),
     # device memory (GPU backends): device pointers and streams as integers
+    "bg_sim_memory": (bg_status, [_P, POINTER(Memory)]),
     "bg_sim_device_ordinal": (c_int, [_P]),
     "bg_sim_get_device": (bg_status, [_P, bg_enum, c_void_p, c_size_t, c_size_t]),
     "bg_sim_set_device": (bg_status, [_P, bg_enum, c_void_p, c_size_t, c_size_t]),

@@ -434,6 +434,15 @@ class Sim:
         d = _n.C.bg_sim_device_ordinal(self._handle())
         return None if d < 0 else int(d)
 
+    @property
+    def memory(self) -> Dict[str, float]:
+        """The bytes the backend holds (bg_sim_memory): particle_bytes,
+        grid_bytes, other_bytes, particles and per_particle (their total
+        over the particles held)."""
+        m = _n.Memory()
+        self._check(_n.C.bg_sim_memory(self._handle(), ctypes.byref(m)), "bg_sim_memory")
+        return {name: getattr(m, name) for name, _ in m._fields_}
+
     def get_device(self, field: str) -> "_dev.DeviceArray":
         """Field of every particle into new GPU memory the library owns, in
         insertion order: a DeviceArray (torch.as_tensor(a, device="cuda")

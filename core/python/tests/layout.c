@@ -126,6 +126,13 @@ int main(void) {
   FIELD(bg_stats, steps_nonlocal_dt);
   FIELD(bg_stats, nonlocal_dt_ratio);
   close_struct();
+  OPEN(bg_memory);
+  FIELD(bg_memory, particle_bytes);
+  FIELD(bg_memory, grid_bytes);
+  FIELD(bg_memory, other_bytes);
+  FIELD(bg_memory, particles);
+  FIELD(bg_memory, per_particle);
+  close_struct();
   OPEN(bg_host);
   FIELD(bg_host, name);
   FIELD(bg_host, cpu);

@@ -64,6 +64,22 @@ def test_device_arguments_are_checked_before_the_library_is_called():
         sim.add(FakeDeviceArray((4, 3)), volumes=1e-6)
 
 
+@pytest.mark.parametrize("backend", ["cpu", "cpu/ref"])
+def test_memory_is_accounted(backend):
+    sim = scene(backend)
+    sim.add(BLOCK, ppc=8)
+    m = sim.memory
+    n = len(sim)
+    assert m["particles"] == n
+    # at least the state a particle carries (x, v, F, C, stress, mass, volume: 33 floats) and a float4 per node
+    assert m["particle_bytes"] >= n * 33 * 4
+    assert m["grid_bytes"] >= 24 ** 3 * 16
+    total = m["particle_bytes"] + m["grid_bytes"] + m["other_bytes"]
+    assert m["per_particle"] == pytest.approx(total / n)
+    sim.add(BLOCK + [0.0, 0.0, 0.1], ppc=8)  # capacity grows by doubling: never less than what is held
+    assert sim.memory["particle_bytes"] >= 2 * n * 33 * 4
+
+
 # --------------------------------------------------------------------- CUDA
 
 def _torch():
@@ -161,6 +177,17 @@ def test_device_input_is_checked_on_the_device():
         sim.get("x", out=torch.empty((n, 3), device="cuda", dtype=torch.float64))
     with pytest.raises(ValueError, match="C-contiguous"):
         sim.get("x", out=torch.empty((3, n), device="cuda").t())
+
+
+def test_device_memory_is_accounted():
+    _torch()
+    sim = scene("cuda")
+    sim.add(BLOCK, ppc=8)
+    m = sim.memory
+    assert m["particles"] == len(sim) and m["grid_bytes"] >= 24 ** 3 * 16
+    det = bag.Sim(grid=(24, 24, 24), dx=DX, material=bag.sand(phi_deg=30), backend="cuda",
+                  properties={"deterministic": "1"})
+    assert det.memory["grid_bytes"] == 24 ** 3 * (16 + 32)  # the fixed-point planes beside the float4 grid
 
 
 def test_cupy_reads_a_field_in_place():
