@@ -1052,6 +1052,9 @@ def recorded_section(doc, registry, table, table_sha, figdir):
                 # the per-stage byte columns came with issue 18's bench_gpu
                 if "B_p2g" in head:
                     figs.append("bench_gpu_bytes")
+            # each stage against the copy ceiling, per resource, wherever the byte columns exist
+            if "B_p2g" in head and tags:
+                figs = figs + ["bench_gpu_roofline"]
         for fig in figs:
             key = f"{set_name}-{fig}" if name == name.split("-")[0] else f"{set_name}-{name}-{fig}"
             gp = os.path.join(ROOT, "reports", fig + ".gp")
