@@ -8,9 +8,11 @@ ensemble of MLPs learns the map on the same device and inverts a held-out
 deposit. The scene is demo_surrogate's (experiments/demos/demo_surrogate.c):
 the collapse of a quarter column of Drucker-Prager sand, radius R0, aspect
 H0/R0 = 2, on a Coulomb floor (mu 0.6), run until it settles, measured as
-bg_column.c measures a deposit (column tops a quarter dx above the highest
-particle; h_c the mean top within dx of the axis; runout the outermost radius
-where the annular mean thickness crosses dx).
+demo_surrogate measures a deposit through bg_column.c: h_c, the mean column
+top (a quarter dx above the highest particle) within dx of the axis, and the
+front, the toe extrapolated from the mass distribution (the intercept of the
+radius holding a fraction F = 0.80 .. 0.99 of the particles against
+sqrt(1 - F), a least-squares line), not the 1-dx thickness threshold.
 
 The inverse: a uniform prior over the design range on a 0.01 deg grid, the
 likelihood of each output N(y; mean, var_ens + sigma_run^2 + sigma_m^2): the
@@ -113,14 +115,30 @@ def collapse(phi: float, cells: int, seed: int, t_max: float) -> dict:
             settled = True
             break
     xe = sim.get("x", out=torch.empty((n, 3), device="cuda"))
-    h_c, runout = deposit(xe, dx, nl)
+    h_c, runout = deposit(xe, dx, nl), front(xe)
     return {"phi": phi, "seed": seed, "n": n, "t_end": sim.time, "steps": sim.step_count, "settled": settled,
-            "h_center": h_c, "runout": runout}
+            "h_center": h_c, "runout": runout}  # runout: the front
 
 
-def deposit(x: "torch.Tensor", dx: float, nl: int) -> tuple:
-    """(h_c, runout) of the deposit, on the device: column tops as the
-    scatter-max of each particle's top over its column, annuli dx wide."""
+FRONT_F = (0.80, 0.85, 0.90, 0.95, 0.98, 0.99)
+
+
+def front(x: "torch.Tensor") -> float:
+    """The toe extrapolated from the mass distribution (bg_column.c's
+    column_front), on the device: the radii of mass fraction F (quantiles
+    interpolated as GSL's are: linear between order statistics (n-1) F) on a
+    least-squares line against sqrt(1 - F), read at sqrt(1 - F) = 0."""
+    r = torch.hypot(x[:, 0], x[:, 1]).double()
+    F = torch.tensor(FRONT_F, dtype=torch.float64, device=x.device)
+    y = torch.quantile(r, F, interpolation="linear")
+    s = torch.sqrt(1 - F)
+    c1 = ((s - s.mean()) * (y - y.mean())).sum() / ((s - s.mean()) ** 2).sum()
+    return float(y.mean() - c1 * s.mean())
+
+
+def deposit(x: "torch.Tensor", dx: float, nl: int) -> float:
+    """h_c of the deposit, on the device: column tops as the scatter-max of
+    each particle's top over its column, annuli dx wide, the first bin's mean."""
     i = torch.floor(x[:, 0] / dx).long()
     j = torch.floor(x[:, 1] / dx).long()
     ok = (i >= 0) & (j >= 0) & (i < nl) & (j < nl)
@@ -131,16 +149,7 @@ def deposit(x: "torch.Tensor", dx: float, nl: int) -> tuple:
     b = torch.floor(r / dx).long()
     hs = torch.zeros(nl, device=x.device).index_add_(0, b.clamp(max=nl - 1), top * (b < nl))
     cnt = torch.zeros(nl, device=x.device).index_add_(0, b.clamp(max=nl - 1), (b < nl).float())
-    h = (hs / cnt.clamp(min=1)).cpu().numpy().astype(float)
-    has = cnt.cpu().numpy() > 0
-    runout = 0.0
-    for k in range(nl):
-        if has[k] and h[k] >= dx:
-            rk = (k + 0.5) * dx
-            runout = rk
-            if k + 1 < nl and has[k + 1] and h[k + 1] < dx:
-                runout = rk + dx * (h[k] - dx) / (h[k] - h[k + 1])
-    return float(h[0]), runout
+    return float(hs[0] / cnt[0].clamp(min=1))
 
 
 # ---------------------------------------------------------------- the learner
@@ -204,7 +213,7 @@ def main() -> int:
         runs.append(r)
         el = time.perf_counter() - t0
         print(f"[{k + 1}/{len(plan)}] {role} phi {phi:.2f}: h_c {r['h_center'] * 1e3:.2f} mm, runout "
-              f"{r['runout'] * 1e3:.1f} mm, {r['n']} particles, {r['steps']} steps, "
+              f"{r['runout'] * 1e3:.1f} mm (front), {r['n']} particles, {r['steps']} steps, "
               f"{'settled' if r['settled'] else 'NOT settled'} at {r['t_end']:.2f} s; {el:.0f} s, "
               f"ETA {el / (k + 1) * (len(plan) - k - 1):.0f} s", flush=True)
     t_sim = time.perf_counter() - t0
