@@ -137,6 +137,14 @@ static __device__ __forceinline__ void scatter_node(const dgeom &G, const contri
   }
 }
 
+/* A particle's term of the bound S_l on every node sum it reaches (weights
+ * <= 1, |node - particle| <= h = 1.5 dx per axis): fix_scales' per-block
+ * scales and the deterministic grid's global ones share it. */
+static __device__ __forceinline__ void add_bound(const contrib &c, float h, float sum[4]) {
+#pragma unroll
+  for (int l = 0; l < 4; ++l) sum[l] += fabsf(c.b4[l]) + h * (fabsf(c.ax[l]) + fabsf(c.ay[l]) + fabsf(c.az[l]));
+}
+
 /* The fixed-point tile's scales for one block, from a first pass over its
  * particles. Every node sum of component l is bounded by
  * S_l = sum_p (|b_l| + 1.5 dx (|ax_l| + |ay_l| + |az_l|)) (weights <= 1,
@@ -167,8 +175,7 @@ static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, 
     particle_contrib<DIM>(P, p, G, dt, c);
     if (!in_block<LB, DIM>(c, bx, by, bz)) continue;
     ++cnt;
-#pragma unroll
-    for (int l = 0; l < 4; ++l) sum[l] += fabsf(c.b4[l]) + h * (fabsf(c.ax[l]) + fabsf(c.ay[l]) + fabsf(c.az[l]));
+    add_bound(c, h, sum);
   }
   for (int off = 16; off > 0; off >>= 1) {
     cnt += __shfl_xor_sync(0xffffffffu, cnt, off);
@@ -312,8 +319,7 @@ __global__ void k_det_bound(dparts P, dgeom G, const int64_t *runstart, const ui
     if (P.park[p] >= 0) continue;
     contrib c;
     particle_contrib<DIM>(P, p, G, dt, c);
-#pragma unroll
-    for (int l = 0; l < 4; ++l) sum[l] += fabsf(c.b4[l]) + h * (fabsf(c.ax[l]) + fabsf(c.ay[l]) + fabsf(c.az[l]));
+    add_bound(c, h, sum);
   }
   /* one warp per block (BG_CUDA_P2G_THREADS): a fixed butterfly */
   for (int off = 16; off > 0; off >>= 1)
