@@ -17,6 +17,25 @@ if(NOT BAGNOLD_TEST_THREADS MATCHES "^[1-9][0-9]*$")
   message(FATAL_ERROR "BAGNOLD_TEST_THREADS must be a positive integer (got '${BAGNOLD_TEST_THREADS}')")
 endif()
 
+# The heaviest tests (a COST of 900 s or more: the quick runs of the long
+# experiments and their re-running mutants) are the suite's critical path
+# once there are many cores: on the 16-core GPU host exp_repose.quick alone
+# outlasted everything else at one thread. They get a quarter of the
+# machine's cores, at most 4; on 2-4 cores that is 1, so a small machine
+# runs them exactly as before.
+cmake_host_system_information(RESULT bg_host_cores QUERY NUMBER_OF_LOGICAL_CORES)
+math(EXPR bg_heavy_threads "${bg_host_cores} / 4")
+if(bg_heavy_threads GREATER 4)
+  set(bg_heavy_threads 4)
+elseif(bg_heavy_threads LESS BAGNOLD_TEST_THREADS)
+  set(bg_heavy_threads ${BAGNOLD_TEST_THREADS})
+endif()
+set(BAGNOLD_TEST_THREADS_HEAVY ${bg_heavy_threads} CACHE STRING
+    "OpenMP threads of one test with a COST of 900 s or more (default: a quarter of the cores, 1 to 4)")
+if(NOT BAGNOLD_TEST_THREADS_HEAVY MATCHES "^[1-9][0-9]*$")
+  message(FATAL_ERROR "BAGNOLD_TEST_THREADS_HEAVY must be a positive integer (got '${BAGNOLD_TEST_THREADS_HEAVY}')")
+endif()
+
 # Applies the rule to every test registered in the calling directory; call it
 # at the end of each CMakeLists.txt that adds tests (a test's properties can
 # only be set from its own directory in CMake 3.25).
@@ -28,7 +47,11 @@ function(bg_declare_test_threads)
       set(env "")
     endif()
     get_test_property(${t} PROCESSORS procs)
+    get_test_property(${t} COST cost)
     set(n ${BAGNOLD_TEST_THREADS})
+    if(cost AND cost GREATER_EQUAL 900)
+      set(n ${BAGNOLD_TEST_THREADS_HEAVY})
+    endif()
     if(t MATCHES "\\.cpu-ref($|\\.)")
       set(n 1)
     endif()
