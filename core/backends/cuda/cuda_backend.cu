@@ -124,7 +124,7 @@ static void cuda_destroy(void *state) {
 
 /* The properties of both resources, in the order bg_sim_describe lists them. */
 static const bg_property_def cuda_properties[] = {
-    {"g2p_minblocks", "0|4", "4",
+    {"g2p_minblocks", "0|4|8", "4",
      "G2P compiled for at least this many resident 128-thread blocks per SM (0: the compiler's choice)"},
     {"deterministic", "0|1", "0",
      "1: every sum reaching a grid node is a 64-bit fixed-point integer sum, so two runs and a run and its "
@@ -144,7 +144,8 @@ static bg_status read_properties(cuda_state *s) {
   if (!mb) mb = cuda_properties[0].def;
   if (strcmp(mb, "0") == 0) s->g2p_minb = 0;
   else if (strcmp(mb, "4") == 0) s->g2p_minb = 4;
-  else return fail(s, BG_ERR_RANGE, "g2p_minblocks must be 0 or 4 (resident G2P blocks per SM; 0: no bound)");
+  else if (strcmp(mb, "8") == 0) s->g2p_minb = 8;
+  else return fail(s, BG_ERR_RANGE, "g2p_minblocks must be 0, 4 or 8 (resident G2P blocks per SM; 0: no bound)");
   const char *det = bg_config_property(s->cfg, "deterministic");
   if (!det) det = cuda_properties[1].def;
   if (strcmp(det, "0") != 0 && strcmp(det, "1") != 0)

@@ -4,17 +4,20 @@
  * codes. The maximum speed for the next dt and the parking tallies are
  * reduced on the device and come back with one small async copy per step:
  * the front end's dt query is the step's only host wait. The kernel is
- * compiled twice, with and without a bound on its registers (the property
- * g2p_minblocks), and each twice again, for one material (entry 0 by value:
- * no index is loaded) and for a table (each particle's entry from the
- * device copy of the table, through its index). */
+ * compiled with and without a bound on its registers (the property
+ * g2p_minblocks), for one material (entry 0 by value: no index is loaded)
+ * and for a table (each particle's entry from the device copy of the
+ * table, through its index), and with and without the nonlocal service's
+ * Laplacian: a 27-node loop over two more grids that, compiled in, held
+ * the registers of every run at its own peak (168 on sm_90 against 71
+ * without it), though only a nonlocal model ever takes it. */
 #include "cuda_internal.cuh"
 
 /* The G2P body, one thread per particle; the kernels below differ only in
  * their launch bounds and in MULTI (a material table: each particle's
  * entry through its index, and the nonlocal service only for the entries
  * that need it, averaging over their own mass gm). */
-template <bool MULTI, int DIM>
+template <bool MULTI, int DIM, bool NL>
 static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, const dmat &M, float dt,
                                                 const float4 *__restrict__ grid, const float *__restrict__ gs,
                                                 const float *__restrict__ gm, int nl, unsigned long long *tally) {
@@ -68,7 +71,7 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
     F = bg_f_update(&C, &F, dt);
     float st[BG_NSTATE];
     for (int k = 0; k < BG_NSTATE; ++k) st[k] = P.f[PS + k][p];
-    if (nl >= 0 && (!MULTI || bg_material_nonlocal_slot(mat->model) >= 0)) {
+    if (NL && nl >= 0 && (!MULTI || bg_material_nonlocal_slot(mat->model) >= 0)) {
       /* the nonlocal service's Laplacian, as the CPU's nodal_laplacian */
       float sum = 0.0f;
       for (int a = 0; a < 3; ++a)
@@ -110,42 +113,39 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
   if ((threadIdx.x & 31) == 0 && sp2 > 0.0) atomicMax(&tally[0], (unsigned long long)__double_as_longlong(sp2));
 }
 
-/* No bound on the resident blocks: the compiler's own choice (168
- * registers on sm_90). Note that __launch_bounds__(128, 1) is not the
- * same: it lets ptxas take 247. */
-template <bool MULTI, int DIM>
+/* No bound on the resident blocks: the compiler's own choice (sm_90: 71
+ * registers for one material in 3D, 168 with the nonlocal Laplacian). Note
+ * that __launch_bounds__(128, 1) is not the same: it lets ptxas take 247. */
+template <bool MULTI, int DIM, bool NL>
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
     k_g2p_free(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
                const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally) {
-  g2p_body<MULTI, DIM>(P, n, G, M, dt, grid, gs, gm, nl, tally);
+  g2p_body<MULTI, DIM, NL>(P, n, G, M, dt, grid, gs, gm, nl, tally);
 }
 
 /* At least MINB resident blocks per SM: at most 65536 / (128 MINB) registers. */
-template <int MINB, bool MULTI, int DIM>
+template <int MINB, bool MULTI, int DIM, bool NL>
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS, MINB)
     k_g2p(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
           const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally) {
-  g2p_body<MULTI, DIM>(P, n, G, M, dt, grid, gs, gm, nl, tally);
+  g2p_body<MULTI, DIM, NL>(P, n, G, M, dt, grid, gs, gm, nl, tally);
 }
 
 /* The launch of one instance: the properties and the table pick the
- * bound and MULTI at run time, the dimension DIM. */
-template <int DIM>
+ * bound and MULTI at run time, the dimension DIM, and NL whether the
+ * nonlocal service's Laplacian is compiled in at all. */
+template <int DIM, bool NL>
 static void launch_g2p(cuda_state *s, const dmat &M, float dt) {
   const dim3 nb = grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS);
   const int64_t n = (int64_t)s->n;
-  if (s->g2p_minb == 4 && !s->mats)
-    k_g2p<4, false, DIM><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm,
-                                                                s->nl, s->d_tally);
-  else if (s->g2p_minb == 4)
-    k_g2p<4, true, DIM><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm, s->nl,
-                                                               s->d_tally);
-  else if (!s->mats)
-    k_g2p_free<false, DIM><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm,
-                                                                  s->nl, s->d_tally);
-  else
-    k_g2p_free<true, DIM><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm,
-                                                                 s->nl, s->d_tally);
+#define BG_G2P_ARGS <<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm, s->nl, s->d_tally)
+  if (s->g2p_minb == 8 && !s->mats) k_g2p<8, false, DIM, NL> BG_G2P_ARGS;
+  else if (s->g2p_minb == 8) k_g2p<8, true, DIM, NL> BG_G2P_ARGS;
+  else if (s->g2p_minb == 4 && !s->mats) k_g2p<4, false, DIM, NL> BG_G2P_ARGS;
+  else if (s->g2p_minb == 4) k_g2p<4, true, DIM, NL> BG_G2P_ARGS;
+  else if (!s->mats) k_g2p_free<false, DIM, NL> BG_G2P_ARGS;
+  else k_g2p_free<true, DIM, NL> BG_G2P_ARGS;
+#undef BG_G2P_ARGS
 }
 
 bg_status cuda_g2p(void *state, bg_real dt) {
@@ -159,8 +159,11 @@ bg_status cuda_g2p(void *state, bg_real dt) {
     M.mats = s->mats;
     M.sinks = s->sinks;
     M.n_sinks = s->cfg->n_sinks;
-    if (s->cfg->dim == 2) launch_g2p<2>(s, M, dt);
-    else launch_g2p<3>(s, M, dt);
+    const bool nl = s->nl >= 0;
+    if (s->cfg->dim == 2 && nl) launch_g2p<2, true>(s, M, dt);
+    else if (s->cfg->dim == 2) launch_g2p<2, false>(s, M, dt);
+    else if (nl) launch_g2p<3, true>(s, M, dt);
+    else launch_g2p<3, false>(s, M, dt);
     CU(cudaGetLastError());
   }
   bg_status st = mark(s, 4);

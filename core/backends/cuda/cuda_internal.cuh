@@ -41,10 +41,10 @@
  * different columns, and not 1, which puts neighbouring lanes one column
  * apart where their stencils overlap most. */
 #define BG_CUDA_P2G_ROT_MUL 7
-/* G2P is register-heavy (27-node gather, SVD, return map): unbounded,
- * ptxas gives it 168 registers on sm_90, 3 blocks of 128 threads per SM.
- * The property g2p_minblocks asks for at least 4 resident blocks instead
- * (128 registers), or 0 for no bound. */
+/* G2P threads per block. Its registers (27-node gather, SVD, return map)
+ * decide how many blocks reside per SM: the property g2p_minblocks asks
+ * for at least 4 (128 registers) or 8 (64, with a few spills), or 0 for
+ * the compiler's choice (cuda_g2p.cu). */
 #define BG_CUDA_G2P_THREADS 128
 /* Element-wise kernels (keys, gathers, node update, read-back). */
 #define BG_CUDA_EW_THREADS 256
