@@ -46,8 +46,9 @@ from .scene import (
     sink,
     wall_edge_offset,
 )
-from .sim import (Sim, Stats, backend_available, backend_properties, backend_status, backends, thread_wait_policy,
-                  verify_checkpoint)
+from .library import (backend_available, backend_properties, backend_status, backends, thread_wait_policy,
+                      verify_checkpoint)
+from .sim import Sim, Stats
 
 __version__ = "0.1.0"  # bagnold.h's BG_VERSION_STRING (a test holds them equal)
 

@@ -10,15 +10,17 @@ from __future__ import annotations
 import ctypes
 import os
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _native as _n
 from . import device as _dev
 from .errors import BagnoldError, check
+from .library import _path
+from .readout import Readouts
 from .running import drive as _drive
-from .scene import FACES, Collider, Material, Sink, sand, walls_table, _vec, _number
+from .scene import Collider, Material, Sink, sand, walls_table, _vec, _number
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -62,63 +64,6 @@ def _ptr(a: Optional[np.ndarray], kind: Any = _n._F) -> Any:
     return None if a is None else a.ctypes.data_as(kind)
 
 
-def _path(p: PathLike) -> bytes:
-    return os.fsencode(os.fspath(p))
-
-
-def backend_status(name: str) -> Tuple[bool, str]:
-    """(available, why) of bg_backend_available: why is the reason when not
-    available, the device's description (or "") when it is."""
-    why = _n.err_buffer()
-    ok = _n.C.bg_backend_available(name.encode(), why, len(why))
-    return bool(ok), why.value.decode(errors="replace")
-
-
-def verify_checkpoint(path: PathLike) -> None:
-    """The checks Sim.load makes of a checkpoint before reading it (header,
-    length, SHA-256: bg_checkpoint_verify), with no simulation made; raises
-    BagnoldError (BG_ERR_CORRUPT, BG_ERR_TRUNCATED, ...) naming the file."""
-    err = _n.err_buffer()
-    check(_n.C.bg_checkpoint_verify(_path(path), err, len(err)), err.value.decode(errors="replace"),
-          "bg_checkpoint_verify")
-
-
-def thread_wait_policy() -> str:
-    """How the CPU backend's idle threads wait (bg_thread_wait_policy):
-    "passive" (they sleep: the package's choice when the user set neither
-    OMP_WAIT_POLICY nor GOMP_SPINCOUNT before importing it), "active",
-    "spin N" or "default" (libgomp spins before sleeping, about 8x slower
-    on cores shared with other work)."""
-    return _n.C.bg_thread_wait_policy().decode()
-
-
-def backend_available(name: str) -> bool:
-    """True when the backend (a name of :func:`backends`, or "auto") can run here."""
-    return backend_status(name)[0]
-
-
-def backends() -> List[str]:
-    """The backends compiled into the library (bg_backend_count,
-    bg_backend_name), in the order "auto" prefers them."""
-    return [_n.C.bg_backend_name(i).decode() for i in range(_n.C.bg_backend_count())]
-
-
-def backend_properties(name: str) -> List[Dict[str, Any]]:
-    """The named tuning properties of a backend (bg_backend_property): one
-    dict per property with its name, accepted values, default and doc."""
-    count = _n.C.bg_backend_property_count(name.encode())
-    if count < 0:
-        raise ValueError(f"backend {name!r} is not in this build (backends(): {backends()})")
-    out = []
-    for i in range(count):
-        f = [ctypes.c_char_p() for _ in range(4)]
-        check(_n.C.bg_backend_property(name.encode(), i, *[ctypes.byref(x) for x in f]), "",
-              "bg_backend_property")
-        name_, values, default, doc = (x.value.decode() for x in f)
-        out.append({"name": name_, "values": values.split("|"), "default": default, "doc": doc})
-    return out
-
-
 def _check_materials(material: Any) -> None:
     """Material.check of the material given, or of each in a list (a
     material table, whose entry it names as bg_sim_create does:
@@ -135,7 +80,7 @@ def _check_materials(material: Any) -> None:
                 raise BagnoldError(e.code, msg, e.function) from None
 
 
-class Sim:
+class Sim(Readouts):
     """An MLS-MPM simulation.
 
     Args:
@@ -616,65 +561,6 @@ class Sim:
     def step_count(self) -> int:
         """Steps taken."""
         return self.stats.step
-
-    def _need_dims(self) -> Tuple[int, ...]:
-        if self._dims is None:
-            raise ValueError("this simulation's grid is unknown")
-        return self._dims
-
-    def grid_mass(self) -> np.ndarray:
-        """Node mass after the last step's P2G, kg, shape (nx, ny, nz)."""
-        dims = self._need_dims()
-        out = np.empty(dims, np.float32)
-        self._check(_n.C.bg_sim_grid_mass(self._handle(), _ptr(out), out.size), "bg_sim_grid_mass")
-        return out
-
-    def grid_velocity(self) -> np.ndarray:
-        """Node velocity after the grid update, m/s, shape (nx, ny, nz, 3)."""
-        dims = self._need_dims()
-        out = np.empty(tuple(dims) + (3,), np.float32)
-        self._check(_n.C.bg_sim_grid_velocity(self._handle(), _ptr(out), out.size), "bg_sim_grid_velocity")
-        return out
-
-    def sink_mass(self) -> np.ndarray:
-        """Parked mass per sink, kg, shape (n_sinks,)."""
-        if self._n_sinks is None:
-            raise ValueError("this simulation's sink count is unknown")
-        out = np.zeros(self._n_sinks, np.float64)
-        buf = out if out.size else np.zeros(1, np.float64)  # a valid pointer even for no sinks
-        self._check(_n.C.bg_sim_sink_mass(self._handle(), _ptr(buf, _n._D), out.size), "bg_sim_sink_mass")
-        return out
-
-    def stage_times(self) -> Dict[str, float]:
-        """Cumulative wall time per stage since creation, ms."""
-        ms = (ctypes.c_double * 4)()
-        self._check(_n.C.bg_sim_stage_times(self._handle(), ms), "bg_sim_stage_times")
-        return dict(zip(("sort", "p2g", "grid", "g2p"), ms))
-
-    @property
-    def wall_names(self) -> List[str]:
-        """Names of the walls in wall_forces' order: "collider0".. then the faces."""
-        n = int(_n.C.bg_sim_wall_count(self._handle()))
-        return [f"collider{i}" for i in range(n - len(FACES))] + list(FACES)
-
-    def wall_forces(self) -> np.ndarray:
-        """Force the material exerted on each wall over the last step, N,
-        shape (n_walls, 3): the colliders, then the faces -x, +x, -y, +y, -z, +z."""
-        n = int(_n.C.bg_sim_wall_count(self._handle()))
-        out = np.empty((n, 3), np.float64)
-        self._check(_n.C.bg_sim_wall_forces(self._handle(), _ptr(out, _n._D), out.size), "bg_sim_wall_forces")
-        return out
-
-    def wall_impulses(self) -> np.ndarray:
-        """Impulse each wall received from the material since creation, N s,
-        shape (n_walls, 3). A wall's mean load over a window is the difference
-        of two readings over the window's length (contact forces come in
-        impulses; a step shortened by advance_to divides one by a tiny dt)."""
-        n = int(_n.C.bg_sim_wall_count(self._handle()))
-        out = np.empty((n, 3), np.float64)
-        self._check(_n.C.bg_sim_wall_impulses(self._handle(), _ptr(out, _n._D), out.size),
-                    "bg_sim_wall_impulses")
-        return out
 
     # -------------------------------------------------------------- checkpoint
 
