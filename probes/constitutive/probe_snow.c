@@ -95,7 +95,7 @@ snow_check probe_snow(bg_lab *lab) {
     const snow_case *sc = &cases[ic];
     double R[3][3];
     rotation(sc->rot_deg, R);
-    bg_mat3 step = bg_mat3_zero(), F = bg_mat3_identity(), tau, C = bg_mat3_zero();
+    bg_mat3 step = bg_mat3_zero(), F = bg_mat3_identity(), tau = bg_mat3_zero(), C = bg_mat3_zero();
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) {
         double a = 0;

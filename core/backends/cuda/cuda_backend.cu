@@ -124,11 +124,8 @@ static void cuda_destroy(void *state) {
 
 /* The properties of both resources, in the order bg_sim_describe lists them. */
 static const bg_property_def cuda_properties[] = {
-    {"g2p_minblocks", "0|4|8", "4",
+    {"g2p_minblocks", "0|4|8", "0",
      "G2P compiled for at least this many resident 128-thread blocks per SM (0: the compiler's choice)"},
-    {"g2p_gather", "global|tile", "global",
-     "where G2P reads its 27 nodes: global (one thread per particle, through L1 and L2) or tile (one block per "
-     "sorted run, its 6^3 nodes loaded once into shared memory; 3D with local models, else global)"},
     {"deterministic", "0|1", "0",
      "1: every sum reaching a grid node is a 64-bit fixed-point integer sum, so two runs and a run and its "
      "checkpointed continuation are identical bit for bit (32 more bytes per node, one more pass over the "
@@ -149,13 +146,8 @@ static bg_status read_properties(cuda_state *s) {
   else if (strcmp(mb, "4") == 0) s->g2p_minb = 4;
   else if (strcmp(mb, "8") == 0) s->g2p_minb = 8;
   else return fail(s, BG_ERR_RANGE, "g2p_minblocks must be 0, 4 or 8 (resident G2P blocks per SM; 0: no bound)");
-  const char *ga = bg_config_property(s->cfg, "g2p_gather");
-  if (!ga) ga = cuda_properties[1].def;
-  if (strcmp(ga, "global") == 0) s->g2p_tile = 0;
-  else if (strcmp(ga, "tile") == 0) s->g2p_tile = 1;
-  else return fail(s, BG_ERR_RANGE, "g2p_gather must be global or tile");
   const char *det = bg_config_property(s->cfg, "deterministic");
-  if (!det) det = cuda_properties[2].def;
+  if (!det) det = cuda_properties[1].def;
   if (strcmp(det, "0") != 0 && strcmp(det, "1") != 0)
     return fail(s, BG_ERR_RANGE, "deterministic must be 0 or 1");
   s->det = det[0] == '1';

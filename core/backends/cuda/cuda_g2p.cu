@@ -16,16 +16,12 @@
 /* One particle's G2P, returning its |v|^2 for the step's maximum speed
  * (0 when parked now). MULTI: a material table (each particle's entry
  * through its index, and the nonlocal service only for the entries that
- * need it, averaging over their own mass gm). TILE: the block's 6^3 nodes
- * are in shared memory (k_g2p_tile), read from there when the particle's
- * lowest stencil node lies in block (bx, by, bz), from the global grid
- * when it drifted out since the sort. */
-template <bool MULTI, int DIM, bool NL, bool TILE>
+ * need it, averaging over their own mass gm). */
+template <bool MULTI, int DIM, bool NL>
 static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p, const dgeom &G, const dmat &M,
                                                       float dt, const float4 *__restrict__ grid,
                                                       const float *__restrict__ gs, const float *__restrict__ gm,
-                                                      int nl, unsigned long long *tally, const float4 *tile,
-                                                      int64_t bx, int64_t by, int64_t bz) {
+                                                      int nl, unsigned long long *tally) {
   double sp2 = 0.0;
   {
     const bg_mat *mat = MULTI ? M.mats + P.mat[p] : &M.mat;
@@ -41,12 +37,7 @@ static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p
       for (int b = b0; b <= b1; ++b) {
         const float dxb = ((float)b - w.fx[1]) * dx;
         const float wab = w.w[0][a] * w.w[1][b];
-        constexpr int T = BG_BLOCK + 2;
-        const bool in = TILE && (w.base[0] >> BG_BLOCK_LOG2) == bx && (w.base[1] >> BG_BLOCK_LOG2) == by &&
-                        (w.base[2] >> BG_BLOCK_LOG2) == bz;
-        const float4 *g = in ? tile + ((((w.base[0] & (BG_BLOCK - 1)) + a) * T + (w.base[1] & (BG_BLOCK - 1)) + b) * T +
-                                       (w.base[2] & (BG_BLOCK - 1)))
-                             : grid + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2]);
+        const float4 *g = grid + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2]);
         for (int k = 0; k < 3; ++k) {
           const float dxc = ((float)k - w.fx[2]) * dx;
           const float wt = wab * w.w[2][k];
@@ -135,7 +126,7 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double sp2 = 0.0;
   if (p < n && P.park[p] < 0)
-    sp2 = g2p_particle<MULTI, DIM, NL, false>(P, p, G, M, dt, grid, gs, gm, nl, tally, nullptr, 0, 0, 0);
+    sp2 = g2p_particle<MULTI, DIM, NL>(P, p, G, M, dt, grid, gs, gm, nl, tally);
   max_speed(sp2, tally);
 }
 
@@ -155,40 +146,6 @@ __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS, MINB)
     k_g2p(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
           const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally) {
   g2p_body<MULTI, DIM, NL>(P, n, G, M, dt, grid, gs, gm, nl, tally);
-}
-
-/* One block per run of the last sort, as P2G (cuda_p2g.cu): the run's
- * 6^3 grid nodes are loaded once into shared memory, where its in-block
- * particles read their 27 nodes; particles that drifted out since the sort
- * read the global grid. The block's threads loop over the run. The
- * property g2p_gather=tile picks it (3D, one local material or a table of
- * local ones); the arithmetic per particle is the thread-per-particle
- * kernel's, only the nodes' source differs. */
-template <bool MULTI>
-__global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
-    k_g2p_tile(dparts P, dgeom G, dmat M, float dt, const float4 *__restrict__ grid, const int64_t *runstart,
-               const uint32_t *runkey, int64_t n_runs, int64_t n, unsigned long long *tally) {
-  constexpr int T = BG_BLOCK + 2, TN = T * T * T;
-  __shared__ float4 tile[TN];
-  const int64_t r = blockIdx.x;
-  const uint32_t key = runkey[r];
-  if (key >= (uint32_t)G.n_blocks) return; /* the parked bucket; uniform across the block */
-  const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
-  const int64_t bz = key % G.nb[2], by = (key / G.nb[2]) % G.nb[1], bx = key / (G.nb[2] * G.nb[1]);
-  for (int t = threadIdx.x; t < TN; t += blockDim.x) {
-    const int64_t i = (bx << BG_BLOCK_LOG2) + t / (T * T), j = (by << BG_BLOCK_LOG2) + (t / T) % T,
-                  k = (bz << BG_BLOCK_LOG2) + t % T;
-    /* nodes past the grid's far faces: no in-block particle reaches them */
-    tile[t] = i < G.dims[0] && j < G.dims[1] && k < G.dims[2] ? grid[node_index(G, (int)i, (int)j, (int)k)]
-                                                              : make_float4(0, 0, 0, 0);
-  }
-  __syncthreads();
-  double sp2 = 0.0;
-  for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x)
-    if (P.park[p] < 0)
-      sp2 = fmax(sp2, g2p_particle<MULTI, 3, false, true>(P, p, G, M, dt, grid, nullptr, nullptr, -1, tally, tile,
-                                                          bx, by, bz));
-  max_speed(sp2, tally);
 }
 
 /* The launch of one instance: the properties and the table pick the
@@ -220,16 +177,7 @@ bg_status cuda_g2p(void *state, bg_real dt) {
     M.sinks = s->sinks;
     M.n_sinks = s->cfg->n_sinks;
     const bool nl = s->nl >= 0;
-    if (s->g2p_tile && s->cfg->dim == 3 && !nl && s->n_runs > 0) {
-      if (s->dirty) return fail(s, BG_ERR_INTERNAL, "g2p called before particles added since the last step were sorted");
-      const unsigned nr = (unsigned)s->n_runs;
-      if (s->mats)
-        k_g2p_tile<true><<<nr, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, s->geo, M, dt, s->grid, s->runstart, s->runkey,
-                                                                 s->n_runs, (int64_t)s->n, s->d_tally);
-      else
-        k_g2p_tile<false><<<nr, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, s->geo, M, dt, s->grid, s->runstart,
-                                                                  s->runkey, s->n_runs, (int64_t)s->n, s->d_tally);
-    } else if (s->cfg->dim == 2 && nl) launch_g2p<2, true>(s, M, dt);
+    if (s->cfg->dim == 2 && nl) launch_g2p<2, true>(s, M, dt);
     else if (s->cfg->dim == 2) launch_g2p<2, false>(s, M, dt);
     else if (nl) launch_g2p<3, true>(s, M, dt);
     else launch_g2p<3, false>(s, M, dt);

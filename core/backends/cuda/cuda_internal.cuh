@@ -110,7 +110,6 @@ typedef struct cuda_state {
   dgeom geo;
   int variant;  /* BG_CUDA_TILE or BG_CUDA_GLOBAL */
   int g2p_minb; /* the property g2p_minblocks: 0, 4 or 8 */
-  int g2p_tile; /* the property g2p_gather: 1 for tile (k_g2p_tile), 0 for global */
   int det;      /* the property deterministic: the grid summed in 64-bit fixed point (cuda_p2g.cu) */
   size_t n, cap;
   dparts P;
