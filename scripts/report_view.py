@@ -18,24 +18,28 @@ STILL_EVERY = 1e4
 
 
 def parse_spec(text: str) -> Optional[dict]:
-    """'-', 'FIELD still' or 'FIELD anim T' (T simulated seconds between
-    frames) into None or {field, anim, every}; ValueError says what is wrong."""
+    """'-', 'FIELD still [SERIES]' or 'FIELD anim T [SERIES]' (T simulated
+    seconds between frames; SERIES, optional, text the drawn series' name
+    must contain, where a run writes several and the largest is not the one
+    to show) into None or {field, anim, every, series}; ValueError says
+    what is wrong."""
     if text == "-":
         return None
     f = text.split()
+    form = "'-', 'FIELD still [SERIES]' or 'FIELD anim T [SERIES]'"
     if len(f) < 2 or f[0] not in FIELDS:
-        raise ValueError(f"'{text}' is not '-', 'FIELD still' or 'FIELD anim T' with FIELD one of {', '.join(FIELDS)}")
-    if f[1] == "still" and len(f) == 2:
-        return {"field": f[0], "anim": False, "every": STILL_EVERY}
-    if f[1] == "anim" and len(f) == 3:
+        raise ValueError(f"'{text}' is not {form} with FIELD one of {', '.join(FIELDS)}")
+    if f[1] == "still" and len(f) in (2, 3):
+        return {"field": f[0], "anim": False, "every": STILL_EVERY, "series": f[2] if len(f) == 3 else ""}
+    if f[1] == "anim" and len(f) in (3, 4):
         try:
             every = float(f[2])
         except ValueError:
             every = float("nan")
         if not 0 < every <= 10:
             raise ValueError(f"'{text}': the frame interval T must be in (0, 10] simulated seconds")
-        return {"field": f[0], "anim": True, "every": every}
-    raise ValueError(f"'{text}' is not 'FIELD still' or 'FIELD anim T'")
+        return {"field": f[0], "anim": True, "every": every, "series": f[3] if len(f) == 4 else ""}
+    raise ValueError(f"'{text}' is not {form}")
 
 
 def run_args(spec: Optional[dict]) -> List[str]:
@@ -75,6 +79,8 @@ class Renderer:
                "--out", tmp, "--largest", "--size", "720x540"]
         if spec["anim"]:
             cmd += ["--animate", "--max-frames", "40"]
+        if spec["series"]:
+            cmd += ["--series", spec["series"]]
         env = dict(os.environ, BAGNOLD_LIBRARY=os.path.join(self.build, "lib", "libbagnold.so"),
                    PYTHONPATH=os.path.join(self.root, "core", "python"))
         with open(os.path.join(rundir, "view.log"), "w") as log:

@@ -36,6 +36,8 @@ def main() -> int:
     ap.add_argument("--max-series", type=int, default=8, help="series drawn from a run folder, at most")
     ap.add_argument("--largest", action="store_true",
                     help="draw only the series whose final frame is the largest file (most particles)")
+    ap.add_argument("--series", default="",
+                    help="draw only the series whose name contains this text (with --largest: the largest of them)")
     a = ap.parse_args()
     if a.max_frames < 2:
         ap.error(f"--max-frames must be >= 2 (got {a.max_frames})")
@@ -57,6 +59,12 @@ def main() -> int:
     else:
         ap.error(f"{run} is not a folder, a .pvd or a .vtu")
     from bagnold import view
+    if a.series:
+        chosen = [p for p in series if a.series in p.stem]
+        if not chosen:
+            ap.error(f"no series of {run} has '{a.series}' in its name (there are: "
+                     f"{', '.join(p.stem for p in series) or 'none'})")
+        series = chosen
     if a.largest and len(series) > 1:
         series = [max(series, key=lambda p: view.series_frames(p)[-1][1].stat().st_size)]
 
