@@ -130,8 +130,10 @@ phase_sweep() {
   done
   # the plain GPU reference: global float atomics, no tile
   run sweep_global "$b" "${common[@]}" --backend cuda/global --tag "backend=cuda/global"
-  # the G2P kernel's register bound (default 4 resident blocks per SM; 0: none)
-  run sweep_g2p_minblocks_0 "$b" "${common[@]}" --property g2p_minblocks=0 --tag "g2p_minblocks=0"
+  # the G2P kernel's register bound (default auto: none for local models; 4 or 8 resident blocks per SM)
+  for k in 4 8; do
+    run "sweep_g2p_minblocks_$k" "$b" "${common[@]}" --property "g2p_minblocks=$k" --tag "g2p_minblocks=$k"
+  done
   # one line per setting: the median rows of the tables
   for f in "$out"/sweep_*.log; do
     printf '%s\n' "$(basename "$f" .log)" >>"$summary"
@@ -152,12 +154,12 @@ phase_p2g() {
     run racecheck_tile "${cs[@]}" --tool racecheck "$b" "${small[@]}"
     run memcheck_tile "${cs[@]}" --tool memcheck "$b" "${small[@]}"
   fi
-  for v in ${P2G_VARIANTS:-default global g2p-mb0}; do
+  for v in ${P2G_VARIANTS:-default global g2p-mb4}; do
     case "$v" in
       default) run p2g_default "$b" "${common[@]}" --tag "backend=cuda" ;;
       global) run p2g_global "$b" "${common[@]}" --backend cuda/global --tag "backend=cuda/global" ;;
-      g2p-mb0) run p2g_g2p-mb0 "$b" "${common[@]}" --property g2p_minblocks=0 --tag "g2p_minblocks=0" ;;
-      *) note "unknown P2G variant '$v' (default global g2p-mb0)"; status=1 ;;
+      g2p-mb4) run p2g_g2p-mb4 "$b" "${common[@]}" --property g2p_minblocks=4 --tag "g2p_minblocks=4" ;;
+      *) note "unknown P2G variant '$v' (default global g2p-mb4)"; status=1 ;;
     esac
   done
   for f in "$out"/p2g_*.log; do

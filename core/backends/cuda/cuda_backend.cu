@@ -124,8 +124,9 @@ static void cuda_destroy(void *state) {
 
 /* The properties of both resources, in the order bg_sim_describe lists them. */
 static const bg_property_def cuda_properties[] = {
-    {"g2p_minblocks", "0|4|8", "0",
-     "G2P compiled for at least this many resident 128-thread blocks per SM (0: the compiler's choice)"},
+    {"g2p_minblocks", "auto|0|4|8", "auto",
+     "G2P compiled for at least this many resident 128-thread blocks per SM (0: the compiler's choice; auto: 0 "
+     "for local models, 4 for the nonlocal one, whose Laplacian otherwise takes 168 registers)"},
     {"deterministic", "0|1", "0",
      "1: every sum reaching a grid node is a 64-bit fixed-point integer sum, so two runs and a run and its "
      "checkpointed continuation are identical bit for bit (32 more bytes per node, one more pass over the "
@@ -142,10 +143,11 @@ static bg_status read_properties(cuda_state *s) {
     return fail(s, BG_ERR_INTERNAL, "unknown variant of the cuda backend");
   const char *mb = bg_config_property(s->cfg, "g2p_minblocks");
   if (!mb) mb = cuda_properties[0].def;
-  if (strcmp(mb, "0") == 0) s->g2p_minb = 0;
+  if (strcmp(mb, "auto") == 0) s->g2p_minb = -1;
+  else if (strcmp(mb, "0") == 0) s->g2p_minb = 0;
   else if (strcmp(mb, "4") == 0) s->g2p_minb = 4;
   else if (strcmp(mb, "8") == 0) s->g2p_minb = 8;
-  else return fail(s, BG_ERR_RANGE, "g2p_minblocks must be 0, 4 or 8 (resident G2P blocks per SM; 0: no bound)");
+  else return fail(s, BG_ERR_RANGE, "g2p_minblocks must be auto, 0, 4 or 8 (resident G2P blocks per SM; 0: no bound)");
   const char *det = bg_config_property(s->cfg, "deterministic");
   if (!det) det = cuda_properties[1].def;
   if (strcmp(det, "0") != 0 && strcmp(det, "1") != 0)

@@ -43,8 +43,8 @@
 #define BG_CUDA_P2G_ROT_MUL 7
 /* G2P threads per block. Its registers (27-node gather, SVD, return map)
  * decide how many blocks reside per SM: the property g2p_minblocks asks
- * for at least 4 (128 registers) or 8 (64, with a few spills), or 0 for
- * the compiler's choice (cuda_g2p.cu). */
+ * for at least 4 (128 registers) or 8 (64, with a few spills), 0 for the
+ * compiler's choice, or auto (0, or 4 for the nonlocal model; cuda_g2p.cu). */
 #define BG_CUDA_G2P_THREADS 128
 /* Element-wise kernels (keys, gathers, node update, read-back). */
 #define BG_CUDA_EW_THREADS 256
@@ -109,7 +109,7 @@ typedef struct cuda_state {
   int device; /* the ordinal current at creation: every allocation is on it */
   dgeom geo;
   int variant;  /* BG_CUDA_TILE or BG_CUDA_GLOBAL */
-  int g2p_minb; /* the property g2p_minblocks: 0, 4 or 8 */
+  int g2p_minb; /* the property g2p_minblocks: 0, 4 or 8, or -1 for auto (cuda_g2p.cu) */
   int det;      /* the property deterministic: the grid summed in 64-bit fixed point (cuda_p2g.cu) */
   size_t n, cap;
   dparts P;
