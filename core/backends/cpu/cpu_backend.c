@@ -3,7 +3,15 @@
  * read-back, checkpoint export and import, and its ops table. The step's
  * stages, where the time goes, live in cpu_step.c; cpu_internal.h holds
  * the state both share. */
+/* mmap's MAP_ANONYMOUS and mincore (the paged grid) are outside strict C11 */
+#define _DEFAULT_SOURCE
 #include "cpu_internal.h"
+
+#if defined(__unix__)
+#include <sys/mman.h>
+#include <unistd.h>
+#define CPU_PAGED_GRID 1
+#endif
 
 static int cpu_available(char *why, size_t len) {
   (void)why;
@@ -39,6 +47,54 @@ void cpu_set_float_arrays(cpu_state *s, bg_real **a) {
   s->mode = a[k++];
 }
 
+/* The paged grid, on the virtual-memory mechanism SPGrid (Setaluri et al.
+ * 2014) builds on: anonymous private pages read as zero and take memory
+ * at their first write, so a grid sized for the box costs what the
+ * material touches. MAP_NORESERVE: the box's full size is not charged against the
+ * overcommit limit. Elsewhere, a plain zeroed allocation. */
+void *cpu_grid_map(size_t n) {
+#ifdef CPU_PAGED_GRID
+  int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#ifdef MAP_NORESERVE
+  flags |= MAP_NORESERVE;
+#endif
+  void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, flags, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+#else
+  return calloc(n ? n : 1, 1);
+#endif
+}
+
+void cpu_grid_unmap(void *p, size_t n) {
+  if (!p) return;
+#ifdef CPU_PAGED_GRID
+  munmap(p, n ? n : 1);
+#else
+  (void)n;
+  free(p);
+#endif
+}
+
+size_t cpu_grid_resident(const void *p, size_t n) {
+#ifdef CPU_PAGED_GRID
+  const long page = sysconf(_SC_PAGESIZE);
+  if (!p || page <= 0) return n;
+  const size_t np = (n + (size_t)page - 1) / (size_t)page;
+  unsigned char *v = malloc(np ? np : 1);
+  if (!v || mincore((void *)p, n, v) != 0) {
+    free(v);
+    return n;
+  }
+  size_t in = 0;
+  for (size_t i = 0; i < np; ++i) in += v[i] & 1u;
+  free(v);
+  return in * (size_t)page;
+#else
+  (void)p;
+  return n;
+#endif
+}
+
 static void cpu_destroy(void *state) {
   cpu_state *s = state;
   if (!s) return;
@@ -51,9 +107,13 @@ static void cpu_destroy(void *state) {
   free(s->bin_key);
   free(s->bin_hist);
   free(s->blist);
-  free(s->grid);
-  free(s->gs);
-  free(s->gm);
+  const size_t nn = (size_t)s->cfg->n_nodes;
+  cpu_grid_unmap(s->grid, nn * sizeof *s->grid);
+  cpu_grid_unmap(s->gs, nn * sizeof *s->gs);
+  cpu_grid_unmap(s->gm, nn * sizeof *s->gm);
+  free(s->row_lo);
+  free(s->row_hi);
+  free(s->rows);
   free(s->bn);
   free(s->sink_mass);
   free(s->wf_thread);
@@ -70,7 +130,11 @@ static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t 
     s->nb[a] = (cfg->dims[a] + BG_BLOCK - 1) / BG_BLOCK;
     s->n_blocks *= s->nb[a];
   }
-  s->grid = malloc((size_t)cfg->n_nodes * sizeof *s->grid);
+  const size_t nn = (size_t)cfg->n_nodes, nrow = (size_t)(cfg->dims[0] * cfg->dims[1]);
+  s->grid = cpu_grid_map(nn * sizeof *s->grid);
+  s->row_lo = calloc(nrow, sizeof *s->row_lo);
+  s->row_hi = calloc(nrow, sizeof *s->row_hi);
+  s->rows = malloc(nrow * sizeof *s->rows);
   s->bstart = malloc(((size_t)s->n_blocks + 1) * sizeof *s->bstart);
   s->blist = malloc((size_t)s->n_blocks * sizeof *s->blist);
   /* one thread's histogram; bin_particles grows it for more */
@@ -78,12 +142,12 @@ static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t 
   s->bin_threads = 1;
   s->sink_mass = calloc((size_t)cfg->n_sinks + 1, sizeof *s->sink_mass);
   s->nl = cfg->nl;
-  if (s->nl >= 0) s->gs = calloc((size_t)cfg->n_nodes, sizeof *s->gs);
-  if (s->nl >= 0 && !cfg->nl_all) s->gm = calloc((size_t)cfg->n_nodes, sizeof *s->gm);
+  if (s->nl >= 0) s->gs = cpu_grid_map(nn * sizeof *s->gs);
+  if (s->nl >= 0 && !cfg->nl_all) s->gm = cpu_grid_map(nn * sizeof *s->gm);
   s->wf_threads = cpu_nthreads(s);
   s->wf_thread = calloc((size_t)s->wf_threads * 3 * (size_t)cfg->n_walls, sizeof *s->wf_thread);
   s->wf = calloc(3 * (size_t)cfg->n_walls, sizeof *s->wf);
-  if (!s->grid || !s->bstart || !s->blist || !s->bin_hist || !s->sink_mass || (s->nl >= 0 && !s->gs) ||
+  if (!s->grid || !s->row_lo || !s->row_hi || !s->rows || !s->bstart || !s->blist || !s->bin_hist || !s->sink_mass || (s->nl >= 0 && !s->gs) ||
       (s->nl >= 0 && !cfg->nl_all && !s->gm) || !s->wf_thread ||
       !s->wf) {
     cpu_destroy(s);
@@ -91,7 +155,6 @@ static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t 
                              (long long)cfg->n_nodes);
     return BG_ERR_NOMEM;
   }
-  memset(s->grid, 0, (size_t)cfg->n_nodes * sizeof *s->grid);
   *out = s;
   return BG_OK;
 }
@@ -244,11 +307,17 @@ static bg_status cpu_stats(void *state, bg_backend_stats *out, double *sink_mass
 
 static bg_status cpu_grid(void *state, int which, bg_real *out) {
   cpu_state *s = state;
-  int64_t nn = s->cfg->n_nodes;
-  for (int64_t i = 0; i < nn; ++i) {
-    if (which == 0) out[i] = s->grid[i][0];
-    else
-      for (int d = 0; d < 3; ++d) out[3 * i + d] = s->grid[i][0] > 0 ? s->grid[i][1 + d] : 0.0f;
+  const int64_t nn = s->cfg->n_nodes, nz = s->cfg->dims[2], w = which == 0 ? 1 : 3;
+  /* zeros, then the active rows' nodes: a node outside them holds no mass,
+   * and reading it would map its page of the paged grid */
+  memset(out, 0, (size_t)(nn * w) * sizeof *out);
+  for (int64_t q = 0; q < s->n_rows; ++q) {
+    const int64_t r = s->rows[q];
+    for (int64_t i = r * nz + s->row_lo[r]; i < r * nz + s->row_hi[r]; ++i) {
+      if (which == 0) out[i] = s->grid[i][0];
+      else
+        for (int d = 0; d < 3; ++d) out[3 * i + d] = s->grid[i][0] > 0 ? s->grid[i][1 + d] : 0.0f;
+    }
   }
   return BG_OK;
 }
@@ -320,7 +389,11 @@ static void cpu_memory(void *state, bg_memory *out) {
                                   cap * (sizeof *s->id + sizeof *s->park + sizeof *s->order + sizeof *s->bin_key +
                                          sizeof *s->mid)
                             : 0;
-  out->grid_bytes = nn * sizeof *s->grid + (s->gs ? nn * sizeof *s->gs : 0) + (s->gm ? nn * sizeof *s->gm : 0);
+  /* the paged grid's resident pages, and the row table */
+  out->grid_bytes = cpu_grid_resident(s->grid, nn * sizeof *s->grid) +
+                    (s->gs ? cpu_grid_resident(s->gs, nn * sizeof *s->gs) : 0) +
+                    (s->gm ? cpu_grid_resident(s->gm, nn * sizeof *s->gm) : 0) +
+                    (size_t)(c->dims[0] * c->dims[1]) * (sizeof *s->row_lo + sizeof *s->row_hi + sizeof *s->rows);
   out->other_bytes = (nb + 1) * sizeof *s->bstart + nb * sizeof *s->blist +
                      (size_t)s->bin_threads * (nb + 1) * sizeof *s->bin_hist + s->n_bn * sizeof *s->bn;
 }

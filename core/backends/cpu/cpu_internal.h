@@ -38,8 +38,17 @@ typedef struct cpu_state {
   int64_t *bin_hist; /* per binning thread: a count, then a cursor, per block */
   int bin_threads;   /* how many histograms bin_hist holds */
   int64_t cstart[9];
-  /* scratch grid, 4 floats per node: mass then momentum, velocity after the update */
+  /* scratch grid, 4 floats per node: mass then momentum, velocity after the
+   * update. Paged (cpu_grid_map): reserved address space whose pages the
+   * kernel backs only where they are written, so memory follows the
+   * material, not the box. Only the nodes of the active rows are cleared
+   * and updated: row r = i * dims[1] + j holds nodes k in [row_lo[r],
+   * row_hi[r]) that the last P2G could reach (lo == hi: none), listed in
+   * rows[0 .. n_rows). */
   bg_real (*grid)[4];
+  size_t grid_map_bytes;
+  int32_t *row_lo, *row_hi;
+  int64_t *rows, n_rows;
   bg_bnode *bn;
   size_t n_bn;
   /* the nonlocal service (bg_material_core.h): the state slot the model
@@ -113,6 +122,13 @@ static inline const bg_mat *cpu_mat(const cpu_state *s, size_t p) { return &s->c
 static inline int cpu_nonlocal(const cpu_state *s, size_t p) {
   return s->nl >= 0 && (s->cfg->n_mats == 1 || bg_material_nonlocal_slot(cpu_mat(s, p)->model) >= 0);
 }
+
+/* The paged grid arrays (cpu_backend.c): n zero bytes of address space,
+ * backed by memory only where written; NULL when it cannot be had. */
+void *cpu_grid_map(size_t n);
+void cpu_grid_unmap(void *p, size_t n);
+/* Bytes of [p, p + n) backed by memory now (mincore); n when unknown. */
+size_t cpu_grid_resident(const void *p, size_t n);
 
 /* The stages of a step (cpu_step.c). */
 bg_status cpu_sort(void *state, uint64_t step);

@@ -288,17 +288,57 @@ BG_BATCH_DRIVER void p2g_block_plane(cpu_state *s, int64_t b, bg_real dt) {
   for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q) p2g_particle(s, (size_t)s->order[q], dt, 1);
 }
 
+/* Zeroes what the last step wrote (the active rows' nodes, in the grid
+ * and the nonlocal sums) and empties the row list: every other node of
+ * the paged grid was never written or was zeroed before. */
+static void clear_rows(cpu_state *s, int nt) {
+  const int64_t nz = s->cfg->dims[2];
+#pragma omp parallel for schedule(static) num_threads(nt)
+  for (int64_t q = 0; q < s->n_rows; ++q) {
+    const int64_t r = s->rows[q], off = r * nz + s->row_lo[r];
+    const size_t cnt = (size_t)(s->row_hi[r] - s->row_lo[r]);
+    memset(s->grid + off, 0, cnt * sizeof *s->grid);
+    if (s->gs) memset(s->gs + off, 0, cnt * sizeof *s->gs);
+    if (s->gm) memset(s->gm + off, 0, cnt * sizeof *s->gm);
+    s->row_lo[r] = s->row_hi[r] = 0;
+  }
+  s->n_rows = 0;
+}
+
+/* The rows (and their k ranges) this step's P2G can reach: a particle
+ * binned in block b writes nodes 4 b .. 4 b + 5 per axis (in 2D the plane's
+ * one node row in y). Serial: a few dozen rows per occupied block. */
+static void mark_rows(cpu_state *s) {
+  const bg_config *c = s->cfg;
+  const int64_t d0 = c->dims[0], d1 = c->dims[1], d2 = c->dims[2], T = BG_BLOCK + 2;
+  for (int64_t q = 0; q < s->cstart[8]; ++q) {
+    const int64_t b = s->blist[q], bz = b % s->nb[2], by = (b / s->nb[2]) % s->nb[1], bx = b / (s->nb[2] * s->nb[1]);
+    const int64_t i0 = bx << BG_BLOCK_LOG2, i1 = i0 + T < d0 ? i0 + T : d0;
+    const int64_t j0 = c->dim == 2 ? 0 : by << BG_BLOCK_LOG2, j1 = c->dim == 2 ? d1 : (j0 + T < d1 ? j0 + T : d1);
+    const int32_t k0 = (int32_t)(bz << BG_BLOCK_LOG2), k1 = (int32_t)(k0 + T < d2 ? k0 + T : d2);
+    for (int64_t i = i0; i < i1; ++i)
+      for (int64_t j = j0; j < j1; ++j) {
+        const int64_t r = i * d1 + j;
+        if (s->row_hi[r] == s->row_lo[r]) {
+          s->row_lo[r] = k0;
+          s->row_hi[r] = k1;
+          s->rows[s->n_rows++] = r;
+        } else {
+          if (k0 < s->row_lo[r]) s->row_lo[r] = k0;
+          if (k1 > s->row_hi[r]) s->row_hi[r] = k1;
+        }
+      }
+  }
+}
+
 bg_status cpu_p2g(void *state, bg_real dt) {
   cpu_state *s = state;
   const bg_config *c = s->cfg;
   int nt = cpu_nthreads(s);
-  int64_t nn = c->n_nodes;
-#pragma omp parallel for schedule(static) num_threads(nt)
-  for (int64_t i = 0; i < nn; ++i) s->grid[i][0] = s->grid[i][1] = s->grid[i][2] = s->grid[i][3] = 0;
-  if (s->nl >= 0) memset(s->gs, 0, (size_t)nn * sizeof *s->gs);
-  if (s->gm) memset(s->gm, 0, (size_t)nn * sizeof *s->gm);
+  clear_rows(s, nt);
   if (s->n_active == 0) return BG_OK;
   bin_particles(s);
+  mark_rows(s);
   for (int col = 0; col < 8; ++col) {
     int64_t lo = s->cstart[col], hi = s->cstart[col + 1];
 #pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
@@ -314,14 +354,18 @@ bg_status cpu_grid_update(void *state, bg_real dt) {
   cpu_state *s = state;
   const bg_config *c = s->cfg;
   int nt = cpu_nthreads(s);
-  int64_t nn = c->n_nodes;
+  const int64_t nz = c->dims[2];
   const bg_real gdt[3] = {c->gravity[0] * dt, c->gravity[1] * dt, c->gravity[2] * dt};
   const bg_real damp = bg_damping_factor(c->damping, dt);
-#pragma omp parallel for schedule(static) num_threads(nt)
-  for (int64_t i = 0; i < nn; ++i) {
-    bg_node_update(s->grid[i], gdt);
-    if (damp != 1.0f)
-      for (int d = 1; d < 4; ++d) s->grid[i][d] *= damp;
+  /* only the nodes P2G could reach: every other one holds no mass */
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nt)
+  for (int64_t q = 0; q < s->n_rows; ++q) {
+    const int64_t r = s->rows[q];
+    for (int64_t i = r * nz + s->row_lo[r]; i < r * nz + s->row_hi[r]; ++i) {
+      bg_node_update(s->grid[i], gdt);
+      if (damp != 1.0f)
+        for (int d = 1; d < 4; ++d) s->grid[i][d] *= damp;
+    }
   }
   int64_t nb = (int64_t)s->n_bn;
   int nw = c->n_walls;
@@ -339,6 +383,10 @@ bg_status cpu_grid_update(void *state, bg_real dt) {
 #pragma omp for schedule(static)
     for (int64_t k = 0; k < nb; ++k) {
       const bg_bnode *b = &s->bn[k];
+      /* outside the active rows a node holds no mass: not read, so that
+       * its page of the paged grid stays unbacked */
+      const int64_t r = b->node / nz, kk = b->node - r * nz;
+      if (kk < s->row_lo[r] || kk >= s->row_hi[r]) continue;
       bg_real *g = s->grid[b->node];
       if (!(g[0] > 0)) continue;
       bg_bnode_effect eff;

@@ -73,7 +73,8 @@ def test_memory_is_accounted(backend):
     assert m["particles"] == n
     # at least the state a particle carries (x, v, F, C, stress, mass, volume: 33 floats) and a float4 per node
     assert m["particle_bytes"] >= n * 33 * 4
-    assert m["grid_bytes"] >= 24 ** 3 * 16
+    # cpu/ref holds the dense grid; cpu's is paged: memory only where P2G wrote (none yet)
+    assert m["grid_bytes"] >= (24 ** 3 * 16 if backend == "cpu/ref" else 0)
     total = m["particle_bytes"] + m["grid_bytes"] + m["other_bytes"]
     assert m["per_particle"] == pytest.approx(total / n)
     sim.add(BLOCK + [0.0, 0.0, 0.1], ppc=8)  # capacity grows by doubling: never less than what is held
