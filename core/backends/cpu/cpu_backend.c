@@ -3,15 +3,7 @@
  * read-back, checkpoint export and import, and its ops table. The step's
  * stages, where the time goes, live in cpu_step.c; cpu_internal.h holds
  * the state both share. */
-/* mmap's MAP_ANONYMOUS and mincore (the paged grid) are outside strict C11 */
-#define _DEFAULT_SOURCE
 #include "cpu_internal.h"
-
-#if defined(__unix__)
-#include <sys/mman.h>
-#include <unistd.h>
-#define CPU_PAGED_GRID 1
-#endif
 
 static int cpu_available(char *why, size_t len) {
   (void)why;
@@ -45,54 +37,6 @@ void cpu_set_float_arrays(cpu_state *s, bg_real **a) {
   s->mass = a[k++];
   s->vol0 = a[k++];
   s->mode = a[k++];
-}
-
-/* The paged grid, on the virtual-memory mechanism SPGrid (Setaluri et al.
- * 2014) builds on: anonymous private pages read as zero and take memory
- * at their first write, so a grid sized for the box costs what the
- * material touches. MAP_NORESERVE: the box's full size is not charged against the
- * overcommit limit. Elsewhere, a plain zeroed allocation. */
-void *cpu_grid_map(size_t n) {
-#ifdef CPU_PAGED_GRID
-  int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-#ifdef MAP_NORESERVE
-  flags |= MAP_NORESERVE;
-#endif
-  void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, flags, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
-#else
-  return calloc(n ? n : 1, 1);
-#endif
-}
-
-void cpu_grid_unmap(void *p, size_t n) {
-  if (!p) return;
-#ifdef CPU_PAGED_GRID
-  munmap(p, n ? n : 1);
-#else
-  (void)n;
-  free(p);
-#endif
-}
-
-size_t cpu_grid_resident(const void *p, size_t n) {
-#ifdef CPU_PAGED_GRID
-  const long page = sysconf(_SC_PAGESIZE);
-  if (!p || page <= 0) return n;
-  const size_t np = (n + (size_t)page - 1) / (size_t)page;
-  unsigned char *v = malloc(np ? np : 1);
-  if (!v || mincore((void *)p, n, v) != 0) {
-    free(v);
-    return n;
-  }
-  size_t in = 0;
-  for (size_t i = 0; i < np; ++i) in += v[i] & 1u;
-  free(v);
-  return in * (size_t)page;
-#else
-  (void)p;
-  return n;
-#endif
 }
 
 static void cpu_destroy(void *state) {

@@ -123,12 +123,16 @@ static inline int cpu_nonlocal(const cpu_state *s, size_t p) {
   return s->nl >= 0 && (s->cfg->n_mats == 1 || bg_material_nonlocal_slot(cpu_mat(s, p)->model) >= 0);
 }
 
-/* The paged grid arrays (cpu_backend.c): n zero bytes of address space,
+/* The paged grid (cpu_grid.c): n zero bytes of address space,
  * backed by memory only where written; NULL when it cannot be had. */
 void *cpu_grid_map(size_t n);
 void cpu_grid_unmap(void *p, size_t n);
 /* Bytes of [p, p + n) backed by memory now (mincore); n when unknown. */
 size_t cpu_grid_resident(const void *p, size_t n);
+/* P2G's first two acts on the paged grid: zero the last step's rows, and,
+ * once particles are binned, mark the rows this step can reach. */
+void cpu_grid_clear_rows(cpu_state *s, int nt);
+void cpu_grid_mark_rows(cpu_state *s);
 
 /* The stages of a step (cpu_step.c). */
 bg_status cpu_sort(void *state, uint64_t step);

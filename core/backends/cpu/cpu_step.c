@@ -288,57 +288,14 @@ BG_BATCH_DRIVER void p2g_block_plane(cpu_state *s, int64_t b, bg_real dt) {
   for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q) p2g_particle(s, (size_t)s->order[q], dt, 1);
 }
 
-/* Zeroes what the last step wrote (the active rows' nodes, in the grid
- * and the nonlocal sums) and empties the row list: every other node of
- * the paged grid was never written or was zeroed before. */
-static void clear_rows(cpu_state *s, int nt) {
-  const int64_t nz = s->cfg->dims[2];
-#pragma omp parallel for schedule(static) num_threads(nt)
-  for (int64_t q = 0; q < s->n_rows; ++q) {
-    const int64_t r = s->rows[q], off = r * nz + s->row_lo[r];
-    const size_t cnt = (size_t)(s->row_hi[r] - s->row_lo[r]);
-    memset(s->grid + off, 0, cnt * sizeof *s->grid);
-    if (s->gs) memset(s->gs + off, 0, cnt * sizeof *s->gs);
-    if (s->gm) memset(s->gm + off, 0, cnt * sizeof *s->gm);
-    s->row_lo[r] = s->row_hi[r] = 0;
-  }
-  s->n_rows = 0;
-}
-
-/* The rows (and their k ranges) this step's P2G can reach: a particle
- * binned in block b writes nodes 4 b .. 4 b + 5 per axis (in 2D the plane's
- * one node row in y). Serial: a few dozen rows per occupied block. */
-static void mark_rows(cpu_state *s) {
-  const bg_config *c = s->cfg;
-  const int64_t d0 = c->dims[0], d1 = c->dims[1], d2 = c->dims[2], T = BG_BLOCK + 2;
-  for (int64_t q = 0; q < s->cstart[8]; ++q) {
-    const int64_t b = s->blist[q], bz = b % s->nb[2], by = (b / s->nb[2]) % s->nb[1], bx = b / (s->nb[2] * s->nb[1]);
-    const int64_t i0 = bx << BG_BLOCK_LOG2, i1 = i0 + T < d0 ? i0 + T : d0;
-    const int64_t j0 = c->dim == 2 ? 0 : by << BG_BLOCK_LOG2, j1 = c->dim == 2 ? d1 : (j0 + T < d1 ? j0 + T : d1);
-    const int32_t k0 = (int32_t)(bz << BG_BLOCK_LOG2), k1 = (int32_t)(k0 + T < d2 ? k0 + T : d2);
-    for (int64_t i = i0; i < i1; ++i)
-      for (int64_t j = j0; j < j1; ++j) {
-        const int64_t r = i * d1 + j;
-        if (s->row_hi[r] == s->row_lo[r]) {
-          s->row_lo[r] = k0;
-          s->row_hi[r] = k1;
-          s->rows[s->n_rows++] = r;
-        } else {
-          if (k0 < s->row_lo[r]) s->row_lo[r] = k0;
-          if (k1 > s->row_hi[r]) s->row_hi[r] = k1;
-        }
-      }
-  }
-}
-
 bg_status cpu_p2g(void *state, bg_real dt) {
   cpu_state *s = state;
   const bg_config *c = s->cfg;
   int nt = cpu_nthreads(s);
-  clear_rows(s, nt);
+  cpu_grid_clear_rows(s, nt);
   if (s->n_active == 0) return BG_OK;
   bin_particles(s);
-  mark_rows(s);
+  cpu_grid_mark_rows(s);
   for (int col = 0; col < 8; ++col) {
     int64_t lo = s->cstart[col], hi = s->cstart[col + 1];
 #pragma omp parallel for schedule(dynamic, 4) num_threads(nt)
