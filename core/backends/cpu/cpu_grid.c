@@ -83,7 +83,9 @@ void cpu_grid_clear_rows(cpu_state *s, int nt) {
 
 /* The rows (and their k ranges) this step's P2G can reach: a particle
  * binned in block b writes nodes 4 b .. 4 b + 5 per axis (in 2D the plane's
- * one node row in y). Serial: a few dozen rows per occupied block. */
+ * one node row in y). Serial: a few dozen rows per occupied block. One
+ * range per row: material at two heights of one row also clears, updates
+ * and so backs the nodes between them. */
 void cpu_grid_mark_rows(cpu_state *s) {
   const bg_config *c = s->cfg;
   const int64_t d0 = c->dims[0], d1 = c->dims[1], d2 = c->dims[2], T = BG_BLOCK + 2;
