@@ -583,6 +583,12 @@ def status_str(code: int) -> str:
     return s.decode() if s else ""
 
 
+def ptr(a, kind=_F):
+    """The data pointer of a contiguous numpy array as kind (float32 by
+    default), or None for None."""
+    return None if a is None else a.ctypes.data_as(kind)
+
+
 def err_buffer(n: int = 1024) -> ctypes.Array:
     """A zeroed char buffer for the functions that report into err/why."""
     return (c_char * n)()

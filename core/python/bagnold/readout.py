@@ -13,8 +13,7 @@ from . import _native as _n
 from .scene import FACES
 
 
-def _ptr(a: np.ndarray, kind=_n._F):
-    return a.ctypes.data_as(kind)
+_ptr = _n.ptr
 
 
 class Readouts:

@@ -60,8 +60,7 @@ def _f32(a: Any, name: str, shape: Tuple[Optional[int], ...]) -> np.ndarray:
     return arr
 
 
-def _ptr(a: Optional[np.ndarray], kind: Any = _n._F) -> Any:
-    return None if a is None else a.ctypes.data_as(kind)
+_ptr = _n.ptr
 
 
 def _check_materials(material: Any) -> None:
