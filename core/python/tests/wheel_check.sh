@@ -22,8 +22,13 @@ echo "wheel: $name"
 [[ "$name" =~ ^bagnold-[0-9.]+-py3-none-manylinux_[0-9]+_[0-9]+_[a-z0-9_]+\.whl$ ]] ||
   { echo "FAIL: $name is not tagged py3-none-manylinux_X_Y" >&2; exit 1; }
 
-# a fresh venv; numpy and pytest from the system (no network needed here)
+# a fresh venv; numpy and pytest from the system where it has them (no
+# network needed), else from PyPI (a host whose python3 lacks numpy)
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"
+if ! "$work/venv/bin/python" -c "import numpy, pytest" 2>/dev/null; then
+  "$work/venv/bin/pip" install -q numpy pytest >"$work/venv-deps.log" 2>&1 ||
+    { echo "SKIP: the venv has no numpy/pytest and PyPI cannot be reached (see $work/venv-deps.log)" >&2; exit 77; }
+fi
 "$work/venv/bin/pip" install -q --no-index --no-deps "${whl[0]}"
 mkdir -p "$work/run"
 cp "$here/test_seed_usage.py" "$here/conftest.py" "$work/run/"
