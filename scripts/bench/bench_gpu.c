@@ -289,8 +289,14 @@ static void parse(int argc, char **argv, options *o) {
 
 
 
-static double device_bytes(const bench_scene *s) {
-  return (double)s->n * DEVICE_BYTES_PER_PARTICLE + 16.0 * s->dims[0] * s->dims[1] * s->dims[2];
+/* What a count needs on the device, to size the doubling sweep: with
+ * grid=sparse the grid is 8 bytes per 4^3 block of the box plus the pool,
+ * bounded here by 16 bytes per node of the material's cells with a
+ * halo of 2x (a block per axis beyond a 4-cell-thick slab at least). */
+static double device_bytes(const bench_scene *s, int sparse, int ppc) {
+  const double box = (double)s->dims[0] * s->dims[1] * s->dims[2];
+  const double grid = sparse ? 8.0 * box / 64.0 + 16.0 * 2.0 * (double)s->n / ppc : 16.0 * box;
+  return (double)s->n * DEVICE_BYTES_PER_PARTICLE + grid;
 }
 
 static double now_s(void) {
@@ -414,7 +420,7 @@ int main(int argc, char **argv) {
       probe.n = n;
       /* the larger grid of the scenes asked for decides */
       bench_scene_dims_kind(o.scenes[o.n_scenes - 1], bench_scene_side(n, o.ppc), probe.dims);
-      if (device_bytes(&probe) > 0.85 * free_b) break;
+      if (device_bytes(&probe, strstr(o.props, "grid=sparse") != NULL, o.ppc) > 0.85 * free_b) break;
       o.counts[o.n_counts++] = n;
     }
   }

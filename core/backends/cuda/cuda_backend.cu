@@ -102,6 +102,10 @@ static void cuda_destroy(void *state) {
   cudaFree(s->runkey);
   cudaFree(s->d_nsel);
   cudaFree(s->grid);
+  cudaFree(s->bflag);
+  cudaFree(s->bslot);
+  cudaFree(s->sp_tmp);
+  cudaFree(s->d_nact);
   cudaFree(s->gfix);
   cudaFree(s->gbound);
   cudaFree(s->gs);
@@ -131,6 +135,10 @@ static const bg_property_def cuda_properties[] = {
      "1: every sum reaching a grid node is a 64-bit fixed-point integer sum, so two runs and a run and its "
      "checkpointed continuation are identical bit for bit (32 more bytes per node, one more pass over the "
      "particles); 0: the tile's partial sums and drifted particles reach the grid as float atomics"},
+    {"grid", "dense|sparse", "dense",
+     "sparse: only the 4^3-node blocks some particle's stencil reaches this step hold memory (a pool of blocks "
+     "and a 4-byte slot per block of the grid), so the grid's memory follows the material, not the box; dense: "
+     "every node of the box, 16 bytes each"},
 };
 #define CUDA_N_PROPERTIES ((int)(sizeof cuda_properties / sizeof cuda_properties[0]))
 
@@ -157,6 +165,18 @@ static bg_status read_properties(cuda_state *s) {
     return fail(s, BG_ERR_RANGE,
                 "deterministic=1 does not cover the nonlocal fluidity's own scatter (float atomics): a material "
                 "with a nonlocal model runs with deterministic=0");
+  const char *gr = bg_config_property(s->cfg, "grid");
+  if (!gr) gr = cuda_properties[2].def;
+  if (strcmp(gr, "dense") != 0 && strcmp(gr, "sparse") != 0) return fail(s, BG_ERR_RANGE, "grid must be dense or sparse");
+  s->sparse = gr[0] == 's';
+  if (s->sparse && s->det)
+    return fail(s, BG_ERR_RANGE,
+                "grid=sparse and deterministic=1 do not combine: the fixed-point sums are held for every node of "
+                "the box; use grid=dense with deterministic=1");
+  if (s->sparse && s->cfg->nl >= 0)
+    return fail(s, BG_ERR_RANGE,
+                "grid=sparse does not cover the nonlocal fluidity's nodal sums (held for every node of the box): a "
+                "material with a nonlocal model runs with grid=dense");
   s->geo.lb = BG_BLOCK_LOG2;
   s->geo.dim = s->cfg->dim;
   return BG_OK;
@@ -204,7 +224,8 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
   {
     size_t free_b = 0, total_b = 0;
     TRY(cudaMemGetInfo(&free_b, &total_b));
-    size_t grid_bytes = (size_t)cfg->n_nodes * sizeof(float4);
+    /* the sparse grid's table: 8 bytes per block; its pool grows with the material */
+    size_t grid_bytes = s->sparse ? (size_t)G->n_blocks * 2 * sizeof(int32_t) : (size_t)cfg->n_nodes * sizeof(float4);
     if (grid_bytes > free_b) {
       if (err && len)
         snprintf(err, len, "cuda backend: a %lld-node grid needs %.3g GB, the device has %.3g GB free",
@@ -214,8 +235,13 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
     }
     TRY(cudaGetDevice(&s->device));
     TRY(cudaStreamCreateWithFlags(&s->st, cudaStreamNonBlocking));
-    TRY(cudaMalloc((void **)&s->grid, grid_bytes));
-    TRY(cudaMemsetAsync(s->grid, 0, grid_bytes, s->st));
+    if (s->sparse) {
+      r = cuda_sparse_alloc(s);
+      if (r != BG_OK) goto fail;
+    } else {
+      TRY(cudaMalloc((void **)&s->grid, grid_bytes));
+      TRY(cudaMemsetAsync(s->grid, 0, grid_bytes, s->st));
+    }
     if (s->det) {
       /* the fixed-point grid, component-major, and its per-step scales */
       TRY(cudaMalloc((void **)&s->gfix, 4 * (size_t)cfg->n_nodes * sizeof(unsigned long long)));

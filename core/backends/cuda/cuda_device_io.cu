@@ -227,7 +227,11 @@ void cuda_memory(void *state, bg_memory *out) {
   cuda_state *s = (cuda_state *)state;
   const size_t cap = s->cap, nn = (size_t)s->cfg->n_nodes;
   out->particle_bytes = cap * (NPF * sizeof(float) + sizeof *s->P.id + sizeof *s->P.park + sizeof *s->P.mat);
-  out->grid_bytes = nn * sizeof(float4) + (s->gfix ? 4 * nn * sizeof *s->gfix : 0) + (s->gs ? nn * sizeof(float) : 0) +
+  /* grid=sparse: the pool as held (its largest step), the slot table and the marks, the scan's scratch */
+  const size_t grid_array = s->sparse ? (size_t)s->pool_cap * BG_CUDA_BLOCK_NODES * sizeof(float4) +
+                                            (size_t)s->geo.n_blocks * 2 * sizeof(int32_t) + s->sp_tmp_bytes
+                                      : nn * sizeof(float4);
+  out->grid_bytes = grid_array + (s->gfix ? 4 * nn * sizeof *s->gfix : 0) + (s->gs ? nn * sizeof(float) : 0) +
                     (s->gm ? nn * sizeof(float) : 0);
   /* the sort's key and permutation double buffers, CUB's scratch, the run list, the boundary nodes, the tallies */
   out->other_bytes = 2 * s->sort_cap * (sizeof(uint32_t) + sizeof(int64_t)) + s->cub_bytes +

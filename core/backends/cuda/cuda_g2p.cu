@@ -17,7 +17,7 @@
  * (0 when parked now). MULTI: a material table (each particle's entry
  * through its index, and the nonlocal service only for the entries that
  * need it, averaging over their own mass gm). */
-template <bool MULTI, int DIM, bool NL>
+template <bool MULTI, int DIM, bool NL, bool SP>
 static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p, const dgeom &G, const dmat &M,
                                                       float dt, const float4 *__restrict__ grid,
                                                       const float *__restrict__ gs, const float *__restrict__ gm,
@@ -32,16 +32,22 @@ static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p
     const float dx = G.dx, k4 = 4.0f * G.inv_dx * G.inv_dx;
     /* lanes 1..3 of the CPU's 4-lane sums (lane 0, the mass, is ignored there) */
     float av[3] = {0, 0, 0}, aa[3] = {0, 0, 0}, ab[3] = {0, 0, 0}, ac[3] = {0, 0, 0};
+    /* grid=sparse: the stencil's blocks, once (sparse_stencil) */
+    sparse_stencil ss;
+    if (SP) {
+      const int n0[3] = {w.base[0], w.base[1] + b0, w.base[2]}, span[3] = {3, b1 - b0 + 1, 3};
+      sparse_stencil_load(G, n0, span, ss);
+    }
     for (int a = 0; a < 3; ++a) {
       const float dxa = ((float)a - w.fx[0]) * dx;
       for (int b = b0; b <= b1; ++b) {
         const float dxb = ((float)b - w.fx[1]) * dx;
         const float wab = w.w[0][a] * w.w[1][b];
-        const float4 *g = grid + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2]);
+        const float4 *g = SP ? grid : grid + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2]);
         for (int k = 0; k < 3; ++k) {
           const float dxc = ((float)k - w.fx[2]) * dx;
           const float wt = wab * w.w[2][k];
-          const float4 q = g[k];
+          const float4 q = SP ? g[sparse_node(ss, a, b - b0, k)] : g[k];
           const float gv[3] = {q.y, q.z, q.w};
           for (int l = 0; l < 3; ++l) {
             const float wv = wt * gv[l];
@@ -119,39 +125,39 @@ static __device__ __forceinline__ void max_speed(double sp2, unsigned long long 
 }
 
 /* One thread per particle, the global grid through L1 and L2. */
-template <bool MULTI, int DIM, bool NL>
+template <bool MULTI, int DIM, bool NL, bool SP>
 static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, const dmat &M, float dt,
                                                 const float4 *__restrict__ grid, const float *__restrict__ gs,
                                                 const float *__restrict__ gm, int nl, unsigned long long *tally) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double sp2 = 0.0;
   if (p < n && P.park[p] < 0)
-    sp2 = g2p_particle<MULTI, DIM, NL>(P, p, G, M, dt, grid, gs, gm, nl, tally);
+    sp2 = g2p_particle<MULTI, DIM, NL, SP>(P, p, G, M, dt, grid, gs, gm, nl, tally);
   max_speed(sp2, tally);
 }
 
 /* No bound on the resident blocks: the compiler's own choice (sm_90: 71
  * registers for one material in 3D, 168 with the nonlocal Laplacian). Note
  * that __launch_bounds__(128, 1) is not the same: it lets ptxas take 247. */
-template <bool MULTI, int DIM, bool NL>
+template <bool MULTI, int DIM, bool NL, bool SP>
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
     k_g2p_free(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
                const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally) {
-  g2p_body<MULTI, DIM, NL>(P, n, G, M, dt, grid, gs, gm, nl, tally);
+  g2p_body<MULTI, DIM, NL, SP>(P, n, G, M, dt, grid, gs, gm, nl, tally);
 }
 
 /* At least MINB resident blocks per SM: at most 65536 / (128 MINB) registers. */
-template <int MINB, bool MULTI, int DIM, bool NL>
+template <int MINB, bool MULTI, int DIM, bool NL, bool SP>
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS, MINB)
     k_g2p(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
           const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally) {
-  g2p_body<MULTI, DIM, NL>(P, n, G, M, dt, grid, gs, gm, nl, tally);
+  g2p_body<MULTI, DIM, NL, SP>(P, n, G, M, dt, grid, gs, gm, nl, tally);
 }
 
 /* The launch of one instance: the properties and the table pick the
  * bound and MULTI at run time, the dimension DIM, and NL whether the
  * nonlocal service's Laplacian is compiled in at all. */
-template <int DIM, bool NL>
+template <int DIM, bool NL, bool SP>
 static void launch_g2p(cuda_state *s, const dmat &M, float dt) {
   const dim3 nb = grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS);
   const int64_t n = (int64_t)s->n;
@@ -160,12 +166,12 @@ static void launch_g2p(cuda_state *s, const dmat &M, float dt) {
    * on an H100 and an H200); 4 where the Laplacian takes 168 (measured 6%
    * faster with it when every run carried them, reports/results/h200/issue32-backends) */
   const int minb = s->g2p_minb >= 0 ? s->g2p_minb : NL ? 4 : 0;
-  if (minb == 8 && !s->mats) k_g2p<8, false, DIM, NL> BG_G2P_ARGS;
-  else if (minb == 8) k_g2p<8, true, DIM, NL> BG_G2P_ARGS;
-  else if (minb == 4 && !s->mats) k_g2p<4, false, DIM, NL> BG_G2P_ARGS;
-  else if (minb == 4) k_g2p<4, true, DIM, NL> BG_G2P_ARGS;
-  else if (!s->mats) k_g2p_free<false, DIM, NL> BG_G2P_ARGS;
-  else k_g2p_free<true, DIM, NL> BG_G2P_ARGS;
+  if (minb == 8 && !s->mats) k_g2p<8, false, DIM, NL, SP> BG_G2P_ARGS;
+  else if (minb == 8) k_g2p<8, true, DIM, NL, SP> BG_G2P_ARGS;
+  else if (minb == 4 && !s->mats) k_g2p<4, false, DIM, NL, SP> BG_G2P_ARGS;
+  else if (minb == 4) k_g2p<4, true, DIM, NL, SP> BG_G2P_ARGS;
+  else if (!s->mats) k_g2p_free<false, DIM, NL, SP> BG_G2P_ARGS;
+  else k_g2p_free<true, DIM, NL, SP> BG_G2P_ARGS;
 #undef BG_G2P_ARGS
 }
 
@@ -180,11 +186,14 @@ bg_status cuda_g2p(void *state, bg_real dt) {
     M.mats = s->mats;
     M.sinks = s->sinks;
     M.n_sinks = s->cfg->n_sinks;
+    /* the nonlocal model is refused with grid=sparse (cuda_backend.cu) */
     const bool nl = s->nl >= 0;
-    if (s->cfg->dim == 2 && nl) launch_g2p<2, true>(s, M, dt);
-    else if (s->cfg->dim == 2) launch_g2p<2, false>(s, M, dt);
-    else if (nl) launch_g2p<3, true>(s, M, dt);
-    else launch_g2p<3, false>(s, M, dt);
+    if (s->cfg->dim == 2 && nl) launch_g2p<2, true, false>(s, M, dt);
+    else if (s->cfg->dim == 2 && s->sparse) launch_g2p<2, false, true>(s, M, dt);
+    else if (s->cfg->dim == 2) launch_g2p<2, false, false>(s, M, dt);
+    else if (nl) launch_g2p<3, true, false>(s, M, dt);
+    else if (s->sparse) launch_g2p<3, false, true>(s, M, dt);
+    else launch_g2p<3, false, false>(s, M, dt);
     CU(cudaGetLastError());
   }
   bg_status st = mark(s, 4);

@@ -19,12 +19,14 @@ __global__ void k_grid_update(float4 *grid, int64_t nn, float g0, float g1, floa
 
 /* Contact on the solid nodes; each wall's share of the momentum change,
  * over dt, is added to wf (3 doubles per wall, minus: the force on it). */
-__global__ void k_boundary(float4 *grid, const bg_bnode *bn, int64_t nbn, const bg_wallc *walls, int n_colliders,
+__global__ void k_boundary(float4 *grid, dgeom G, const bg_bnode *bn, int64_t nbn, const bg_wallc *walls, int n_colliders,
                            double inv_dt, double *wf) {
   int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (k >= nbn) return;
   const bg_bnode b = bn[k];
-  float4 q = grid[b.node];
+  const int64_t at = grid_addr_rt(G, b.node);
+  if (at < 0) return; /* grid=sparse: no block, no mass */
+  float4 q = grid[at];
   if (q.x > 0.0f) {
     float v[3] = {q.y, q.z, q.w};
     bg_bnode_effect eff;
@@ -32,7 +34,7 @@ __global__ void k_boundary(float4 *grid, const bg_bnode *bn, int64_t nbn, const 
     q.y = v[0];
     q.z = v[1];
     q.w = v[2];
-    grid[b.node] = q;
+    grid[at] = q;
     for (int e = 0; e < eff.n; ++e)
       for (int d = 0; d < 3; ++d)
         if (eff.dv[e][d] != 0.0f) atomicAdd(&wf[3 * eff.wall[e] + d], -(double)q.x * eff.dv[e][d] * inv_dt);
@@ -42,15 +44,17 @@ __global__ void k_boundary(float4 *grid, const bg_bnode *bn, int64_t nbn, const 
 bg_status cuda_grid_update(void *state, bg_real dt) {
   cuda_state *s = (cuda_state *)state;
   const bg_config *c = s->cfg;
-  k_grid_update<<<grid_of(c->n_nodes, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-      s->grid, c->n_nodes, c->gravity[0] * dt, c->gravity[1] * dt, c->gravity[2] * dt,
+  /* the dense grid's every node, or the sparse pool's blocks of this step */
+  const int64_t nn = s->sparse ? s->n_act * BG_CUDA_BLOCK_NODES : c->n_nodes;
+  if (nn) k_grid_update<<<grid_of(nn, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
+      s->grid, nn, c->gravity[0] * dt, c->gravity[1] * dt, c->gravity[2] * dt,
       bg_damping_factor(c->damping, dt));
   CU(cudaGetLastError());
   double *wf = (double *)(s->d_tally + 1 + 2 * ((size_t)c->n_sinks + 1));
   CU(cudaMemsetAsync(wf, 0, 3 * (size_t)c->n_walls * sizeof(double), s->st));
   if (s->n_bn) {
     k_boundary<<<grid_of((int64_t)s->n_bn, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-        s->grid, s->bn, (int64_t)s->n_bn, s->walls, c->n_walls - BG_FACE_COUNT, dt > 0 ? 1.0 / (double)dt : 0.0,
+        s->grid, s->geo, s->bn, (int64_t)s->n_bn, s->walls, c->n_walls - BG_FACE_COUNT, dt > 0 ? 1.0 / (double)dt : 0.0,
         wf);
     CU(cudaGetLastError());
   }

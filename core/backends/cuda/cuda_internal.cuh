@@ -87,6 +87,9 @@ typedef struct dgeom {
   float dx, inv_dx;
   int lb;  /* log2 of the block edge */
   int dim; /* 3, or 2: plane strain, one node layer in y (block index 0) */
+  /* grid=sparse (cuda_sparse.cu): each block's slot in the node pool, -1
+   * where the block is not allocated this step; NULL for the dense grid */
+  const int32_t *bslot;
 } dgeom;
 
 /* What G2P needs besides particles and grid: the material (entry 0, by
@@ -126,8 +129,16 @@ typedef struct cuda_state {
   int64_t *d_nsel;
   int end_bit;
   int dirty; /* particles added since the last sort: the run list misses them */
-  /* grid and boundaries */
+  /* grid and boundaries: the dense array of every node, or with
+   * grid=sparse the pool of the blocks allocated this step, 64 nodes per
+   * block (block-major, k fastest), pool_cap blocks held, n_act in use */
   float4 *grid;
+  int sparse;
+  int32_t *bflag, *bslot; /* per block: touched this step, its slot (cuda_sparse.cu) */
+  void *sp_tmp;           /* CUB's scratch of the slots' scan */
+  size_t sp_tmp_bytes;
+  int64_t *d_nact;
+  int64_t n_act, pool_cap;
   /* deterministic only: the node sums as integers at a global scale per
    * component (4 planes of n_nodes), then the scales' bound (4 float bits)
    * and the scales (4 doubles) in one allocation */
@@ -202,6 +213,67 @@ static __device__ __forceinline__ int64_t node_index(const dgeom &G, int i, int 
   return ((int64_t)i * G.dims[1] + j) * G.dims[2] + k;
 }
 
+/* Nodes per block of the sparse pool (BG_BLOCK_LOG2 = 2: 4^3). */
+#define BG_CUDA_BLOCK_NODES (1 << (3 * BG_BLOCK_LOG2))
+
+/* Where node (i, j, k) lives in the grid array: its dense index, or
+ * (grid=sparse) its block's slot times the block's nodes plus its place in
+ * the block. Every node a P2G or G2P stencil reaches is in an allocated
+ * block (cuda_sparse.cu marks them from the particles first). */
+template <bool SP>
+static __device__ __forceinline__ int64_t grid_addr(const dgeom &G, int i, int j, int k) {
+  if (!SP) return node_index(G, i, j, k);
+  constexpr int L = BG_BLOCK_LOG2, M = (1 << BG_BLOCK_LOG2) - 1;
+  const int64_t b = ((int64_t)(i >> L) * G.nb[1] + (j >> L)) * G.nb[2] + (k >> L);
+  return (int64_t)G.bslot[b] * BG_CUDA_BLOCK_NODES + ((((i & M) << L) | (j & M)) << L | (k & M));
+}
+
+/* grid=sparse, one particle's stencil: it spans at most two blocks per
+ * axis, whose 8 slots are loaded once (the same slot again along an axis
+ * it does not cross), so that a node costs selects and adds rather than a
+ * lookup in the table. n0: the stencil's first node per axis; cross[d]: 0
+ * where the axis has one node (2D's y). */
+typedef struct sparse_stencil {
+  int32_t sl[8]; /* (ox, oy, oz) at 4 ox + 2 oy + oz */
+  int l0[3];     /* the first node's place in its block, per axis */
+} sparse_stencil;
+
+static __device__ __forceinline__ void sparse_stencil_load(const dgeom &G, const int n0[3], const int span[3],
+                                                           sparse_stencil &ss) {
+  constexpr int L = BG_BLOCK_LOG2, M = (1 << BG_BLOCK_LOG2) - 1;
+  int cr[3];
+  for (int d = 0; d < 3; ++d) {
+    ss.l0[d] = n0[d] & M;
+    cr[d] = (ss.l0[d] + span[d] - 1) >> L;
+  }
+  const int64_t sy = G.nb[2], sx = G.nb[1] * G.nb[2];
+  const int64_t blk = (int64_t)(n0[0] >> L) * sx + (int64_t)(n0[1] >> L) * sy + (n0[2] >> L);
+#pragma unroll
+  for (int o = 0; o < 8; ++o)
+    ss.sl[o] = G.bslot[blk + ((o >> 2) & cr[0]) * sx + ((o >> 1) & 1 & cr[1]) * sy + (o & 1 & cr[2])];
+}
+
+/* The pool address of the stencil's node (a, b, k) from its first node. */
+static __device__ __forceinline__ int64_t sparse_node(const sparse_stencil &ss, int a, int b, int k) {
+  constexpr int L = BG_BLOCK_LOG2, M = (1 << BG_BLOCK_LOG2) - 1;
+  const int x = ss.l0[0] + a, y = ss.l0[1] + b, z = ss.l0[2] + k;
+  const int o = ((x >> L) << 2) | ((y >> L) << 1) | (z >> L);
+  const int32_t slot = o & 4 ? (o & 2 ? (o & 1 ? ss.sl[7] : ss.sl[6]) : (o & 1 ? ss.sl[5] : ss.sl[4]))
+                             : (o & 2 ? (o & 1 ? ss.sl[3] : ss.sl[2]) : (o & 1 ? ss.sl[1] : ss.sl[0]));
+  return (int64_t)slot * BG_CUDA_BLOCK_NODES + ((((x & M) << L) | (y & M)) << L | (z & M));
+}
+
+/* The same at run time, for the element-wise kernels (read-back, boundary):
+ * -1 where the node's block is not allocated (no mass this step). */
+static __device__ __forceinline__ int64_t grid_addr_rt(const dgeom &G, int64_t node) {
+  if (!G.bslot) return node;
+  const int64_t k = node % G.dims[2], j = (node / G.dims[2]) % G.dims[1], i = node / (G.dims[2] * G.dims[1]);
+  constexpr int L = BG_BLOCK_LOG2;
+  const int64_t b = ((i >> L) * G.nb[1] + (j >> L)) * G.nb[2] + (k >> L);
+  if (G.bslot[b] < 0) return -1;
+  return grid_addr<true>(G, (int)i, (int)j, (int)k);
+}
+
 /* ------------------------------------------------ host entry points by file */
 
 /* cuda_backend.cu: lifecycle */
@@ -213,6 +285,10 @@ bg_status cuda_launch_init(cuda_state *s, int64_t off, int64_t cnt, const float 
 /* cuda_sort.cu */
 bg_status cuda_ensure_sort_buffers(cuda_state *s);
 bg_status cuda_sort(void *state, uint64_t step);
+/* cuda_sparse.cu: grid=sparse's blocks of this step (marked from the
+ * particles, given slots, the pool grown and cleared); s->n_act is set */
+bg_status cuda_sparse_alloc(cuda_state *s);
+bg_status cuda_sparse_activate(cuda_state *s);
 /* cuda_p2g.cu */
 bg_status cuda_p2g(void *state, bg_real dt);
 /* cuda_grid.cu; cuda_grid_kernel is a kernel of this build, for the

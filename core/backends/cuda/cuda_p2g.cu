@@ -106,10 +106,11 @@ static __device__ __forceinline__ void fix_add(unsigned long long *gfix, int64_t
   atomicAdd(gfix + l * nn + node, (unsigned long long)__double2ll_rn(v * gscale[l]));
 }
 
-template <int LB, int MODE, bool DET>
+template <int LB, int MODE, bool DET, bool SP>
 static __device__ __forceinline__ void scatter_node(const dgeom &G, const contrib &c, bool in, int o0, int o1, int o2,
                                              int a, int b, int k, float dx, float *tile, const fixscale &fs,
-                                             float4 *grid, unsigned long long *gfix, const double *gscale) {
+                                             float4 *grid, unsigned long long *gfix, const double *gscale,
+                                             const sparse_stencil &ss, int b0) {
   constexpr int T = (1 << LB) + 2, TN = T * T * T;
   float val[4];
   node_value(c, a, b, k, dx, val);
@@ -132,8 +133,10 @@ static __device__ __forceinline__ void scatter_node(const dgeom &G, const contri
 #pragma unroll
     for (int l = 0; l < 4; ++l) fix_add(gfix, nn, l, node, (double)val[l], gscale);
   } else {
-    atomic_add4(grid + node_index(G, c.w.base[0] + a, c.w.base[1] + b, c.w.base[2] + k), val[0], val[1], val[2],
-                val[3]);
+    /* sparse: through the particle's stencil blocks, loaded once (k_p2g) */
+    atomic_add4(grid + (SP ? sparse_node(ss, a, b - b0, k)
+                           : node_index(G, c.w.base[0] + a, c.w.base[1] + b, c.w.base[2] + k)),
+                val[0], val[1], val[2], val[3]);
   }
 }
 
@@ -229,7 +232,7 @@ static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, 
  * nodes at once and serialise; offset per lane, they mostly do not. The
  * order of the additions into a node changes, as any parallel float
  * scatter does; each particle's contribution does not. */
-template <int LB, int MODE, int DIM, bool DET>
+template <int LB, int MODE, int DIM, bool DET, bool SP>
 __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
                       int64_t n, float dt, float4 *grid, unsigned long long *gfix, const double *gscale) {
   constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
@@ -265,11 +268,17 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
      * [0, B) and base - origin + {0,1,2} in [0, B+2) = the tile (in 2D,
      * base[1] + 1 = 0: the tile's y layer 0) */
     const bool in = use_tile && in_block<LB, DIM>(c, bx, by, bz);
+    constexpr int b0 = DIM == 2 ? 1 : 0; /* the y stencil's first b */
+    sparse_stencil ss;
+    if (SP && !in) {
+      const int n0[3] = {c.w.base[0], c.w.base[1] + b0, c.w.base[2]}, span[3] = {3, DIM == 2 ? 1 : 3, 3};
+      sparse_stencil_load(G, n0, span, ss);
+    }
     int a = DIM == 2 ? rot : rot / 3, b = DIM == 2 ? 1 : rot - 3 * (rot / 3);
     for (int s = 0; s < NCOL; ++s) {
 #pragma unroll
       for (int k = 0; k < 3; ++k)
-        scatter_node<LB, MODE, DET>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid, gfix, gscale);
+        scatter_node<LB, MODE, DET, SP>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid, gfix, gscale, ss, b0);
       if (DIM == 2) {
         a = a == 2 ? 0 : a + 1;
       } else if (++b == 3) {
@@ -297,7 +306,7 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
         const int64_t node = node_index(G, i, j, k), nn = G.dims[0] * G.dims[1] * G.dims[2];
         for (int l = 0; l < 4; ++l) fix_add(gfix, nn, l, node, qd[l], gscale);
       } else {
-        atomic_add4(grid + node_index(G, i, j, k), q[0], q[1], q[2], q[3]);
+        atomic_add4(grid + grid_addr<SP>(G, i, j, k), q[0], q[1], q[2], q[3]);
       }
     }
   }
@@ -388,6 +397,9 @@ bg_status cuda_p2g(void *state, bg_real dt) {
   if (s->det) {
     CU(cudaMemsetAsync(s->gfix, 0, 4 * nn * sizeof(unsigned long long), s->st));
     CU(cudaMemsetAsync(bound, 0, 4 * sizeof(unsigned int), s->st));
+  } else if (s->sparse) {
+    bg_status st = cuda_sparse_activate(s); /* the step's blocks, cleared */
+    if (st != BG_OK) return st;
   } else {
     CU(cudaMemsetAsync(s->grid, 0, nn * sizeof(float4), s->st));
   }
@@ -406,19 +418,24 @@ bg_status cuda_p2g(void *state, bg_real dt) {
       k_det_scale<<<1, 1, 0, s->st>>>(bound, s->n_runs, gscale);
       CU(cudaGetLastError());
     }
-#define BG_P2G(MODE, DIM, DET)                                                                                     \
-  k_p2g<BG_BLOCK_LOG2, MODE, DIM, DET><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,      \
+#define BG_P2G(MODE, DIM, DET, SP)                                                                                 \
+  k_p2g<BG_BLOCK_LOG2, MODE, DIM, DET, SP><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,      \
                                                             (int64_t)s->n, dt, s->grid, s->gfix, gscale)
     if (s->det) {
-      if (c->dim == 2 && glob) BG_P2G(P2G_GLOBAL, 2, true);
-      else if (c->dim == 2) BG_P2G(P2G_FIXED, 2, true);
-      else if (glob) BG_P2G(P2G_GLOBAL, 3, true);
-      else BG_P2G(P2G_FIXED, 3, true);
+      if (c->dim == 2 && glob) BG_P2G(P2G_GLOBAL, 2, true, false);
+      else if (c->dim == 2) BG_P2G(P2G_FIXED, 2, true, false);
+      else if (glob) BG_P2G(P2G_GLOBAL, 3, true, false);
+      else BG_P2G(P2G_FIXED, 3, true, false);
+    } else if (s->sparse) {
+      if (c->dim == 2 && glob) BG_P2G(P2G_GLOBAL, 2, false, true);
+      else if (c->dim == 2) BG_P2G(P2G_FIXED, 2, false, true);
+      else if (glob) BG_P2G(P2G_GLOBAL, 3, false, true);
+      else BG_P2G(P2G_FIXED, 3, false, true);
     } else {
-      if (c->dim == 2 && glob) BG_P2G(P2G_GLOBAL, 2, false);
-      else if (c->dim == 2) BG_P2G(P2G_FIXED, 2, false);
-      else if (glob) BG_P2G(P2G_GLOBAL, 3, false);
-      else BG_P2G(P2G_FIXED, 3, false);
+      if (c->dim == 2 && glob) BG_P2G(P2G_GLOBAL, 2, false, false);
+      else if (c->dim == 2) BG_P2G(P2G_FIXED, 2, false, false);
+      else if (glob) BG_P2G(P2G_GLOBAL, 3, false, false);
+      else BG_P2G(P2G_FIXED, 3, false, false);
     }
 #undef BG_P2G
     CU(cudaGetLastError());

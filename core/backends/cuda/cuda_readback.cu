@@ -50,10 +50,11 @@ __global__ void k_get(dparts P, int64_t n, int field, bg_mat mat0, const bg_mat 
   }
 }
 
-__global__ void k_grid_get(const float4 *grid, int64_t nn, int which, float *out) {
+__global__ void k_grid_get(const float4 *grid, dgeom G, int64_t nn, int which, float *out) {
   const int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i >= nn) return;
-  const float4 q = grid[i];
+  const int64_t at = grid_addr_rt(G, i);
+  const float4 q = at >= 0 ? grid[at] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   if (which == 0) {
     out[i] = q.x;
   } else {
@@ -142,7 +143,7 @@ bg_status cuda_grid(void *state, int which, bg_real *out) {
   size_t bytes = (size_t)nn * (which ? 3 : 1) * sizeof(float);
   float *d = NULL;
   CU(cudaMalloc((void **)&d, bytes));
-  k_grid_get<<<grid_of(nn, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(s->grid, nn, which, d);
+  k_grid_get<<<grid_of(nn, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(s->grid, s->geo, nn, which, d);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemcpyAsync(out, d, bytes, cudaMemcpyDeviceToHost, s->st);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s->st);

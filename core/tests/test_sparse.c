@@ -1,0 +1,159 @@
+/* test_sparse: the block-sparse grid (a backend property grid=sparse) holds
+ * memory in proportion to the material, not the box, and computes the same
+ * grid and the same motion as the dense grid.
+ *
+ * A sand column of 6 cm radius collapses on a Coulomb floor in a box of
+ * 96 x 96 x 64 nodes (the material fills a few hundredth of it; the sort
+ * interval of 8 lets particles drift out of their sorted blocks, so the
+ * marking of drifted stencils is exercised). The same start runs on the
+ * dense and the sparse grid:
+ *   - before any step the sparse grid holds its block table alone, and
+ *     after the steps under a twentieth of the dense grid's bytes;
+ *   - the grid read back (bg_sim_grid_mass, every node of the box) has the
+ *     particles' mass, node by node as the dense grid's to float round-off;
+ *   - positions agree to float round-off of the scatter's order;
+ *   - grid=sparse with deterministic=1 is refused, naming both.
+ * A backend without the property skips (77). argv[1]: the backend. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bagnold.h"
+#include "bg_check.h"
+
+#define N_STEPS 40
+#define NX 96
+#define NZ 64
+
+static const char *backend = "cuda";
+
+static bg_sim_desc desc(const char *props) {
+  bg_sim_desc d = bg_sim_desc_default();
+  d.dims[0] = d.dims[1] = NX;
+  d.dims[2] = NZ;
+  d.dx = 0.01f;
+  d.backend = backend;
+  d.sort_interval = 8;
+  d.properties = props;
+  d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
+  d.walls[BG_FACE_ZLO].mu = 0.5f;
+  return d;
+}
+
+static bg_sim *make(const char *props, size_t *count) {
+  bg_sim_desc d = desc(props);
+  bg_sim *sim = NULL;
+  char err[512];
+  if (bg_sim_create(&d, &sim, err, sizeof err) != BG_OK) {
+    printf("FAIL: bg_sim_create (%s, '%s'): %s\n", backend, props, err);
+    exit(1);
+  }
+  size_t cap = 24 * 24 * 24, n = 0;
+  bg_real *x = malloc(3 * cap * sizeof *x);
+  for (int i = 0; i < 24; ++i)
+    for (int j = 0; j < 24; ++j)
+      for (int k = 0; k < 24; ++k) {
+        double px = 0.3 + (i + 0.5) * 0.005 + 0.001 * sin(1.7 * i + 2.3 * j + 0.9 * k);
+        double py = 0.3 + (j + 0.5) * 0.005 + 0.001 * sin(0.7 * i + 1.3 * j + 2.9 * k);
+        double pz = 0.02 + (k + 0.5) * 0.005;
+        if (hypot(px - 0.36, py - 0.36) >= 0.06) continue;
+        x[3 * n] = (bg_real)px, x[3 * n + 1] = (bg_real)py, x[3 * n + 2] = (bg_real)pz;
+        ++n;
+      }
+  if (bg_sim_add_particles(sim, n, x, NULL, 8) != BG_OK) {
+    printf("FAIL: bg_sim_add_particles: %s\n", bg_sim_last_error(sim));
+    exit(1);
+  }
+  free(x);
+  *count = n;
+  return sim;
+}
+
+/* Whether backend has the property grid with the value sparse. */
+static int has_sparse(void) {
+  int np = bg_backend_property_count(backend);
+  for (int i = 0; i < np; ++i) {
+    const char *name = NULL, *values = NULL, *def = NULL, *doc = NULL;
+    if (bg_backend_property(backend, i, &name, &values, &def, &doc) == BG_OK && strcmp(name, "grid") == 0 &&
+        strstr(values, "sparse"))
+      return 1;
+  }
+  return 0;
+}
+
+static size_t grid_bytes(bg_sim *sim) {
+  bg_memory m;
+  return bg_sim_memory(sim, &m) == BG_OK ? m.grid_bytes : (size_t)-1;
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) backend = argv[1];
+  char why[256];
+  if (!bg_backend_available(backend, why, sizeof why)) {
+    printf("SKIP: backend %s: %s\n", backend, why);
+    return BG_CHECK_SKIP;
+  }
+  if (!has_sparse()) {
+    printf("SKIP: backend %s has no property grid=sparse\n", backend);
+    return BG_CHECK_SKIP;
+  }
+  size_t n = 0, n2 = 0;
+  bg_sim *dense = make("grid=dense", &n), *sparse = make("grid=sparse", &n2);
+  const size_t nodes = (size_t)NX * NX * NZ, blocks = nodes / 64;
+  const size_t gd0 = grid_bytes(dense), gs0 = grid_bytes(sparse);
+  printf("%zu particles; grid bytes before a step: dense %zu, sparse %zu\n", n, gd0, gs0);
+  bg_check_true(gd0 >= 16 * nodes, "the dense grid holds 16 bytes per node (%zu for %zu nodes)", gd0, nodes);
+  /* the table (two ints per block) and the scan's scratch: no pool yet */
+  bg_check_true(gs0 < 8 * blocks + 64 * 1024, "before a step the sparse grid holds its table alone (%zu bytes)", gs0);
+
+  if (bg_sim_run(dense, N_STEPS) != BG_OK || bg_sim_run(sparse, N_STEPS) != BG_OK) {
+    printf("FAIL: bg_sim_run: %s / %s\n", bg_sim_last_error(dense), bg_sim_last_error(sparse));
+    return 1;
+  }
+  const size_t gd = grid_bytes(dense), gs = grid_bytes(sparse);
+  printf("after %d steps: dense %zu bytes, sparse %zu (%.2f%%)\n", N_STEPS, gd, gs, 100.0 * gs / gd);
+  bg_check_true(gs > gs0 && 20 * gs < gd, "the sparse grid holds its blocks, under 1/20 of the dense grid's bytes");
+
+  bg_real *md = malloc(nodes * sizeof *md), *ms = malloc(nodes * sizeof *ms);
+  bg_check_true(bg_sim_grid_mass(dense, md, nodes) == BG_OK && bg_sim_grid_mass(sparse, ms, nodes) == BG_OK,
+                "the grid mass reads back from both");
+  double sum_d = 0, sum_s = 0, mmax = 0, dmax = 0;
+  for (size_t i = 0; i < nodes; ++i) {
+    sum_d += md[i];
+    sum_s += ms[i];
+    if (md[i] > mmax) mmax = md[i];
+    if (fabs((double)md[i] - ms[i]) > dmax) dmax = fabs((double)md[i] - ms[i]);
+  }
+  bg_stats st;
+  bg_sim_stats(sparse, &st);
+  printf("grid mass: dense %.9g kg, sparse %.9g kg, particles %.9g kg; largest node difference %.3g of %.3g kg\n",
+         sum_d, sum_s, st.total_mass, dmax, mmax);
+  bg_check_true(fabs(sum_s - st.total_mass) < 1e-5 * st.total_mass, "the sparse grid holds the particles' mass");
+  bg_check_true(dmax <= 1e-5 * mmax, "node by node, the sparse grid's mass is the dense grid's to round-off");
+
+  bg_real *xd = malloc(3 * n * sizeof *xd), *xs = malloc(3 * n * sizeof *xs);
+  bg_sim_get(dense, BG_FIELD_X, xd, 3 * n);
+  bg_sim_get(sparse, BG_FIELD_X, xs, 3 * n);
+  double xmax = 0;
+  for (size_t i = 0; i < 3 * n; ++i)
+    if (fabs((double)xd[i] - xs[i]) > xmax) xmax = fabs((double)xd[i] - xs[i]);
+  printf("largest position difference after %d steps: %.3g m (max speed %.3g m/s)\n", N_STEPS, xmax, st.max_speed);
+  bg_check_true(st.max_speed > 0.05, "the column is moving (%.3g m/s)", st.max_speed);
+  bg_check_true(xmax < 1e-5, "positions agree with the dense grid's to round-off (%.3g m)", xmax);
+
+  /* the combination the sparse grid does not cover is refused, naming both */
+  bg_sim_desc d = desc("grid=sparse,deterministic=1");
+  bg_sim *bad = NULL;
+  char err[512] = "";
+  bg_status s = bg_sim_create(&d, &bad, err, sizeof err);
+  bg_check_true(s == BG_ERR_RANGE && !bad && strstr(err, "grid=sparse") && strstr(err, "deterministic=1"),
+                "grid=sparse with deterministic=1 is refused (%s: \"%s\")", bg_status_name(s), err);
+  free(md);
+  free(ms);
+  free(xd);
+  free(xs);
+  bg_sim_destroy(dense);
+  bg_sim_destroy(sparse);
+  return bg_check_summary();
+}
