@@ -12,7 +12,8 @@
  *   - the grid read back (bg_sim_grid_mass, every node of the box) has the
  *     particles' mass, node by node as the dense grid's to float round-off;
  *   - positions agree to float round-off of the scatter's order;
- *   - grid=sparse with deterministic=1 is refused, naming both.
+ *   - grid=sparse with deterministic=1 is refused, naming both;
+ *   - a 2D collapse (plane strain, one node layer) does the same on both.
  * A backend without the property skips (77). argv[1]: the backend. */
 #include <math.h>
 #include <stdio.h>
@@ -68,6 +69,74 @@ static bg_sim *make(const char *props, size_t *count) {
   free(x);
   *count = n;
   return sim;
+}
+
+static size_t grid_bytes(bg_sim *sim);
+
+/* 2D: a block of 12 x 12 cells, 2 x 2 particles each, in a 128 x 64 plane. */
+static bg_sim *make_2d(const char *props, size_t *count) {
+  bg_sim_desc d = desc(props);
+  d.dim = 2;
+  d.dims[0] = 128;
+  d.dims[1] = 1;
+  d.dims[2] = 64;
+  bg_sim *sim = NULL;
+  char err[512];
+  if (bg_sim_create(&d, &sim, err, sizeof err) != BG_OK) {
+    printf("FAIL: bg_sim_create 2D (%s, '%s'): %s\n", backend, props, err);
+    exit(1);
+  }
+  size_t n = 0;
+  bg_real x[3 * 24 * 24];
+  for (int i = 0; i < 24; ++i)
+    for (int k = 0; k < 24; ++k, ++n) {
+      x[3 * n] = (bg_real)(0.3 + (i + 0.5) * 0.005);
+      x[3 * n + 1] = 0;
+      x[3 * n + 2] = (bg_real)(0.02 + (k + 0.5) * 0.005);
+    }
+  if (bg_sim_add_particles(sim, n, x, NULL, 4) != BG_OK) {
+    printf("FAIL: bg_sim_add_particles 2D: %s\n", bg_sim_last_error(sim));
+    exit(1);
+  }
+  *count = n;
+  return sim;
+}
+
+static void check_2d(void) {
+  size_t n = 0, n2 = 0;
+  bg_sim *dense = make_2d("grid=dense", &n), *sparse = make_2d("grid=sparse", &n2);
+  if (bg_sim_run(dense, N_STEPS) != BG_OK || bg_sim_run(sparse, N_STEPS) != BG_OK) {
+    printf("FAIL: 2D bg_sim_run: %s / %s\n", bg_sim_last_error(dense), bg_sim_last_error(sparse));
+    exit(1);
+  }
+  const size_t nodes = 128 * 64, gd = grid_bytes(dense), gs = grid_bytes(sparse);
+  bg_real md[128 * 64], ms[128 * 64];
+  bg_check_true(bg_sim_grid_mass(dense, md, nodes) == BG_OK && bg_sim_grid_mass(sparse, ms, nodes) == BG_OK,
+                "2D: the grid mass reads back from both");
+  double sum = 0, mmax = 0, dmax = 0;
+  for (size_t i = 0; i < nodes; ++i) {
+    sum += ms[i];
+    if (md[i] > mmax) mmax = md[i];
+    if (fabs((double)md[i] - ms[i]) > dmax) dmax = fabs((double)md[i] - ms[i]);
+  }
+  bg_stats st;
+  bg_sim_stats(sparse, &st);
+  bg_real xd[3 * 24 * 24], xs[3 * 24 * 24];
+  bg_sim_get(dense, BG_FIELD_X, xd, 3 * n);
+  bg_sim_get(sparse, BG_FIELD_X, xs, 3 * n);
+  double xmax = 0;
+  for (size_t i = 0; i < 3 * n; ++i)
+    if (fabs((double)xd[i] - xs[i]) > xmax) xmax = fabs((double)xd[i] - xs[i]);
+  printf("2D: %zu particles, grid bytes dense %zu, sparse %zu; grid mass %.9g of %.9g kg; node difference %.3g of "
+         "%.3g kg; positions %.3g m\n",
+         n, gd, gs, sum, st.total_mass, dmax, mmax, xmax);
+  bg_check_true(2 * gs < gd, "2D: the sparse grid holds under half the dense grid's bytes");
+  bg_check_true(fabs(sum - st.total_mass) < 1e-5 * st.total_mass && dmax <= 1e-5 * mmax,
+                "2D: the sparse grid holds the particles' mass, node by node as the dense grid");
+  bg_check_true(st.max_speed > 0.05 && xmax < 1e-5, "2D: the block moves (%.3g m/s) and positions agree (%.3g m)",
+                st.max_speed, xmax);
+  bg_sim_destroy(dense);
+  bg_sim_destroy(sparse);
 }
 
 /* Whether backend has the property grid with the value sparse. */
@@ -149,6 +218,7 @@ int main(int argc, char **argv) {
   bg_status s = bg_sim_create(&d, &bad, err, sizeof err);
   bg_check_true(s == BG_ERR_RANGE && !bad && strstr(err, "grid=sparse") && strstr(err, "deterministic=1"),
                 "grid=sparse with deterministic=1 is refused (%s: \"%s\")", bg_status_name(s), err);
+  check_2d();
   free(md);
   free(ms);
   free(xd);
