@@ -12,7 +12,8 @@
  *   - the grid read back (bg_sim_grid_mass, every node of the box) has the
  *     particles' mass, node by node as the dense grid's to float round-off;
  *   - positions agree to float round-off of the scatter's order;
- *   - grid=sparse with deterministic=1 is refused, naming both;
+ *   - grid=sparse with deterministic=1, and with a G2P register bound
+ *     (compiled for the dense grid only), is refused, naming both;
  *   - a 2D collapse (plane strain, one node layer) does the same on both.
  * A backend without the property skips (77). argv[1]: the backend. */
 #include <math.h>
@@ -218,6 +219,10 @@ int main(int argc, char **argv) {
   bg_status s = bg_sim_create(&d, &bad, err, sizeof err);
   bg_check_true(s == BG_ERR_RANGE && !bad && strstr(err, "grid=sparse") && strstr(err, "deterministic=1"),
                 "grid=sparse with deterministic=1 is refused (%s: \"%s\")", bg_status_name(s), err);
+  d = desc("grid=sparse,g2p_minblocks=8");
+  s = bg_sim_create(&d, &bad, err, sizeof err);
+  bg_check_true(s == BG_ERR_RANGE && !bad && strstr(err, "grid=sparse") && strstr(err, "g2p_minblocks"),
+                "grid=sparse with g2p_minblocks=8 is refused (%s: \"%s\")", bg_status_name(s), err);
   check_2d();
   free(md);
   free(ms);

@@ -173,6 +173,10 @@ static bg_status read_properties(cuda_state *s) {
     return fail(s, BG_ERR_RANGE,
                 "grid=sparse and deterministic=1 do not combine: the fixed-point sums are held for every node of "
                 "the box; use grid=dense with deterministic=1");
+  if (s->sparse && s->g2p_minb > 0)
+    return fail(s, BG_ERR_RANGE,
+                "grid=sparse runs G2P without a register bound only: g2p_minblocks=4 and 8 were measured slower "
+                "there and are not compiled for it; use g2p_minblocks=auto or 0");
   if (s->sparse && s->cfg->nl >= 0)
     return fail(s, BG_ERR_RANGE,
                 "grid=sparse does not cover the nonlocal fluidity's nodal sums (held for every node of the box): a "

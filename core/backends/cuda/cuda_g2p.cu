@@ -162,16 +162,23 @@ static void launch_g2p(cuda_state *s, const dmat &M, float dt) {
   const dim3 nb = grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS);
   const int64_t n = (int64_t)s->n;
 #define BG_G2P_ARGS <<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm, s->nl, s->d_tally)
-  /* auto: no bound where the registers are few (71 on sm_90, fastest at 8M
-   * on an H100 and an H200); 4 where the Laplacian takes 168 (measured 6%
-   * faster with it when every run carried them, reports/results/h200/issue32-backends) */
-  const int minb = s->g2p_minb >= 0 ? s->g2p_minb : NL ? 4 : 0;
-  if (minb == 8 && !s->mats) k_g2p<8, false, DIM, NL, SP> BG_G2P_ARGS;
-  else if (minb == 8) k_g2p<8, true, DIM, NL, SP> BG_G2P_ARGS;
-  else if (minb == 4 && !s->mats) k_g2p<4, false, DIM, NL, SP> BG_G2P_ARGS;
-  else if (minb == 4) k_g2p<4, true, DIM, NL, SP> BG_G2P_ARGS;
-  else if (!s->mats) k_g2p_free<false, DIM, NL, SP> BG_G2P_ARGS;
-  else k_g2p_free<true, DIM, NL, SP> BG_G2P_ARGS;
+  /* the sparse grid is compiled without a bound only (its 4 and 8 were
+   * slower, reports/results/h100/issue36-sparse; cuda_backend.cu refuses them) */
+  if constexpr (SP) {
+    if (!s->mats) k_g2p_free<false, DIM, NL, SP> BG_G2P_ARGS;
+    else k_g2p_free<true, DIM, NL, SP> BG_G2P_ARGS;
+  } else {
+    /* auto: no bound where the registers are few (71 on sm_90, fastest at 8M
+     * on an H100 and an H200); 4 where the Laplacian takes 168 (measured 6%
+     * faster with it when every run carried them, reports/results/h200/issue32-backends) */
+    const int minb = s->g2p_minb >= 0 ? s->g2p_minb : NL ? 4 : 0;
+    if (minb == 8 && !s->mats) k_g2p<8, false, DIM, NL, SP> BG_G2P_ARGS;
+    else if (minb == 8) k_g2p<8, true, DIM, NL, SP> BG_G2P_ARGS;
+    else if (minb == 4 && !s->mats) k_g2p<4, false, DIM, NL, SP> BG_G2P_ARGS;
+    else if (minb == 4) k_g2p<4, true, DIM, NL, SP> BG_G2P_ARGS;
+    else if (!s->mats) k_g2p_free<false, DIM, NL, SP> BG_G2P_ARGS;
+    else k_g2p_free<true, DIM, NL, SP> BG_G2P_ARGS;
+  }
 #undef BG_G2P_ARGS
 }
 
