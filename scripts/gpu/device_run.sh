@@ -134,6 +134,8 @@ phase_sweep() {
   for k in 4 8; do
     run "sweep_g2p_minblocks_$k" "$b" "${common[@]}" --property "g2p_minblocks=$k" --tag "g2p_minblocks=$k"
   done
+  # the block-sparse grid (memory in proportion to the material) against the dense default
+  run sweep_grid_sparse "$b" "${common[@]}" --property grid=sparse --tag "grid=sparse"
   # one line per setting: the median rows of the tables
   for f in "$out"/sweep_*.log; do
     printf '%s\n' "$(basename "$f" .log)" >>"$summary"
