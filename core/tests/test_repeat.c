@@ -19,6 +19,7 @@
 
 #include "bagnold.h"
 #include "bg_check.h"
+#include "bg_test_scene.h"
 #include "bg_test_backend.h"
 
 #define N_STEPS 120
@@ -42,25 +43,7 @@ static bg_sim *make(const char *props) {
     printf("FAIL: bg_sim_create (%s, properties '%s'): %s\n", backend, props ? props : "", err);
     exit(1);
   }
-  /* a column r 6 cm, 6 cm tall, a jittered ppc-8 lattice (a fixed pattern) */
-  size_t cap = 24 * 24 * 24, n = 0;
-  bg_real *x = malloc(3 * cap * sizeof *x);
-  for (int i = 0; i < 24; ++i)
-    for (int j = 0; j < 24; ++j)
-      for (int k = 0; k < 24; ++k) {
-        double px = 0.1 + (i + 0.5) * 0.005 + 0.001 * sin(1.7 * i + 2.3 * j + 0.9 * k);
-        double py = 0.1 + (j + 0.5) * 0.005 + 0.001 * sin(0.7 * i + 1.3 * j + 2.9 * k);
-        double pz = 0.02 + (k + 0.5) * 0.005;
-        if (hypot(px - 0.16, py - 0.16) >= 0.06) continue;
-        x[3 * n] = (bg_real)px, x[3 * n + 1] = (bg_real)py, x[3 * n + 2] = (bg_real)pz;
-        ++n;
-      }
-  bg_status s = bg_sim_add_particles(sim, n, x, NULL, 8);
-  free(x);
-  if (s != BG_OK) {
-    printf("FAIL: bg_sim_add_particles: %s\n", bg_sim_last_error(sim));
-    exit(1);
-  }
+  (void)bg_test_column(sim, 0.1, 0.16);
   return sim;
 }
 

@@ -23,6 +23,7 @@
 
 #include "bagnold.h"
 #include "bg_check.h"
+#include "bg_test_scene.h"
 
 #define N_STEPS 40
 #define NX 96
@@ -51,24 +52,7 @@ static bg_sim *make(const char *props, size_t *count) {
     printf("FAIL: bg_sim_create (%s, '%s'): %s\n", backend, props, err);
     exit(1);
   }
-  size_t cap = 24 * 24 * 24, n = 0;
-  bg_real *x = malloc(3 * cap * sizeof *x);
-  for (int i = 0; i < 24; ++i)
-    for (int j = 0; j < 24; ++j)
-      for (int k = 0; k < 24; ++k) {
-        double px = 0.3 + (i + 0.5) * 0.005 + 0.001 * sin(1.7 * i + 2.3 * j + 0.9 * k);
-        double py = 0.3 + (j + 0.5) * 0.005 + 0.001 * sin(0.7 * i + 1.3 * j + 2.9 * k);
-        double pz = 0.02 + (k + 0.5) * 0.005;
-        if (hypot(px - 0.36, py - 0.36) >= 0.06) continue;
-        x[3 * n] = (bg_real)px, x[3 * n + 1] = (bg_real)py, x[3 * n + 2] = (bg_real)pz;
-        ++n;
-      }
-  if (bg_sim_add_particles(sim, n, x, NULL, 8) != BG_OK) {
-    printf("FAIL: bg_sim_add_particles: %s\n", bg_sim_last_error(sim));
-    exit(1);
-  }
-  free(x);
-  *count = n;
+  *count = bg_test_column(sim, 0.3, 0.36);
   return sim;
 }
 
