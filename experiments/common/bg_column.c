@@ -255,6 +255,35 @@ void bg_column_surface(bg_column_result *res, const bg_real *x, size_t n, const 
   free(cnt);
 }
 
+void bg_column_scene_key(const bg_column_scene *sc, char *buf, size_t n) {
+  const bg_material *m = &sc->material;
+  /* %a: the exact doubles, so two scenes share a key only when equal */
+  int o = snprintf(buf, n,
+                   "column R0 %a aspect %a phi %a L %a t_max %a jitter %a poisson %d cells %d ridge %d "
+                   "ridge_cells %d dim %d full %d floor %d mu %a ke_frac %a check_frac %a runout_h %a "
+                   "backend %s threads %d seed %lu material %s E %a nu %a rho0 %a stress %d vc %d "
+                   "elastic_only %d",
+                   sc->R0, sc->aspect, sc->phi, sc->L_over_R0, sc->t_max_s, sc->jitter, sc->poisson,
+                   sc->cells, sc->ridge, sc->ridge_cells, sc->dim, sc->full, (int)sc->floor, sc->mu,
+                   sc->ke_frac, sc->check_frac, sc->runout_h, sc->backend ? sc->backend : "(default)",
+                   sc->threads, sc->seed, bg_material_model_name(m->model) ? bg_material_model_name(m->model) : "?",
+                   (double)m->E, (double)m->nu, (double)m->rho0, (int)m->stress, m->volume_correction,
+                   m->elastic_only);
+  /* the model's own parameters by name (every union member starts where dp does) */
+  const char *base = (const char *)&m->dp;
+  for (int i = 0; o >= 0 && (size_t)o < n && i < bg_material_param_count(m->model); ++i) {
+    const char *name;
+    size_t off;
+    bg_matp_kind kind;
+    if (bg_material_param_info(m->model, i, &name, &off, &kind) != BG_OK) break;
+    if (kind == BG_MATP_REAL)
+      o += snprintf(buf + o, n - (size_t)o, " %s %a", name, (double)*(const bg_real *)(base + off));
+    else
+      o += snprintf(buf + o, n - (size_t)o, " %s %d", name, *(const int *)(base + off));
+  }
+  if (o < 0 || (size_t)o >= n) bg_lab_fail("a column scene's key is longer than %zu characters", n - 1);
+}
+
 bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const char *tag) {
   bg_column_result res;
   memset(&res, 0, sizeof res);

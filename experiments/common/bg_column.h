@@ -119,6 +119,12 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
 
 void bg_column_result_free(bg_column_result *r);
 
+/* The text of everything a run of sc depends on (every field, the material's
+ * parameters through the registry, the backend's name): a sweep's point key
+ * (bg_lab_sweep_keys), so a run reuses another's simulation of the same
+ * scene. Into buf (n bytes); exits if it does not fit. */
+void bg_column_scene_key(const bg_column_scene *sc, char *buf, size_t n);
+
 /* A result into a sweep point's blob and back (bg_lab_sweep): every field,
  * so the gathered analysis reads exactly what the point measured. */
 void bg_column_result_pack(const bg_column_result *r, bg_lab_blob *b);

@@ -263,6 +263,16 @@ void bg_lab_sim_end(bg_lab_sim *ls, bg_lab_pack_fn pack, void *ctx);
 typedef void (*bg_lab_point_fn)(void *ctx, int k, bg_lab_blob *result);
 bg_lab_blob *bg_lab_sweep(bg_lab *lab, int n, const char *const *tags, const double *cost, int jobs,
                           bg_lab_point_fn run, void *ctx);
+/* Points another run already simulated (--reuse DIR): keys[k] (n of them,
+ * kept until bg_lab_sweep returns) is a text of everything point k's
+ * simulation and its packed result depend on besides the build (its scene in
+ * full: geometry, material, floor, seed, backend). Before point k is
+ * simulated, a complete point of DIR's sweep with the same key, from the same
+ * executable and commit, is copied instead; its result is the same bytes a
+ * simulation here would pack (the CPU runs are deterministic). Every point
+ * records its key's hash in its point.txt, so any run can be reused. Call
+ * before bg_lab_sweep; an experiment that never calls it reuses nothing. */
+void bg_lab_sweep_keys(bg_lab *lab, const char *const *keys);
 void bg_lab_sweep_free(bg_lab_blob *results, int n);
 
 #endif /* BG_LAB_H */

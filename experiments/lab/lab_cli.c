@@ -154,6 +154,10 @@ void lab_usage(const bg_lab *lab, const char *summary, const bg_lab_param *p, in
       "                        table and parameters, then analyse, judge and write as a "
       "one-process run\n"
       "                        (which is the three phases in a row); scripts/lab sweep runs them\n"
+      "  --reuse DIR           a sweep point whose simulation a complete point of the run in DIR\n"
+      "                        already made (the same scene, executable and commit) is copied from\n"
+      "                        there, not simulated again: the same result bytes (experiments that\n"
+      "                        key their points; the manifest counts the copies); not with --vtk-every\n"
       "  --version             the version and commit\n"
       "  -h, --help            this text\n"
       "exit code: 0 every verdict as references/claims.tsv expects (documented misses included),\n"
@@ -301,13 +305,14 @@ enum {
   O_POINT,
   O_GATHER,
   O_SEEDING,
+  O_REUSE,
   O_PARAM
 };
 static const char *const common[] = {
     "scale",      "backend", "out",    "threads", "seed",      "quiet",
     "references", "help",    "mutant", "force",   "version",   "material",
     "mu-s",       "grain-d", "ngf-a",  "ngf-t0",  "vtk-every", "checkpoint-every",
-    "resume",     "plan",    "point",  "gather",  "seeding"};
+    "resume",     "plan",    "point",  "gather",  "seeding",   "reuse"};
 enum { N_COMMON = (int)(sizeof common / sizeof common[0]) };
 
 /* getopt_long's table: the common options, then params (marked not set). */
@@ -458,6 +463,11 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
           lab_die("--seeding poisson: %s places its particles on its own lattice (the column experiments "
                   "exp_runout, exp_repose and exp_cohesion take poisson)",
                   lab->name);
+        break;
+      case O_REUSE:
+        if (!optarg[0] || strlen(optarg) + 64 >= sizeof lab->reuse)
+          lab_die("--reuse: the path is empty or too long (%zu characters)", strlen(optarg));
+        snprintf(lab->reuse, sizeof lab->reuse, "%s", optarg);
         break;
       case O_VERSION:
         printf("%s (bagnold %s, commit %s)\n", lab->name, BG_VERSION_STRING, BAGNOLD_GIT_COMMIT);

@@ -147,6 +147,11 @@ struct bg_lab {
   char root[1024];
   int plan_n;
   int in_sweep;
+  /* --reuse DIR: a run whose complete points this sweep may copy ("" none),
+   * the experiment's point keys (bg_lab_sweep_keys) and how many were copied */
+  char reuse[1024];
+  const char *const *sweep_keys;
+  int reused;
 };
 
 enum { SW_ALL = 0, SW_PLAN, SW_POINT, SW_GATHER };

@@ -1,7 +1,10 @@
 /* lab_sweep.c: sweeps of independent simulations (see bg_lab.h): the plan,
  * one point alone, every point in one process, and the gather, all through
  * the same files so that the ways of running a sweep agree byte for byte. */
+#define _GNU_SOURCE /* realpath */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -106,10 +109,27 @@ static int point_complete(const bg_lab *lab, int k, const char *sweep_id, char *
   return 1;
 }
 
+/* --reuse DIR: never this run's own folder (a copy onto itself would empty
+ * the file it reads), and a run that simulates. */
+static void check_reuse(const bg_lab *lab) {
+  if (lab->phase == SW_PLAN || lab->phase == SW_GATHER)
+    lab_die("--reuse with %s: only a run that simulates points copies them",
+            lab_sweep_opt[lab->phase]);
+  if (lab->vtk_every > 0)
+    lab_die("--reuse with --vtk-every: a copied point has no frames; leave one of them out");
+  char a[PATH_MAX], b[PATH_MAX], path[1200];
+  snprintf(path, sizeof path, "%s/points", lab->reuse);
+  if (!realpath(path, a)) return; /* nothing there: reuse_build says so */
+  snprintf(path, sizeof path, "%s/points", lab->root);
+  if (realpath(path, b) && !strcmp(a, b))
+    lab_die("--reuse %s is this run's own folder", lab->reuse);
+}
+
 /* --plan, --point K, --gather: where the run writes, and the checks that
  * can be made before any work. */
 void lab_sweep_setup(bg_lab *lab) {
   snprintf(lab->root, sizeof lab->root, "%s", lab->out);
+  if (lab->reuse[0]) check_reuse(lab);
   if (lab->phase == SW_ALL || lab->phase == SW_PLAN) return;
   const char *opt = lab_sweep_opt[lab->phase];
   if (lab->resume[0])
@@ -151,11 +171,132 @@ void lab_sweep_setup(bg_lab *lab) {
     lab->force = 1;
 }
 
+/* Reuse (bg_lab_sweep_keys, --reuse DIR): the hash of each point's key,
+ * and the complete points of DIR by theirs. */
+typedef struct reuse_index {
+  const char *const *keys; /* NULL: the experiment keys no points */
+  char (*own)[65];         /* this sweep's points' key hashes */
+  int n_there;
+  char (*there)[65]; /* DIR's complete points' key hashes ... */
+  int *there_k;      /* ... and their numbers */
+} reuse_index;
+
+/* The hash of this executable's bytes: two builds of one dirty commit
+ * differ here, so a point is reused only from the very same program. */
+static void exe_sha(char hex[65]) {
+  snprintf(hex, 65, "unknown");
+  FILE *fp = fopen("/proc/self/exe", "rb");
+  if (!fp) return;
+  size_t cap = 1 << 20, len = 0, got;
+  unsigned char *buf = malloc(cap);
+  while (buf && (got = fread(buf + len, 1, cap - len, fp)) > 0) {
+    len += got;
+    if (len == cap) {
+      unsigned char *nb = realloc(buf, cap *= 2);
+      if (!nb) free(buf);
+      buf = nb;
+    }
+  }
+  if (buf && !ferror(fp)) bg_sha256_hex(buf, len, hex);
+  free(buf);
+  fclose(fp);
+}
+
+/* The point keys' hashes, over the executable, its bytes and the commit as
+ * well as the experiment's key; with --reuse, the index of DIR's points. */
+static void reuse_build(bg_lab *lab, int n, reuse_index *ri) {
+  memset(ri, 0, sizeof *ri);
+  ri->keys = lab->sweep_keys;
+  if (!ri->keys) {
+    if (lab->reuse[0]) lab_die("--reuse: %s does not key its sweep points, so none can be reused", lab->name);
+    return;
+  }
+  char exe[65], *text;
+  exe_sha(exe);
+  if (lab->reuse[0] && !strcmp(exe, "unknown")) lab_die("--reuse: cannot read this executable (/proc/self/exe)");
+  ri->own = malloc((size_t)n * sizeof *ri->own);
+  if (!ri->own) lab_die("out of memory");
+  for (int k = 0; k < n; ++k) {
+    size_t len = strlen(ri->keys[k]) + 512;
+    if (!(text = malloc(len))) lab_die("out of memory");
+    snprintf(text, len, "executable\t%s\nexecutable_sha256\t%s\ncommit\t%s\nkey\t%s\n", lab->name, exe,
+             lab_commit(), ri->keys[k]);
+    sha_hex(text, ri->own[k]);
+    free(text);
+  }
+  if (!lab->reuse[0]) return;
+  char dir[1200], path[1400], rec[4096], v[128];
+  snprintf(dir, sizeof dir, "%s/points", lab->reuse);
+  DIR *d = opendir(dir);
+  if (!d) {
+    /* copying is a saving, never a need: with nothing to copy every point runs */
+    fprintf(stderr, "%s: warning: --reuse: %s: %s: every point is simulated\n", lab->name, dir, strerror(errno));
+    return;
+  }
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    char *end;
+    long j = strtol(e->d_name, &end, 10);
+    if (end == e->d_name || *end || j < 0 || j > 1000000) continue;
+    snprintf(path, sizeof path, "%s/%ld/point.txt", dir, j);
+    if (!lab_read_small(path, rec, sizeof rec) || !kv_get(rec, "status", v, sizeof v) || strcmp(v, "done") ||
+        !kv_get(rec, "commit", v, sizeof v) || strcmp(v, lab_commit()) ||
+        !kv_get(rec, "point_key_sha256", v, sizeof v) || strlen(v) != 64)
+      continue;
+    char bytes[64];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%ld/result.bin", dir, j);
+    if (!kv_get(rec, "result_bytes", bytes, sizeof bytes) || stat(path, &st) != 0 ||
+        (long long)st.st_size != atoll(bytes))
+      continue;
+    ri->there = realloc(ri->there, (size_t)(ri->n_there + 1) * sizeof *ri->there);
+    ri->there_k = realloc(ri->there_k, (size_t)(ri->n_there + 1) * sizeof *ri->there_k);
+    if (!ri->there || !ri->there_k) lab_die("out of memory");
+    memcpy(ri->there[ri->n_there], v, 65);
+    ri->there_k[ri->n_there++] = (int)j;
+  }
+  closedir(d);
+}
+
+static void reuse_free(reuse_index *ri) {
+  free(ri->own);
+  free(ri->there);
+  free(ri->there_k);
+}
+
+/* Point k's result copied from DIR when a point there has its key: the
+ * path it came from into from, 1; else 0. */
+static int reuse_point(bg_lab *lab, const reuse_index *ri, int k, const char *tag, bg_lab_blob *b,
+                       char *from, size_t n) {
+  for (int i = 0; i < ri->n_there; ++i) {
+    if (strcmp(ri->there[i], ri->own[k])) continue;
+    snprintf(from, n, "%s/points/%d", lab->reuse, ri->there_k[i]);
+    char path[1400];
+    snprintf(path, sizeof path, "%s/result.bin", from);
+    FILE *fp = fopen(path, "rb");
+    struct stat st;
+    if (!fp || fstat(fileno(fp), &st) != 0) lab_die("--reuse: %s: %s", path, strerror(errno));
+    b->len = b->cap = (size_t)st.st_size;
+    b->data = malloc(b->cap ? b->cap : 1);
+    if (!b->data) lab_die("out of memory reading %s", path);
+    if (fread(b->data, 1, b->len, fp) != b->len) lab_die("--reuse: reading %s failed", path);
+    fclose(fp);
+    bg_lab_progress(lab, "point %d (%s): the same simulation as %s: copied", k, tag, from);
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+    lab->reused++;
+    return 1;
+  }
+  return 0;
+}
+
 /* Point k's result and record into dir: result.bin, then point.txt, which
  * says it is complete. */
 static void write_point(const bg_lab *lab, const char *dir, int k, const char *tag,
-                        const bg_lab_blob *b, double work, const char *sweep_id) {
-  char path[1300], text[2048], idsha[65];
+                        const bg_lab_blob *b, double work, const char *sweep_id,
+                        const reuse_index *ri, const char *from) {
+  char path[1300], text[4096], idsha[65];
   snprintf(path, sizeof path, "%s/result.bin", dir);
   lab_write_whole(path, b->data ? (const void *)b->data : "", b->len);
   sha_hex(sweep_id, idsha);
@@ -165,9 +306,25 @@ static void write_point(const bg_lab *lab, const char *dir, int k, const char *t
       "point\t%d\ntag\t%s\nstatus\tdone\ncommit\t%s\nclaims_table_sha256\t%s\nidentity_sha256\t%s\n"
       "result_bytes\t%zu\nparticle_steps\t%.17g\n",
       k, tag, commit, lab->table_sha, idsha, b->len, work);
+  if (m >= 0 && ri->keys)
+    m += snprintf(text + m, sizeof text - (size_t)m, "point_key_sha256\t%s\n", ri->own[k]);
+  if (m >= 0 && (size_t)m < sizeof text && from)
+    m += snprintf(text + m, sizeof text - (size_t)m, "reused_from\t%s\n", from);
   if (m < 0 || (size_t)m >= sizeof text) lab_die("point %d: its record is too long", k);
   snprintf(path, sizeof path, "%s/point.txt", dir);
   lab_write_whole(path, text, (size_t)m);
+}
+
+/* Point k: copied (--reuse) or simulated, then its result and record into dir. */
+static void do_point(bg_lab *lab, const char *dir, int k, const char *tag, bg_lab_point_fn run, void *ctx,
+                     const char *sweep_id, const reuse_index *ri) {
+  bg_lab_blob b = {0};
+  char from[1300];
+  int copied = ri->n_there && reuse_point(lab, ri, k, tag, &b, from, sizeof from);
+  lab_tl_work = 0;
+  if (!copied) run(ctx, k, &b);
+  write_point(lab, dir, k, tag, &b, lab_tl_work, sweep_id, ri, copied ? from : NULL);
+  bg_lab_blob_free(&b);
 }
 
 static void write_plan(bg_lab *lab, int n, const char *const *tags, const double *cost,
@@ -190,14 +347,11 @@ static void write_plan(bg_lab *lab, int n, const char *const *tags, const double
 
 /* --point K: the point alone, its result and its manifest; then exit 0. */
 static _Noreturn void run_point(bg_lab *lab, int n, const char *const *tags, bg_lab_point_fn run,
-                                void *ctx, const char *sweep_id) {
+                                void *ctx, const char *sweep_id, const reuse_index *ri) {
   int k = lab->point;
   bg_lab_progress(lab, "point %d of %d: %s", k, n, tags[k]);
-  bg_lab_blob b = {0};
-  lab_tl_work = 0;
-  run(ctx, k, &b);
-  write_point(lab, lab->out, k, tags[k], &b, lab_tl_work, sweep_id);
-  bg_lab_blob_free(&b);
+  do_point(lab, lab->out, k, tags[k], run, ctx, sweep_id, ri);
+  if (lab->reuse[0]) bg_lab_manifest_num(lab, "sweep_points_reused", lab->reused);
   bg_lab_manifest_num(lab, "sweep_point", k);
   bg_lab_manifest_str(lab, "sweep_tag", tags[k]);
   bg_lab_manifest_num(lab, "damping_per_s", lab->damping);
@@ -210,7 +364,7 @@ static _Noreturn void run_point(bg_lab *lab, int n, const char *const *tags, bg_
 /* Every point in this process, the costliest first so that --jobs drains
  * evenly; with jobs > 1 each gets one CPU thread. */
 static void run_all(bg_lab *lab, int n, const char *const *tags, const double *cost, int jobs,
-                    bg_lab_point_fn run, void *ctx, const char *sweep_id) {
+                    bg_lab_point_fn run, void *ctx, const char *sweep_id, const reuse_index *ri) {
   int *order = malloc((size_t)n * sizeof *order);
   if (!order) lab_die("out of memory");
   for (int k = 0; k < n; ++k) order[k] = k;
@@ -233,11 +387,7 @@ static void run_all(bg_lab *lab, int n, const char *const *tags, const double *c
     char dir[1300];
     snprintf(dir, sizeof dir, "%s/points/%d", lab->root, k);
     if (lab_make_dirs(dir) != 0) lab_die("cannot create %s: %s", dir, strerror(errno));
-    bg_lab_blob b = {0};
-    lab_tl_work = 0;
-    run(ctx, k, &b);
-    write_point(lab, dir, k, tags[k], &b, lab_tl_work, sweep_id);
-    bg_lab_blob_free(&b);
+    do_point(lab, dir, k, tags[k], run, ctx, sweep_id, ri);
   }
   free(order);
 }
@@ -301,13 +451,22 @@ bg_lab_blob *bg_lab_sweep(bg_lab *lab, int n, const char *const *tags, const dou
   if (lab->phase != SW_ALL && n != lab->plan_n)
     lab_die("%s: the plan in %s has %d points, this run's parameters make %d",
             lab_sweep_opt[lab->phase], lab->root, lab->plan_n, n);
-  if (lab->phase == SW_POINT) run_point(lab, n, tags, run, ctx, sweep_id);
-  if (lab->phase == SW_ALL) run_all(lab, n, tags, cost, jobs, run, ctx, sweep_id);
+  reuse_index ri;
+  if (lab->phase == SW_POINT || lab->phase == SW_ALL) reuse_build(lab, n, &ri);
+  if (lab->phase == SW_POINT) run_point(lab, n, tags, run, ctx, sweep_id, &ri);
+  if (lab->phase == SW_ALL) {
+    run_all(lab, n, tags, cost, jobs, run, ctx, sweep_id, &ri);
+    reuse_free(&ri);
+  }
   bg_lab_blob *res = gather(lab, n, tags, sweep_id);
   bg_lab_manifest_num(lab, "sweep_points", n);
+  /* how many points --reuse copied from another run instead of simulating */
+  if (lab->reuse[0]) bg_lab_manifest_num(lab, "sweep_points_reused", lab->reused);
   bg_lab_manifest_str(lab, "sweep_phase", lab->phase == SW_GATHER ? "gather" : "all");
   return res;
 }
+
+void bg_lab_sweep_keys(bg_lab *lab, const char *const *keys) { lab->sweep_keys = keys; }
 
 void bg_lab_sweep_free(bg_lab_blob *results, int n) {
   if (!results) return;

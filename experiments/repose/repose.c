@@ -111,6 +111,8 @@ static int add_point(sweep_pts *pts, const bg_column_scene *sc, const char *tag)
   pts->scenes[k] = *sc;
   snprintf(pts->tags[k], sizeof pts->tags[k], "%s", tag);
   pts->tagp[k] = pts->tags[k];
+  bg_column_scene_key(sc, pts->keys[k], sizeof pts->keys[k]);
+  pts->keyp[k] = pts->keys[k];
   /* work ~ particles x steps ~ cells^4: the costliest first */
   pts->cost[k] = pow(sc->cells, 4);
   return k;
@@ -300,6 +302,7 @@ int main(int argc, char **argv) {
   /* run: every simulation as a point of one sweep (bg_lab_sweep: in this
    * process one after another, or one point per process with --point K,
    * then --gather) */
+  bg_lab_sweep_keys(pl.lab, pl.pts.keyp);
   pl.pts.packed = bg_lab_sweep(pl.lab, pl.pts.n, pl.pts.tagp, pl.pts.cost, 1, run_point, &pl.pts);
   /* read-out and judge, stage by stage */
   result conv[MAX_GRIDS], rmu[N_MU + 1], rr;

@@ -73,6 +73,8 @@ typedef struct sweep_pts {
   bg_column_scene scenes[MAX_POINTS];
   char tags[MAX_POINTS][64];
   const char *tagp[MAX_POINTS];
+  char keys[MAX_POINTS][1024]; /* each scene in full: --reuse copies another run's same simulation */
+  const char *keyp[MAX_POINTS];
   double cost[MAX_POINTS];
   int n;
   bg_lab_blob *packed;
