@@ -47,6 +47,8 @@ typedef struct plan {
   bg_column_scene scenes[MAX_C];
   char tags[MAX_C][64];
   const char *tagp[MAX_C];
+  char keys[MAX_C][1024]; /* each column's scene in full: --reuse copies another run's same column */
+  const char *keyp[MAX_C];
   double cost[MAX_C];
   bg_column_result res[MAX_C];
 } plan;
@@ -148,6 +150,8 @@ static void plan_runs(plan *pl) {
     pl->scenes[k].material.dp.cohesion = (bg_real)(cs * rgh);
     snprintf(pl->tags[k], sizeof pl->tags[k], "c* %.3g (%d/%d)", pl->cstar[k], k + 1, pl->n);
     pl->tagp[k] = pl->tags[k];
+    bg_column_scene_key(&pl->scenes[k], pl->keys[k], sizeof pl->keys[k]);
+    pl->keyp[k] = pl->keys[k];
     pl->cost[k] = 1.0;
   }
   bg_lab_manifest_material(lab, &base.material);
@@ -172,6 +176,7 @@ static void run_point(void *vctx, int k, bg_lab_blob *out) {
 
 static void run_all(plan *pl) {
   run_ctx rc = {pl->lab, pl};
+  bg_lab_sweep_keys(pl->lab, pl->keyp);
   bg_lab_blob *packed = bg_lab_sweep(pl->lab, pl->n, pl->tagp, pl->cost, pl->jobs, run_point, &rc);
   for (int k = 0; k < pl->n; ++k) pl->res[k] = bg_column_result_unpack(&packed[k]);
   bg_lab_sweep_free(packed, pl->n);
