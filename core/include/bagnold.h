@@ -204,6 +204,55 @@ typedef struct bg_wall {
   bg_real mu;
 } bg_wall;
 
+/* ---------------------------------------------------------------- rigid bodies */
+
+typedef enum bg_body_shape {
+  BG_BODY_SPHERE = 0, /* radius */
+  BG_BODY_BOX = 1     /* half[3], the half-extents along the body's own axes */
+} bg_body_shape;
+
+/* A rigid body, coupled both ways through the grid: the nodes inside it take
+ * its surface velocity, v + omega x r, under the contact of bg_friction (the
+ * normal approach removed, the slip shrunk by mu |v_n|), and the momentum
+ * that contact gives the material is taken from the body. Mass and inertia
+ * follow from density and shape; gravity is the simulation's. A free body
+ * then moves under that force and torque; a kinematic one keeps the
+ * velocities it is given (bg_sim_set_body_velocity) and the material cannot
+ * push it, its force still read. A body is 3D only. Its centre must lie in
+ * the grid's interior; a body that leaves it during a run is parked (it
+ * stops and no longer touches the material) and reported so. */
+typedef struct bg_body {
+  bg_body_shape shape;
+  bg_real radius;      /* sphere, m, > 0 */
+  bg_real half[3];     /* box, m, each > 0 */
+  bg_real density;     /* kg/m^3, > 0 */
+  bg_real x[3];        /* centre of mass, m */
+  bg_real q[4];        /* orientation, a unit quaternion (w, x, y, z); normalised on entry */
+  bg_real v[3];        /* linear velocity, m/s */
+  bg_real w[3];        /* angular velocity, rad/s, world frame */
+  bg_friction friction;  /* COULOMB (with mu), SLIP or STICK; OPEN is refused */
+  bg_real mu;            /* Coulomb coefficient, >= 0 */
+  int kinematic;         /* 1: moves as scripted; 0: free */
+  /* taichi_mpm's rotation_axis: a nonzero axis (world frame) keeps the
+   * angular velocity along it (a hinge through the centre); 0 0 0: free */
+  bg_real axis[3];
+  bg_real linear_damping, angular_damping; /* 1/s, >= 0: velocities decay by exp(-c dt) */
+} bg_body;
+
+/* A sphere of radius 0.05 m, density 1000, at the origin, identity
+ * orientation, at rest, Coulomb mu 0.5, free, no axis, no damping. */
+bg_body bg_body_default(void);
+
+/* A body as the simulation holds it now. */
+typedef struct bg_body_state {
+  double x[3], q[4], v[3], w[3]; /* pose and velocities (world frame) */
+  double force[3];  /* the material's force on it over the last step, N */
+  double torque[3]; /* that force's torque about x, N m */
+  double mass;      /* kg */
+  double inertia[3]; /* principal moments along the body's axes, kg m^2 */
+  int parked;        /* 1: left the grid's interior and stopped */
+} bg_body_state;
+
 /* ---------------------------------------------------------------- simulation */
 
 typedef struct bg_sim_desc {
@@ -252,6 +301,11 @@ typedef struct bg_sim_desc {
    * not read (a sink is its x-z rectangle); the y faces
    * have no nodes and are not applied (their forces read 0). */
   int dim;
+  /* Rigid bodies (bg_body), each checked before the simulation exists
+   * ("bodies[k].density must be > 0"). They act as walls: bg_sim_wall_forces
+   * lists the colliders, then the bodies, then the six faces. */
+  const bg_body *bodies;
+  size_t n_bodies;
 } bg_sim_desc;
 
 /* The most entries a material table holds (the index is a byte per particle). */
@@ -675,7 +729,7 @@ bg_status bg_sim_source_describe(bg_sim *sim, int id, bg_source *out);
 /* ---------------------------------------------------------------- observation */
 
 /* Walls, in the order forces are reported: the descriptor's colliders,
- * then the six domain faces -x, +x, -y, +y, -z, +z. */
+ * its rigid bodies, then the six domain faces -x, +x, -y, +y, -z, +z. */
 size_t bg_sim_wall_count(const bg_sim *sim);
 /* Force the material exerted on each wall over the last step (N, 3 values
  * per wall, bg_sim_wall_count walls): minus the momentum the wall's contact
@@ -690,6 +744,15 @@ bg_status bg_sim_wall_forces(bg_sim *sim, double *out, size_t cap);
  * a tiny dt), so a wall load over a window is the difference of two
  * readings of this over the window's length. Kept across checkpoints. */
 bg_status bg_sim_wall_impulses(bg_sim *sim, double *out, size_t cap);
+
+/* Rigid body k of the descriptor's bodies, as it is now (BG_ERR_RANGE for k
+ * outside [0, n_bodies)). */
+bg_status bg_sim_body_state(bg_sim *sim, size_t k, bg_body_state *out);
+/* Sets body k's linear and angular velocity (m/s, rad/s, world frame)
+ * before the next step: how a kinematic body is scripted (a free one is
+ * given a kick). Refused, the body unchanged: non-finite values, a parked
+ * body. */
+bg_status bg_sim_set_body_velocity(bg_sim *sim, size_t k, const bg_real v[3], const bg_real w[3]);
 
 /* The inner-loop coefficients (core/physics/bg_materials.h) of a material,
  * exactly as bg_sim_create derives them; the same checks as bg_sim_create's

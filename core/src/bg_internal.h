@@ -176,8 +176,9 @@ typedef struct bg_backend_ops {
    * particles and tallies and leaves the state untouched when it fails. */
   bg_status (*export_raw)(void *state, bg_raw *raw);
   bg_status (*import_raw)(void *state, const bg_raw *raw);
-  /* Force on each wall over the last grid update (3 doubles per wall,
-   * cfg->n_walls walls; bg_sim_wall_forces). */
+  /* Force on each wall over the last grid update and its moment about the
+   * grid's origin (BG_WALL_TALLY doubles per wall, cfg->n_walls walls;
+   * bg_sim_wall_forces, and a rigid body's torque). */
   bg_status (*wall_forces)(void *state, double *out);
   /* Optional (NULL on a host backend): device-memory exchange
    * (bagnold.h's bg_sim_get_device and the rest; stream as there). The
@@ -218,6 +219,16 @@ typedef struct bg_src {
   uint64_t counter;
 } bg_src;
 
+/* A rigid body's state (body.c): pose and velocities in double, its mass
+ * and principal inertia, and the material's force and torque (about x)
+ * over the last step. */
+typedef struct bg_rbody {
+  double x[3], q[4], v[3], w[3];
+  double m, ib[3];
+  double f[3], tau[3];
+  int parked;
+} bg_rbody;
+
 struct bg_sim {
   bg_config cfg;
   const bg_backend_ops *ops;
@@ -225,8 +236,15 @@ struct bg_sim {
   bg_collider *colliders; /* copies, with node arrays owned */
   size_t n_colliders;
   int moving; /* some collider has a velocity and an analytic shape */
-  bg_bnode *bnodes;
+  bg_bnode *bnodes; /* the walls' solid nodes, ascending in node */
+  double *bphi;     /* each one's distance into its collider (0: faces only) */
   size_t n_bnodes;
+  bg_body *body_desc; /* the descriptor's bodies, a copy (desc.bodies points here) */
+  bg_rbody *bodies;
+  size_t n_bodies;
+  bg_bnode *merged; /* bnodes with the bodies' nodes, handed to the backend */
+  size_t merged_cap;
+  double *wall_tally; /* the backend's BG_WALL_TALLY per wall of the last step */
   bg_real cfl, fixed_dt, cp;
   int force_dt;
   uint64_t step;
@@ -278,9 +296,21 @@ bg_status bg_sources_emit(bg_sim *sim, double dt);
 double bg_sources_speed(const bg_sim *sim, double t);
 bg_status bg_check_source(bg_sim *sim, const bg_source *s);
 
-/* Builds the solid-node list for time t (analytic colliders translate with
- * their velocity). */
+/* Builds the walls' solid-node list for time t (analytic colliders
+ * translate with their velocity) and commits it. */
 bg_status bg_boundary_build(bg_sim *sim, double t);
+
+/* body.c: a descriptor's body k checked (the grid already is); the bodies'
+ * state from the descriptor; the walls' list merged with the nodes inside
+ * each body where it now is, handed to the backend; the fastest surface
+ * speed of a body, for the CFL bound; each body moved over dt under the
+ * step's wall tally (BG_WALL_TALLY per wall) and gravity. */
+bg_status bg_check_body(bg_sim *sim, const bg_sim_desc *d, size_t k);
+bg_status bg_bodies_init(bg_sim *sim, const bg_sim_desc *d);
+void bg_bodies_free(bg_sim *sim);
+bg_status bg_boundary_commit(bg_sim *sim);
+double bg_bodies_speed(const bg_sim *sim);
+void bg_bodies_advance(bg_sim *sim, const double *tally, double dt);
 
 /* A file written under PATH.tmp and renamed onto PATH only when every
  * write succeeded (io.c): a file under its own name is never cut short.

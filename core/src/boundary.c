@@ -93,7 +93,14 @@ bg_status bg_boundary_build(bg_sim *sim, double t) {
   int64_t nx = cfg->dims[0], ny = cfg->dims[1], nz = cfg->dims[2];
   size_t cap = sim->n_bnodes ? sim->n_bnodes : 1024, n = 0;
   bg_bnode *list = malloc(cap * sizeof *list);
-  if (!list) return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the solid-node list");
+  double *lphi = malloc(cap * sizeof *lphi);
+  if (!list || !lphi) {
+    free(list);
+    free(lphi);
+    return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the solid-node list");
+  }
+  /* the faces' walls follow the colliders' and the bodies' */
+  const size_t face0 = sim->n_colliders + sim->n_bodies;
   double dx = cfg->dx;
   for (int64_t i = 0; i < nx; ++i)
     for (int64_t j = 0; j < ny; ++j)
@@ -102,7 +109,7 @@ bg_status bg_boundary_build(bg_sim *sim, double t) {
         int faces = 0;
         /* domain faces: BG_FACE_LAYERS solid layers on each side */
         for (int f = 0; f < BG_FACE_COUNT; ++f) {
-          const bg_wallc *w = &cfg->walls[sim->n_colliders + (size_t)f];
+          const bg_wallc *w = &cfg->walls[face0 + (size_t)f];
           if (w->type == BG_BC_OPEN) continue;
           int a = f / 2, hi = f % 2;
           if (a == 1 && cfg->dim == 2) continue; /* the plane has no y faces */
@@ -143,27 +150,34 @@ bg_status bg_boundary_build(bg_sim *sim, double t) {
         if (n == cap) {
           cap *= 2;
           bg_bnode *grown = realloc(list, cap * sizeof *list);
-          if (!grown) {
+          if (grown) list = grown;
+          double *pgrown = grown ? realloc(lphi, cap * sizeof *lphi) : NULL;
+          if (!pgrown) {
             free(list);
+            free(lphi);
             return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the solid-node list");
           }
-          list = grown;
+          lphi = pgrown;
         }
         list[n].node = (i * ny + j) * nz + k;
-        for (int a = 0; a < 3; ++a) list[n].n[a] = nrm[a];
+        lphi[n] = best;
+        for (int a = 0; a < 3; ++a) {
+          list[n].n[a] = nrm[a];
+          list[n].vw[a] = who >= 0 ? sim->colliders[who].velocity[a] : 0;
+        }
         list[n].collider = who;
         list[n].faces = faces;
         n++;
       }
-  bg_status s = sim->ops->set_boundary(sim->state, list, n);
-  if (s != BG_OK) {
-    free(list);
-    return bg_fail(sim, s, "backend %s could not take the solid-node list", bg_backend_ops_name(sim->ops));
-  }
   free(sim->bnodes);
+  free(sim->bphi);
   sim->bnodes = list;
+  sim->bphi = lphi;
   sim->n_bnodes = n;
-  return BG_OK;
+  bg_status s = bg_boundary_commit(sim);
+  if (s != BG_OK && !sim->err[0])
+    return bg_fail(sim, s, "backend %s could not take the solid-node list", bg_backend_ops_name(sim->ops));
+  return s;
 }
 
 /* The last solid node lies below the plane (phi < 0 there, a node on the

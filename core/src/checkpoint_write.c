@@ -155,6 +155,9 @@ bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t us
   if (!path) return bg_fail(sim, BG_ERR_NULL, "path is NULL");
   if (user_len && !user)
     return bg_fail(sim, BG_ERR_NULL, "user is NULL with user_len = %zu", user_len);
+  if (sim->n_bodies)
+    return bg_fail(sim, BG_ERR_RANGE, "checkpoints do not carry rigid bodies yet (this simulation has %zu)",
+                   sim->n_bodies);
   bg_raw r;
   bg_status s = bg_raw_export(sim, &r);
   if (s != BG_OK) return s;

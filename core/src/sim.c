@@ -142,6 +142,9 @@ static void sim_free(bg_sim *sim) {
   free(sim->wall_force);
   free(sim->wall_impulse);
   free(sim->bnodes);
+  free(sim->bphi);
+  free(sim->wall_tally);
+  bg_bodies_free(sim);
   free(sim->cfg.walls);
   free(sim->cfg.sinks);
   free(sim->cfg.mats);
@@ -232,7 +235,7 @@ static bg_status build_config(bg_sim *sim, const bg_sim_desc *d) {
   c->threads = d->threads;
   c->sort_interval = d->sort_interval;
   c->damping = d->damping;
-  c->n_walls = (int)d->n_colliders + BG_FACE_COUNT;
+  c->n_walls = (int)(d->n_colliders + d->n_bodies) + BG_FACE_COUNT;
   c->walls = calloc((size_t)c->n_walls, sizeof *c->walls);
   c->n_sinks = (int)d->n_sinks;
   c->sinks = d->n_sinks ? malloc(d->n_sinks * sizeof *c->sinks) : NULL;
@@ -248,8 +251,17 @@ static bg_status build_config(bg_sim *sim, const bg_sim_desc *d) {
     w->mu = k->mu;
     for (int a = 0; a < 3; ++a) w->v[a] = k->velocity[a];
   }
+  /* a body's velocity differs from node to node: each node carries its own (bg_bnode.vw) */
+  for (size_t i = 0; i < d->n_bodies; ++i) {
+    const bg_body *k = &d->bodies[i];
+    bg_wallc *w = &c->walls[d->n_colliders + i];
+    w->type = k->friction == BG_FRICTION_STICK ? BG_BC_STICK
+              : (k->friction == BG_FRICTION_SLIP || k->mu == 0) ? BG_BC_SLIP
+                                                                 : BG_BC_COULOMB;
+    w->mu = k->mu;
+  }
   for (int f = 0; f < BG_FACE_COUNT; ++f) {
-    bg_wallc *w = &c->walls[d->n_colliders + (size_t)f];
+    bg_wallc *w = &c->walls[d->n_colliders + d->n_bodies + (size_t)f];
     const bg_wall *k = &d->walls[f];
     w->type = k->friction == BG_FRICTION_STICK  ? BG_BC_STICK
               : k->friction == BG_FRICTION_OPEN ? BG_BC_OPEN
@@ -293,11 +305,13 @@ bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t er
                 "override)",
                 (double)d->fixed_dt, (double)stable_dt(sim, 0, NULL));
   if (s == BG_OK) s = copy_colliders(sim, d);
+  if (s == BG_OK) s = bg_bodies_init(sim, d);
   if (s == BG_OK) {
     /* the descriptor as created, pointing at the handle's own copies: what a
      * checkpoint records and what bg_sim_restore compares against */
     sim->desc = *d;
     sim->desc.colliders = sim->colliders;
+    sim->desc.bodies = sim->body_desc;
     sim->desc.sinks = sim->cfg.sinks;
     sim->desc.backend = NULL;
     sim->desc.properties = sim->properties;
@@ -307,7 +321,8 @@ bg_status bg_sim_create(const bg_sim_desc *d, bg_sim **out, char *err, size_t er
     sim->desc.dim = sim->cfg.dim; /* 0 reads back as the 3 it means */
     sim->wall_force = calloc(3 * (size_t)sim->cfg.n_walls, sizeof *sim->wall_force);
     sim->wall_impulse = calloc(3 * (size_t)sim->cfg.n_walls, sizeof *sim->wall_impulse);
-    if (!sim->wall_force || !sim->wall_impulse) s = bg_fail(sim, BG_ERR_NOMEM, "out of memory for the wall tallies");
+    sim->wall_tally = calloc(BG_WALL_TALLY * (size_t)sim->cfg.n_walls, sizeof *sim->wall_tally);
+    if (!sim->wall_force || !sim->wall_impulse || !sim->wall_tally) s = bg_fail(sim, BG_ERR_NOMEM, "out of memory for the wall tallies");
   }
   if (s == BG_OK) s = sim->ops->create(&sim->cfg, &sim->state, sim->err, sizeof sim->err);
   if (s == BG_OK) s = bg_boundary_build(sim, 0.0);
@@ -424,6 +439,8 @@ bg_status bg_sim_next_dt(bg_sim *sim, bg_real *dt, bg_real *bound) {
   if (s != BG_OK) return s;
   /* a source's particles join at its speed during the step: the bound holds it too */
   double vmax = fmax(st.max_speed, bg_sources_speed(sim, sim->time));
+  /* and a body's surface moves its nodes' velocity: it must not cross a cell in a step */
+  vmax = fmax(vmax, bg_bodies_speed(sim));
   int nl_sets = 0;
   bg_real b = stable_dt(sim, vmax, &nl_sets);
   sim->next_nonlocal_sets = nl_sets && !(sim->fixed_dt > 0);
@@ -448,7 +465,12 @@ static bg_status step_dt(bg_sim *sim, bg_real dt) {
   if ((s = sim->ops->grid_update(sim->state, dt)) != BG_OK) return s;
   double t3 = now_ms();
   if ((s = sim->ops->g2p(sim->state, dt)) != BG_OK) return s;
-  if ((s = sim->ops->wall_forces(sim->state, sim->wall_force)) != BG_OK) return s;
+  if ((s = sim->ops->wall_forces(sim->state, sim->wall_tally)) != BG_OK) return s;
+  for (int k = 0; k < sim->cfg.n_walls; ++k)
+    for (int a = 0; a < 3; ++a) sim->wall_force[3 * k + a] = sim->wall_tally[BG_WALL_TALLY * k + a];
+  bg_bodies_advance(sim, sim->wall_tally, (double)dt);
+  /* the bodies' nodes where they now are (with moving colliders, the next step's build does it) */
+  if (sim->n_bodies && !sim->moving && (s = bg_boundary_commit(sim)) != BG_OK) return s;
   for (int k = 0; k < 3 * sim->cfg.n_walls; ++k) sim->wall_impulse[k] += sim->wall_force[k] * (double)dt;
   double t4 = now_ms();
   sim->stage_ms[BG_STAGE_SORT] += t1 - t0;

@@ -211,6 +211,10 @@ bg_status bg_check_desc(bg_sim *sim, const bg_sim_desc *d) {
     CHECK(c->shape != BG_SHAPE_HALFSPACE || c->normal[1] == 0, BG_ERR_RANGE,
           "colliders[%zu].normal[1] must be 0 with dim 2 (a plane in x-z; got %g)", i, (double)c->normal[1]);
   }
+  CHECK(d->n_bodies == 0 || d->bodies, BG_ERR_NULL, "bodies is NULL but n_bodies = %zu", d->n_bodies);
+  CHECK(d->n_bodies < 1000, BG_ERR_RANGE, "n_bodies must be < 1000 (got %zu)", d->n_bodies);
+  for (size_t i = 0; i < d->n_bodies; ++i)
+    if ((s = bg_check_body(sim, d, i)) != BG_OK) return s;
   CHECK(d->n_sinks == 0 || d->sinks, BG_ERR_NULL, "sinks is NULL but n_sinks = %zu", d->n_sinks);
   CHECK(d->n_sinks < 1000, BG_ERR_RANGE, "n_sinks must be < 1000 (got %zu)", d->n_sinks);
   for (size_t i = 0; i < d->n_sinks; ++i) {

@@ -547,7 +547,7 @@ static void test_walls(void) {
   bg_wallc slip = wall(BG_BC_SLIP, 0, 0, 0, 0);
   {
     bg_real v[3] = {1, 2, -3};
-    bg_wall_apply(&slip, nz, v);
+    bg_wall_apply(&slip, slip.v, nz, v);
     check_v(v, 1, 2, 0, 0, "slip, approaching floor: normal removed, tangential kept");
   }
   {
@@ -557,76 +557,76 @@ static void test_walls(void) {
     bg_real v[3] = {-1, 0.5f, -2};
     double vn = (-1 - 2) * s;
     double want[3] = {-1 - vn * s, 0.5, -2 - vn * s};
-    bg_wall_apply(&slip, n, v);
+    bg_wall_apply(&slip, slip.v, n, v);
     check_v(v, want[0], want[1], want[2], 1e-6, "slip, oblique normal");
     bg_check_abs(v[0] * n[0] + v[1] * n[1] + v[2] * n[2], 0.0, 1e-6, "wall slip oblique: v.n = 0 after");
   }
   {
     bg_real v[3] = {1, 2, 3};
-    bg_wall_apply(&slip, nz, v);
+    bg_wall_apply(&slip, slip.v, nz, v);
     check_v(v, 1, 2, 3, 0, "slip, separating: unchanged");
     bg_wallc cw = wall(BG_BC_COULOMB, 0.5, 0, 0, 0), st = wall(BG_BC_SLIP, 0, 0, 0, 0);
     bg_real v2[3] = {4, -1, 0.5f};
-    bg_wall_apply(&cw, nz, v2);
+    bg_wall_apply(&cw, cw.v, nz, v2);
     check_v(v2, 4, -1, 0.5, 0, "coulomb, separating: unchanged");
     bg_real v3[3] = {4, -1, 0};
-    bg_wall_apply(&st, nz, v3);
+    bg_wall_apply(&st, st.v, nz, v3);
     check_v(v3, 4, -1, 0, 0, "slip, tangential only (v_n = 0): unchanged");
   }
   {
     bg_wallc cw = wall(BG_BC_COULOMB, 0.5, 0, 0, 0);
     bg_real v[3] = {3, 0, -2}; /* |vt| 3 shrinks by 0.5 * 2 = 1 */
-    bg_wall_apply(&cw, nz, v);
+    bg_wall_apply(&cw, cw.v, nz, v);
     check_v(v, 2, 0, 0, 1e-6, "coulomb mu 0.5: tangential 3 -> 2, normal removed");
     bg_real v2[3] = {3, 4, -1}; /* |vt| 5 -> 4, direction kept */
     bg_wallc c1 = wall(BG_BC_COULOMB, 1.0, 0, 0, 0);
-    bg_wall_apply(&c1, nz, v2);
+    bg_wall_apply(&c1, c1.v, nz, v2);
     check_v(v2, 2.4, 3.2, 0, 1e-6, "coulomb mu 1: (3,4) -> (2.4,3.2), direction kept");
     bg_real v3[3] = {3, 0, -2}; /* mu |vn| = 4 > 3: stops, never reverses */
     bg_wallc c2 = wall(BG_BC_COULOMB, 2.0, 0, 0, 0);
-    bg_wall_apply(&c2, nz, v3);
+    bg_wall_apply(&c2, c2.v, nz, v3);
     check_v(v3, 0, 0, 0, 0, "coulomb mu 2: clamps at zero, never reverses");
     bg_real v4[3] = {0, 0, -2}; /* no tangential part: no NaN */
-    bg_wall_apply(&c2, nz, v4);
+    bg_wall_apply(&c2, c2.v, nz, v4);
     check_v(v4, 0, 0, 0, 0, "coulomb, purely normal impact: v = 0, no NaN");
     bg_wallc c0 = wall(BG_BC_COULOMB, 0.0, 0, 0, 0);
     bg_real v5[3] = {1, 2, -3};
-    bg_wall_apply(&c0, nz, v5);
+    bg_wall_apply(&c0, c0.v, nz, v5);
     check_v(v5, 1, 2, 0, 0, "coulomb mu 0: acts as slip");
   }
   {
     bg_wallc st = wall(BG_BC_STICK, 0, 0.1, -0.2, 0.3);
     bg_real v[3] = {5, 6, -7};
-    bg_wall_apply(&st, nz, v);
+    bg_wall_apply(&st, st.v, nz, v);
     check_v(v, 0.1, -0.2, 0.3, 0, "stick: set to the wall velocity");
     bg_real v2[3] = {5, 6, 7};
-    bg_wall_apply(&st, nz, v2);
+    bg_wall_apply(&st, st.v, nz, v2);
     check_v(v2, 0.1, -0.2, 0.3, 0, "stick: set to the wall velocity even when separating");
     bg_wallc op = wall(BG_BC_OPEN, 0, 0, 0, 0);
     bg_real v3[3] = {5, 6, -7};
-    bg_wall_apply(&op, nz, v3);
+    bg_wall_apply(&op, op.v, nz, v3);
     check_v(v3, 5, 6, -7, 0, "open: untouched");
   }
   {
     /* moving walls: everything happens in the wall frame */
     bg_wallc up = wall(BG_BC_SLIP, 0, 0, 0, 1.0); /* piston rising at 1 m/s */
     bg_real v[3] = {0.3f, 0, 0.5f};               /* slower than the piston: approaching */
-    bg_wall_apply(&up, nz, v);
+    bg_wall_apply(&up, up.v, nz, v);
     check_v(v, 0.3, 0, 1.0, 1e-7, "moving slip wall (v_w = +1 z): normal speed raised to the wall's");
     bg_real v2[3] = {0.3f, 0, 2.0f}; /* faster: separating in the wall frame */
-    bg_wall_apply(&up, nz, v2);
+    bg_wall_apply(&up, up.v, nz, v2);
     check_v(v2, 0.3, 0, 2.0, 0, "moving slip wall: faster than the wall, unchanged");
     bg_real v3[3] = {0.3f, 0, -0.5f}; /* would be separating... no: approaching, and a fixed wall too */
     bg_wallc belt = wall(BG_BC_COULOMB, 0.5, 1.0, 0, 0); /* conveyor floor moving +x */
-    bg_wall_apply(&belt, nz, v3);
+    bg_wall_apply(&belt, belt.v, nz, v3);
     /* relative (-0.7, 0, -0.5): |vt| 0.7 shrinks by 0.25 -> 0.45 along -x */
     check_v(v3, 1.0 - 0.45, 0, 0, 1e-6, "moving coulomb floor (belt +x): friction acts on relative slip");
     bg_real v4[3] = {1.0f, 0, -0.5f}; /* no relative slip: moves with the belt */
-    bg_wall_apply(&belt, nz, v4);
+    bg_wall_apply(&belt, belt.v, nz, v4);
     check_v(v4, 1.0, 0, 0, 1e-7, "moving coulomb floor: no relative slip stays with the belt");
     bg_wallc down = wall(BG_BC_SLIP, 0, 0, 0, -1.0); /* floor receding at 1 m/s */
     bg_real v5[3] = {0, 0, -0.5f};                   /* falls slower than the floor recedes */
-    bg_wall_apply(&down, nz, v5);
+    bg_wall_apply(&down, down.v, nz, v5);
     check_v(v5, 0, 0, -0.5, 0, "receding wall: particle slower than the wall is left alone");
   }
 }

@@ -89,8 +89,8 @@ static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t 
   if (s->nl >= 0) s->gs = cpu_grid_map(nn * sizeof *s->gs);
   if (s->nl >= 0 && !cfg->nl_all) s->gm = cpu_grid_map(nn * sizeof *s->gm);
   s->wf_threads = cpu_nthreads(s);
-  s->wf_thread = calloc((size_t)s->wf_threads * 3 * (size_t)cfg->n_walls, sizeof *s->wf_thread);
-  s->wf = calloc(3 * (size_t)cfg->n_walls, sizeof *s->wf);
+  s->wf_thread = calloc((size_t)s->wf_threads * BG_WALL_TALLY * (size_t)cfg->n_walls, sizeof *s->wf_thread);
+  s->wf = calloc(BG_WALL_TALLY * (size_t)cfg->n_walls, sizeof *s->wf);
   if (!s->grid || !s->row_lo || !s->row_hi || !s->rows || !s->bstart || !s->blist || !s->bin_hist || !s->sink_mass || (s->nl >= 0 && !s->gs) ||
       (s->nl >= 0 && !cfg->nl_all && !s->gm) || !s->wf_thread ||
       !s->wf) {
@@ -320,7 +320,7 @@ static bg_status cpu_import(void *state, const bg_raw *r) {
 
 static bg_status cpu_wall_forces(void *state, double *out) {
   cpu_state *s = state;
-  memcpy(out, s->wf, 3 * (size_t)s->cfg->n_walls * sizeof *out);
+  memcpy(out, s->wf, BG_WALL_TALLY * (size_t)s->cfg->n_walls * sizeof *out);
   return BG_OK;
 }
 

@@ -328,12 +328,12 @@ bg_status cpu_grid_update(void *state, bg_real dt) {
   int nw = c->n_walls;
   /* the wall-force tallies are sized for the thread count at creation */
   int wt = nt < s->wf_threads ? nt : s->wf_threads;
-  memset(s->wf_thread, 0, (size_t)s->wf_threads * 3 * (size_t)nw * sizeof *s->wf_thread);
+  memset(s->wf_thread, 0, (size_t)s->wf_threads * BG_WALL_TALLY * (size_t)nw * sizeof *s->wf_thread);
   double inv_dt = dt > 0 ? 1.0 / (double)dt : 0.0;
 #pragma omp parallel num_threads(wt)
   {
 #ifdef _OPENMP
-    double *mine = s->wf_thread + (size_t)omp_get_thread_num() * 3 * (size_t)nw;
+    double *mine = s->wf_thread + (size_t)omp_get_thread_num() * BG_WALL_TALLY * (size_t)nw;
 #else
     double *mine = s->wf_thread;
 #endif
@@ -348,13 +348,14 @@ bg_status cpu_grid_update(void *state, bg_real dt) {
       if (!(g[0] > 0)) continue;
       bg_bnode_effect eff;
       bg_bnode_apply(b, c->walls, nw - BG_FACE_COUNT, g + 1, &eff);
-      for (int e = 0; e < eff.n; ++e)
-        for (int d = 0; d < 3; ++d) mine[3 * eff.wall[e] + d] -= (double)g[0] * eff.dv[e][d] * inv_dt;
+      double xn[3];
+      bg_node_offset(b->node, c->dims, c->dx, xn);
+      bg_wall_tally_add(mine, &eff, g[0], inv_dt, xn);
     }
   }
-  for (int k = 0; k < 3 * nw; ++k) {
+  for (int k = 0; k < BG_WALL_TALLY * nw; ++k) {
     double sum = 0;
-    for (int t = 0; t < s->wf_threads; ++t) sum += s->wf_thread[(size_t)t * 3 * (size_t)nw + k];
+    for (int t = 0; t < s->wf_threads; ++t) sum += s->wf_thread[(size_t)t * BG_WALL_TALLY * (size_t)nw + k];
     s->wf[k] = sum;
   }
   return BG_OK;

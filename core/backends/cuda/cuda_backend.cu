@@ -266,7 +266,7 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
       TRY(cudaMemcpyAsync(s->sinks, cfg->sinks, (size_t)cfg->n_sinks * sizeof(bg_sink), cudaMemcpyHostToDevice,
                           s->st));
     }
-    s->tally_words = 1 + 2 * ((size_t)cfg->n_sinks + 1) + 3 * (size_t)cfg->n_walls;
+    s->tally_words = 1 + 2 * ((size_t)cfg->n_sinks + 1) + BG_WALL_TALLY * (size_t)cfg->n_walls;
     TRY(cudaMalloc((void **)&s->d_tally, s->tally_words * 8));
     TRY(cudaMemsetAsync(s->d_tally, 0, s->tally_words * 8, s->st));
     TRY(cudaMallocHost((void **)&s->h_tally, s->tally_words * 8));
@@ -278,7 +278,7 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
   }
 #undef TRY
   s->sink_mass = (double *)calloc((size_t)cfg->n_sinks + 1, sizeof *s->sink_mass);
-  s->wf = (double *)calloc(3 * (size_t)cfg->n_walls, sizeof *s->wf);
+  s->wf = (double *)calloc(BG_WALL_TALLY * (size_t)cfg->n_walls, sizeof *s->wf);
   if (!s->sink_mass || !s->wf) {
     cuda_destroy(s);
     return BG_ERR_NOMEM;

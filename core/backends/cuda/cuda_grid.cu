@@ -18,7 +18,8 @@ __global__ void k_grid_update(float4 *grid, int64_t nn, float g0, float g1, floa
 }
 
 /* Contact on the solid nodes; each wall's share of the momentum change,
- * over dt, is added to wf (3 doubles per wall, minus: the force on it). */
+ * over dt, is added to wf (BG_WALL_TALLY doubles per wall: minus the force
+ * on it, then that force's moment about the grid's origin). */
 __global__ void k_boundary(float4 *grid, dgeom G, const bg_bnode *bn, int64_t nbn, const bg_wallc *walls, int n_colliders,
                            double inv_dt, double *wf) {
   int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -35,9 +36,22 @@ __global__ void k_boundary(float4 *grid, dgeom G, const bg_bnode *bn, int64_t nb
     q.z = v[1];
     q.w = v[2];
     grid[at] = q;
-    for (int e = 0; e < eff.n; ++e)
-      for (int d = 0; d < 3; ++d)
-        if (eff.dv[e][d] != 0.0f) atomicAdd(&wf[3 * eff.wall[e] + d], -(double)q.x * eff.dv[e][d] * inv_dt);
+    if (eff.n) {
+      /* bg_wall_tally_add, with atomics: one node's share to each wall */
+      double xn[3];
+      bg_node_offset(b.node, G.dims, (double)G.dx, xn);
+      for (int e = 0; e < eff.n; ++e) {
+        double f[3];
+        for (int d = 0; d < 3; ++d) f[d] = -(double)q.x * eff.dv[e][d] * inv_dt;
+        if (f[0] == 0.0 && f[1] == 0.0 && f[2] == 0.0) continue;
+        double *t = wf + BG_WALL_TALLY * eff.wall[e];
+        for (int d = 0; d < 3; ++d)
+          if (f[d] != 0.0) atomicAdd(&t[d], f[d]);
+        atomicAdd(&t[3], xn[1] * f[2] - xn[2] * f[1]);
+        atomicAdd(&t[4], xn[2] * f[0] - xn[0] * f[2]);
+        atomicAdd(&t[5], xn[0] * f[1] - xn[1] * f[0]);
+      }
+    }
   }
 }
 
@@ -51,7 +65,7 @@ bg_status cuda_grid_update(void *state, bg_real dt) {
       bg_damping_factor(c->damping, dt));
   CU(cudaGetLastError());
   double *wf = (double *)(s->d_tally + 1 + 2 * ((size_t)c->n_sinks + 1));
-  CU(cudaMemsetAsync(wf, 0, 3 * (size_t)c->n_walls * sizeof(double), s->st));
+  CU(cudaMemsetAsync(wf, 0, BG_WALL_TALLY * (size_t)c->n_walls * sizeof(double), s->st));
   if (s->n_bn) {
     k_boundary<<<grid_of((int64_t)s->n_bn, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
         s->grid, s->geo, s->bn, (int64_t)s->n_bn, s->walls, c->n_walls - BG_FACE_COUNT, dt > 0 ? 1.0 / (double)dt : 0.0,

@@ -84,7 +84,7 @@ bg_status cuda_flush(cuda_state *s) {
     s->sink_mass[k] = mass[k];
     s->parked_mass += mass[k];
   }
-  memcpy(s->wf, mass + (ns + 1), 3 * (size_t)s->cfg->n_walls * sizeof *s->wf);
+  memcpy(s->wf, mass + (ns + 1), BG_WALL_TALLY * (size_t)s->cfg->n_walls * sizeof *s->wf);
   s->n_sink = parked - (size_t)t[1 + ns];
   s->n_out = (size_t)t[1 + ns];
   s->n_active = s->n - parked;
@@ -236,7 +236,7 @@ bg_status cuda_wall_forces(void *state, double *out) {
   cuda_state *s = (cuda_state *)state;
   bg_status st = cuda_flush(s);
   if (st != BG_OK) return st;
-  memcpy(out, s->wf, 3 * (size_t)s->cfg->n_walls * sizeof *out);
+  memcpy(out, s->wf, BG_WALL_TALLY * (size_t)s->cfg->n_walls * sizeof *out);
   return BG_OK;
 }
 

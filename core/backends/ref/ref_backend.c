@@ -34,7 +34,7 @@ typedef struct ref_state {
   size_t n_bn;
   double parked_mass, total_mass, max_speed;
   double *sink_mass; /* n_sinks + 1: the last, particles that left the grid */
-  double *wf;        /* 3 per wall: force over the last grid update */
+  double *wf;        /* BG_WALL_TALLY per wall: force and moment over the last grid update */
 } ref_state;
 
 static bg_real *row(const ref_state *s, size_t p) { return s->f + p * BG_RAW_NF; }
@@ -136,7 +136,7 @@ static bg_status ref_create(const bg_config *cfg, void **out, char *err, size_t 
   s->gs = s->nl >= 0 ? calloc((size_t)cfg->n_nodes, sizeof *s->gs) : NULL;
   s->gm = s->nl >= 0 && !cfg->nl_all ? calloc((size_t)cfg->n_nodes, sizeof *s->gm) : NULL;
   s->sink_mass = calloc((size_t)cfg->n_sinks + 1, sizeof *s->sink_mass);
-  s->wf = calloc(3 * (size_t)cfg->n_walls + 1, sizeof *s->wf);
+  s->wf = calloc(BG_WALL_TALLY * (size_t)cfg->n_walls + 1, sizeof *s->wf);
   if (!s->grid || (s->nl >= 0 && !s->gs) || (s->nl >= 0 && !cfg->nl_all && !s->gm) || !s->sink_mass || !s->wf) {
     ref_destroy(s);
     return BG_ERR_NOMEM;
@@ -256,15 +256,16 @@ static bg_status ref_grid_update(void *state, bg_real dt) {
   /* walls and colliders; the momentum a wall gives a node, over dt, is
    * minus the force on that wall */
   double inv_dt = dt > 0 ? 1.0 / (double)dt : 0.0;
-  memset(s->wf, 0, 3 * (size_t)c->n_walls * sizeof *s->wf);
+  memset(s->wf, 0, BG_WALL_TALLY * (size_t)c->n_walls * sizeof *s->wf);
   for (size_t k = 0; k < s->n_bn; ++k) {
     const bg_bnode *b = &s->bn[k];
     bg_real *g = s->grid[b->node];
     if (!(g[0] > 0)) continue;
     bg_bnode_effect eff;
     bg_bnode_apply(b, c->walls, c->n_walls - BG_FACE_COUNT, g + 1, &eff);
-    for (int e = 0; e < eff.n; ++e)
-      for (int d = 0; d < 3; ++d) s->wf[3 * eff.wall[e] + d] -= (double)g[0] * eff.dv[e][d] * inv_dt;
+    double xn[3];
+    bg_node_offset(b->node, c->dims, c->dx, xn);
+    bg_wall_tally_add(s->wf, &eff, g[0], inv_dt, xn);
   }
   return BG_OK;
 }
@@ -438,7 +439,7 @@ static bg_status ref_import(void *state, const bg_raw *r) {
 
 static bg_status ref_wall_forces(void *state, double *out) {
   ref_state *s = state;
-  memcpy(out, s->wf, 3 * (size_t)s->cfg->n_walls * sizeof *out);
+  memcpy(out, s->wf, BG_WALL_TALLY * (size_t)s->cfg->n_walls * sizeof *out);
   return BG_OK;
 }
 

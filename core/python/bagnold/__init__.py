@@ -48,12 +48,13 @@ from .scene import (
 )
 from .library import (backend_available, backend_properties, backend_status, backends, thread_wait_policy,
                       verify_checkpoint)
+from .bodies import Body
 from .sim import Sim, Stats
 
 __version__ = "0.1.0"  # bagnold.h's BG_VERSION_STRING (a test holds them equal)
 
 __all__ = [
-    "BagnoldError", "ModelUnavailable", "Sim", "Stats", "Material", "material", "sand", "mui", "ngf",
+    "BagnoldError", "ModelUnavailable", "Sim", "Stats", "Body", "Material", "material", "sand", "mui", "ngf",
     "jelly", "snow", "water", "von_mises", "models", "has_model", "Collider",
     "halfspace", "box", "cylinder", "sdf", "Sink", "sink", "FACES", "wall_edge_offset",
     "PvdSeries", "pvd", "TsvSeries", "SimSeries", "backend_available", "backend_status",

@@ -304,6 +304,43 @@ class Wall(Structure):
     _fields_ = [("friction", bg_enum), ("mu", bg_real)]
 
 
+class Body(Structure):
+    """bg_body."""
+
+    _fields_ = [
+        ("shape", bg_enum),
+        ("radius", bg_real),
+        ("half", bg_real * 3),
+        ("density", bg_real),
+        ("x", bg_real * 3),
+        ("q", bg_real * 4),
+        ("v", bg_real * 3),
+        ("w", bg_real * 3),
+        ("friction", bg_enum),
+        ("mu", bg_real),
+        ("kinematic", c_int),
+        ("axis", bg_real * 3),
+        ("linear_damping", bg_real),
+        ("angular_damping", bg_real),
+    ]
+
+
+class BodyState(Structure):
+    """bg_body_state."""
+
+    _fields_ = [
+        ("x", c_double * 3),
+        ("q", c_double * 4),
+        ("v", c_double * 3),
+        ("w", c_double * 3),
+        ("force", c_double * 3),
+        ("torque", c_double * 3),
+        ("mass", c_double),
+        ("inertia", c_double * 3),
+        ("parked", c_int),
+    ]
+
+
 class SimDesc(Structure):
     """bg_sim_desc."""
 
@@ -329,6 +366,8 @@ class SimDesc(Structure):
         ("materials", POINTER(Material)),
         ("n_materials", c_size_t),
         ("dim", c_int),
+        ("bodies", POINTER(Body)),
+        ("n_bodies", c_size_t),
     ]
 
 
@@ -400,6 +439,8 @@ STRUCTS: Dict[str, type] = {
     "bg_sink": Sink,
     "bg_wall": Wall,
     "bg_sim_desc": SimDesc,
+    "bg_body": Body,
+    "bg_body_state": BodyState,
     "bg_source": Source,
     "bg_stats": Stats,
     "bg_memory": Memory,
@@ -510,6 +551,9 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_sim_wall_count": (c_size_t, [_P]),
     "bg_sim_wall_forces": (bg_status, [_P, _D, c_size_t]),
     "bg_sim_wall_impulses": (bg_status, [_P, _D, c_size_t]),
+    "bg_body_default": (Body, []),
+    "bg_sim_body_state": (bg_status, [_P, c_size_t, POINTER(BodyState)]),
+    "bg_sim_set_body_velocity": (bg_status, [_P, c_size_t, _F, _F]),
     # checkpoint
     "bg_sim_save": (bg_status, [_P, c_char_p, c_void_p, c_size_t]),
     "bg_sim_load": (bg_status, [c_char_p, c_char_p, c_int, POINTER(_P), c_char_p, c_size_t]),

@@ -5,12 +5,13 @@ mixin of Sim: it uses Sim's handle, error check and shape."""
 from __future__ import annotations
 
 import ctypes
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
 from . import _native as _n
-from .scene import FACES
+from .bodies import state_dict
+from .scene import FACES, _vec
 
 
 _ptr = _n.ptr
@@ -55,13 +56,15 @@ class Readouts:
 
     @property
     def wall_names(self) -> List[str]:
-        """Names of the walls in wall_forces' order: "collider0".. then the faces."""
+        """Names of the walls in wall_forces' order: "collider0".., "body0".., then the faces."""
         n = int(_n.C.bg_sim_wall_count(self._handle()))
-        return [f"collider{i}" for i in range(n - len(FACES))] + list(FACES)
+        nb = getattr(self, "_n_bodies", 0) or 0
+        return ([f"collider{i}" for i in range(n - len(FACES) - nb)] + [f"body{k}" for k in range(nb)]
+                + list(FACES))
 
     def wall_forces(self) -> np.ndarray:
         """Force the material exerted on each wall over the last step, N,
-        shape (n_walls, 3): the colliders, then the faces -x, +x, -y, +y, -z, +z."""
+        shape (n_walls, 3): the colliders, the bodies, then the faces -x, +x, -y, +y, -z, +z."""
         n = int(_n.C.bg_sim_wall_count(self._handle()))
         out = np.empty((n, 3), np.float64)
         self._check(_n.C.bg_sim_wall_forces(self._handle(), _ptr(out, _n._D), out.size), "bg_sim_wall_forces")
@@ -77,3 +80,18 @@ class Readouts:
         self._check(_n.C.bg_sim_wall_impulses(self._handle(), _ptr(out, _n._D), out.size),
                     "bg_sim_wall_impulses")
         return out
+
+    def body(self, k: int) -> Dict[str, Any]:
+        """Rigid body k as it is now: x, q (w, x, y, z), v, w (world frame),
+        the material's force and torque (about x) over the last step, mass,
+        principal inertia, and whether it is parked (left the grid)."""
+        st = _n.BodyState()
+        self._check(_n.C.bg_sim_body_state(self._handle(), int(k), ctypes.byref(st)), "bg_sim_body_state")
+        return state_dict(st)
+
+    def set_body_velocity(self, k: int, v: Sequence[float], w: Sequence[float] = (0.0, 0.0, 0.0)) -> None:
+        """Sets body k's linear and angular velocity (m/s, rad/s, world frame)
+        before the next step: a kinematic body's script, or a kick."""
+        cv = (_n.bg_real * 3)(*_vec(v, 3, "v"))
+        cw = (_n.bg_real * 3)(*_vec(w, 3, "w"))
+        self._check(_n.C.bg_sim_set_body_velocity(self._handle(), int(k), cv, cw), "bg_sim_set_body_velocity")

@@ -20,6 +20,7 @@ from .errors import BagnoldError, check
 from .library import _path
 from .readout import Readouts
 from .running import drive as _drive
+from .bodies import Body
 from .scene import Collider, Material, Sink, sand, walls_table, _vec, _number
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -98,6 +99,8 @@ class Sim(Readouts):
         collider: one collider, the seed's spelling
             (``collider=Collider.from_sdf(...)``); it comes first, before
             any in ``colliders``.
+        bodies: :class:`~bagnold.Body` objects, rigid bodies coupled both
+            ways with the material (``sim.body(k)``, ``sim.set_body_velocity``).
         sinks: :class:`~bagnold.Sink` objects or (lo, hi) pairs.
         walls: friction of the domain faces: one spec for all, or a mapping
             {"-x": ..., "+z": "open", "floor": 0.5, "all": "stick"}; a spec
@@ -125,7 +128,7 @@ class Sim(Readouts):
                  threads: int = 0, cfl: Optional[float] = None, fixed_dt: Optional[float] = None,
                  force_dt: bool = False, sort_interval: Optional[int] = None,
                  properties: Union[None, str, Mapping[str, Any]] = None, damping: float = 0.0,
-                 collider: Optional[Collider] = None) -> None:
+                 collider: Optional[Collider] = None, bodies: Sequence[Body] = ()) -> None:
         self._h = _n.c_void_p()
         d = _n.C.bg_sim_desc_default()
         dims = tuple(int(g) for g in grid) if np.ndim(grid) == 1 else ()
@@ -168,6 +171,13 @@ class Sim(Readouts):
         col_arr = (_n.Collider * max(len(cols), 1))(*[c._struct(dims, i, d.dx) for i, c in enumerate(cols)])
         d.colliders = col_arr if cols else None
         d.n_colliders = len(cols)
+        bods = list(bodies)
+        for i, b in enumerate(bods):
+            if not isinstance(b, Body):
+                raise ValueError(f"bodies[{i}] must be a bagnold.Body (got {type(b).__name__})")
+        body_arr = (_n.Body * max(len(bods), 1))(*[b._struct() for b in bods])
+        d.bodies = body_arr if bods else None
+        d.n_bodies = len(bods)
         snk = [s if isinstance(s, Sink) else Sink(*s) for s in sinks]
         snk_arr = (_n.Sink * max(len(snk), 1))(*[s._c for s in snk])
         d.sinks = snk_arr if snk else None
@@ -194,6 +204,7 @@ class Sim(Readouts):
         code = _n.C.bg_sim_create(ctypes.byref(d), ctypes.byref(self._h), err, len(err))
         check(code, err.value.decode(errors="replace"), "bg_sim_create")
         self._init_shape(dims, len(cols), len(snk))
+        self._n_bodies = len(bods)
         self._plane_y = float(d.origin[1])
         self.material = mat.copy()
         self.materials = [m.copy() for m in mats]

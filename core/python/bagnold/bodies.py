@@ -1,0 +1,75 @@
+"""Rigid bodies coupled both ways with the material (bagnold.h's bg_body).
+
+A :class:`Body` goes into ``Sim(..., bodies=[...])``; ``sim.body(k)``
+reads one back as it is now (pose, velocities, the material's force and
+torque on it), ``sim.set_body_velocity(k, v, w)`` scripts a kinematic one.
+"""
+
+from typing import Any, Dict, Optional, Sequence
+
+from . import _native as _n
+from .scene import FrictionSpec, _number, _vec, friction
+
+_SHAPES = {"sphere": 0, "box": 1}
+
+
+class Body:
+    """A rigid body: a sphere (``radius``) or a box (``half``, the
+    half-extents along its own axes), of ``density`` kg/m^3, centred at
+    ``x`` with orientation ``q`` (a quaternion w, x, y, z), moving at ``v``
+    and spinning at ``w`` (world frame). ``friction`` is a Coulomb
+    coefficient, "slip" or "stick"; ``kinematic`` bodies keep the velocity
+    they are given; a nonzero ``axis`` keeps the spin along it. The library
+    checks every value when the simulation is created and names the field
+    it refuses."""
+
+    def __init__(self, shape: str = "sphere", *, radius: Optional[float] = None,
+                 half: Optional[Sequence[float]] = None, density: float = 1000.0,
+                 x: Sequence[float] = (0.0, 0.0, 0.0), q: Sequence[float] = (1.0, 0.0, 0.0, 0.0),
+                 v: Sequence[float] = (0.0, 0.0, 0.0), w: Sequence[float] = (0.0, 0.0, 0.0),
+                 friction: FrictionSpec = 0.5, kinematic: bool = False,
+                 axis: Sequence[float] = (0.0, 0.0, 0.0), linear_damping: float = 0.0,
+                 angular_damping: float = 0.0) -> None:
+        if shape not in _SHAPES:
+            raise ValueError(f"shape must be one of {', '.join(_SHAPES)} (got {shape!r})")
+        if shape == "sphere" and radius is None:
+            raise ValueError("a sphere needs radius")
+        if shape == "box" and half is None:
+            raise ValueError("a box needs half (three half-extents)")
+        self.shape = shape
+        self.radius = None if radius is None else _number(radius, "radius")
+        self.half = None if half is None else _vec(half, 3, "half")
+        self.density = _number(density, "density")
+        self.x, self.q = _vec(x, 3, "x"), _vec(q, 4, "q")
+        self.v, self.w = _vec(v, 3, "v"), _vec(w, 3, "w")
+        self.friction = friction
+        self.kinematic = bool(kinematic)
+        self.axis = _vec(axis, 3, "axis")
+        self.linear_damping = _number(linear_damping, "linear_damping")
+        self.angular_damping = _number(angular_damping, "angular_damping")
+
+    def _struct(self) -> "_n.Body":
+        b = _n.C.bg_body_default()
+        b.shape = _SHAPES[self.shape]
+        if self.radius is not None:
+            b.radius = self.radius
+        if self.half is not None:
+            b.half[:] = self.half
+        b.density = self.density
+        b.x[:], b.q[:], b.v[:], b.w[:] = self.x, self.q, self.v, self.w
+        b.friction, b.mu = friction(self.friction)
+        b.kinematic = int(self.kinematic)
+        b.axis[:] = self.axis
+        b.linear_damping, b.angular_damping = self.linear_damping, self.angular_damping
+        return b
+
+    def __repr__(self) -> str:
+        size = f"radius={self.radius}" if self.shape == "sphere" else f"half={self.half}"
+        return f"Body({self.shape!r}, {size}, density={self.density}, x={self.x})"
+
+
+def state_dict(st: "_n.BodyState") -> Dict[str, Any]:
+    """A bg_body_state as plain Python values."""
+    return {"x": tuple(st.x), "q": tuple(st.q), "v": tuple(st.v), "w": tuple(st.w),
+            "force": tuple(st.force), "torque": tuple(st.torque), "mass": st.mass,
+            "inertia": tuple(st.inertia), "parked": bool(st.parked)}

@@ -1,0 +1,452 @@
+/* body.c: rigid bodies coupled both ways through the grid (bagnold.h's
+ * bg_body). Each step the front end lists the grid nodes inside each body
+ * with the body's surface velocity there (v + omega x r) and its outward
+ * normal, merged into the walls' solid-node list; every backend then applies
+ * the walls' contact unchanged and tallies, per wall, the force and its
+ * moment. After the step the body takes that force and torque (minus the
+ * momentum its contact gave the material) with gravity, and moves. So the
+ * momentum the material gains is the momentum the body loses, to round-off:
+ * the coupling of Hu et al. 2018 (taichi_mpm) in bagnold's contact law. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bg_internal.h"
+
+static const double PI = 3.14159265358979323846;
+
+#define CHECK(cond, status, ...)                           \
+  do {                                                     \
+    if (!(cond)) return bg_fail(sim, status, __VA_ARGS__); \
+  } while (0)
+
+bg_body bg_body_default(void) {
+  bg_body b;
+  memset(&b, 0, sizeof b);
+  b.shape = BG_BODY_SPHERE;
+  b.radius = 0.05f;
+  b.density = 1000.0f;
+  b.q[0] = 1.0f;
+  b.friction = BG_FRICTION_COULOMB;
+  b.mu = 0.5f;
+  return b;
+}
+
+/* ------------------------------------------------------------ geometry */
+
+/* The rotation matrix of a unit quaternion (w, x, y, z). */
+static void quat_matrix(const double q[4], double R[3][3]) {
+  const double w = q[0], x = q[1], y = q[2], z = q[3];
+  R[0][0] = 1 - 2 * (y * y + z * z);
+  R[0][1] = 2 * (x * y - w * z);
+  R[0][2] = 2 * (x * z + w * y);
+  R[1][0] = 2 * (x * y + w * z);
+  R[1][1] = 1 - 2 * (x * x + z * z);
+  R[1][2] = 2 * (y * z - w * x);
+  R[2][0] = 2 * (x * z - w * y);
+  R[2][1] = 2 * (y * z + w * x);
+  R[2][2] = 1 - 2 * (x * x + y * y);
+}
+
+static void cross(const double a[3], const double b[3], double c[3]) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Signed distance in the body's frame (p relative to its centre). */
+static double body_phi(const bg_body *d, const double p[3]) {
+  if (d->shape == BG_BODY_SPHERE) return sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) - d->radius;
+  double out = 0, in = -1e300;
+  for (int a = 0; a < 3; ++a) {
+    double q = fabs(p[a]) - d->half[a];
+    out += q > 0 ? q * q : 0;
+    in = q > in ? q : in;
+  }
+  return sqrt(out) + (in < 0 ? in : 0);
+}
+
+/* The outward normal in the body's frame, by central differences of the
+ * distance (a box's faces, edges and corners by one rule), h a quarter cell. */
+static void body_normal(const bg_body *d, const double p[3], double h, double n[3]) {
+  double nn = 0;
+  for (int a = 0; a < 3; ++a) {
+    double q0[3] = {p[0], p[1], p[2]}, q1[3] = {p[0], p[1], p[2]};
+    q0[a] -= h;
+    q1[a] += h;
+    n[a] = body_phi(d, q1) - body_phi(d, q0);
+    nn += n[a] * n[a];
+  }
+  nn = sqrt(nn);
+  if (nn > 1e-12 * h) {
+    for (int a = 0; a < 3; ++a) n[a] /= nn;
+    return;
+  }
+  /* where the differences cancel (a box's mid-plane, a sphere's centre) the
+   * nearest face's direction, so that no node inside has a zero normal */
+  int best = 2;
+  double far = -1e300;
+  for (int a = 0; a < 3; ++a) {
+    double q = d->shape == BG_BODY_BOX ? fabs(p[a]) - d->half[a] : 0.0;
+    n[a] = 0;
+    if (d->shape == BG_BODY_BOX && q > far) {
+      far = q;
+      best = a;
+    }
+  }
+  n[best] = p[best] < 0 ? -1.0 : 1.0;
+}
+
+/* The largest distance from the centre to the surface. */
+static double body_reach(const bg_body *d) {
+  if (d->shape == BG_BODY_SPHERE) return d->radius;
+  return sqrt((double)d->half[0] * d->half[0] + (double)d->half[1] * d->half[1] + (double)d->half[2] * d->half[2]);
+}
+
+/* Mass and principal inertia from density and shape. */
+static void body_mass(const bg_body *d, double *m, double I[3]) {
+  if (d->shape == BG_BODY_SPHERE) {
+    double r = d->radius;
+    *m = d->density * 4.0 / 3.0 * PI * r * r * r;
+    for (int a = 0; a < 3; ++a) I[a] = 0.4 * *m * r * r;
+    return;
+  }
+  double e[3] = {2.0 * d->half[0], 2.0 * d->half[1], 2.0 * d->half[2]};
+  *m = d->density * e[0] * e[1] * e[2];
+  I[0] = *m / 12.0 * (e[1] * e[1] + e[2] * e[2]);
+  I[1] = *m / 12.0 * (e[0] * e[0] + e[2] * e[2]);
+  I[2] = *m / 12.0 * (e[0] * e[0] + e[1] * e[1]);
+}
+
+/* Whether a centre lies where the body may act: the grid's interior, the
+ * band particles are kept in (bg_park_code). */
+static int centre_inside(const bg_config *c, const double x[3]) {
+  for (int a = 0; a < 3; ++a) {
+    double g = (x[a] - c->origin[a]) / c->dx;
+    if (!(g >= 0.5 && g < (double)c->dims[a] - 1.5)) return 0;
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------------ set-up */
+
+static bg_status check_vec(bg_sim *sim, const bg_real *v, int n, size_t k, const char *name) {
+  for (int a = 0; a < n; ++a)
+    CHECK(isfinite(v[a]), BG_ERR_NONFINITE, "bodies[%zu].%s[%d] is not finite (got %g)", k, name, a, (double)v[a]);
+  return BG_OK;
+}
+
+bg_status bg_check_body(bg_sim *sim, const bg_sim_desc *d, size_t k) {
+  const bg_body *b = &d->bodies[k];
+  bg_status s;
+  CHECK(d->dim != 2, BG_ERR_RANGE, "bodies[%zu]: rigid bodies are 3D only (dim is 2)", k);
+  CHECK(b->shape == BG_BODY_SPHERE || b->shape == BG_BODY_BOX, BG_ERR_RANGE,
+        "bodies[%zu].shape must be BG_BODY_SPHERE or BG_BODY_BOX (got %d)", k, (int)b->shape);
+  if (b->shape == BG_BODY_SPHERE) {
+    CHECK(isfinite(b->radius), BG_ERR_NONFINITE, "bodies[%zu].radius is not finite", k);
+    CHECK(b->radius > 0, BG_ERR_RANGE, "bodies[%zu].radius must be > 0 m (got %g)", k, (double)b->radius);
+  } else {
+    if ((s = check_vec(sim, b->half, 3, k, "half")) != BG_OK) return s;
+    for (int a = 0; a < 3; ++a)
+      CHECK(b->half[a] > 0, BG_ERR_RANGE, "bodies[%zu].half[%d] must be > 0 m (got %g)", k, a, (double)b->half[a]);
+  }
+  CHECK(isfinite(b->density), BG_ERR_NONFINITE, "bodies[%zu].density is not finite", k);
+  CHECK(b->density > 0, BG_ERR_RANGE, "bodies[%zu].density must be > 0 kg/m^3 (got %g)", k, (double)b->density);
+  if ((s = check_vec(sim, b->x, 3, k, "x")) != BG_OK) return s;
+  if ((s = check_vec(sim, b->q, 4, k, "q")) != BG_OK) return s;
+  if ((s = check_vec(sim, b->v, 3, k, "v")) != BG_OK) return s;
+  if ((s = check_vec(sim, b->w, 3, k, "w")) != BG_OK) return s;
+  if ((s = check_vec(sim, b->axis, 3, k, "axis")) != BG_OK) return s;
+  double qn = 0;
+  for (int a = 0; a < 4; ++a) qn += (double)b->q[a] * b->q[a];
+  CHECK(qn > 1e-12, BG_ERR_RANGE, "bodies[%zu].q must be a nonzero quaternion (w, x, y, z; got 0 0 0 0)", k);
+  CHECK(b->friction == BG_FRICTION_COULOMB || b->friction == BG_FRICTION_SLIP || b->friction == BG_FRICTION_STICK,
+        BG_ERR_RANGE, "bodies[%zu].friction must be COULOMB, SLIP or STICK (got %d)", k, (int)b->friction);
+  CHECK(isfinite(b->mu) && b->mu >= 0, isfinite(b->mu) ? BG_ERR_RANGE : BG_ERR_NONFINITE,
+        "bodies[%zu].mu must be >= 0 (got %g)", k, (double)b->mu);
+  CHECK(b->kinematic == 0 || b->kinematic == 1, BG_ERR_RANGE, "bodies[%zu].kinematic must be 0 or 1 (got %d)", k,
+        b->kinematic);
+  CHECK(isfinite(b->linear_damping) && b->linear_damping >= 0, BG_ERR_RANGE,
+        "bodies[%zu].linear_damping must be >= 0 1/s (got %g)", k, (double)b->linear_damping);
+  CHECK(isfinite(b->angular_damping) && b->angular_damping >= 0, BG_ERR_RANGE,
+        "bodies[%zu].angular_damping must be >= 0 1/s (got %g)", k, (double)b->angular_damping);
+  double m, I[3];
+  body_mass(b, &m, I);
+  CHECK(isfinite(m) && m > 0 && I[0] > 0 && I[1] > 0 && I[2] > 0 && isfinite(I[0] + I[1] + I[2]), BG_ERR_RANGE,
+        "bodies[%zu]: mass %g kg and inertia %g %g %g kg m^2 must be finite and positive", k, m, I[0], I[1], I[2]);
+  /* the grid is checked before the bodies: the interior is known */
+  for (int a = 0; a < 3; ++a) {
+    double g = ((double)b->x[a] - d->origin[a]) / d->dx;
+    CHECK(g >= 0.5 && g < (double)d->dims[a] - 1.5, BG_ERR_RANGE,
+          "bodies[%zu].x[%d] = %g m lies outside the grid's interior [%g, %g) m", k, a, (double)b->x[a],
+          (double)d->origin[a] + 0.5 * d->dx, (double)d->origin[a] + ((double)d->dims[a] - 1.5) * d->dx);
+  }
+  return BG_OK;
+}
+
+bg_status bg_bodies_init(bg_sim *sim, const bg_sim_desc *d) {
+  sim->n_bodies = d->n_bodies;
+  if (!d->n_bodies) return BG_OK;
+  sim->bodies = calloc(d->n_bodies, sizeof *sim->bodies);
+  sim->body_desc = calloc(d->n_bodies, sizeof *sim->body_desc);
+  if (!sim->bodies || !sim->body_desc) return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the rigid bodies");
+  memcpy(sim->body_desc, d->bodies, d->n_bodies * sizeof *d->bodies);
+  for (size_t k = 0; k < d->n_bodies; ++k) {
+    bg_rbody *r = &sim->bodies[k];
+    const bg_body *b = &d->bodies[k];
+    body_mass(b, &r->m, r->ib);
+    double qn = 0;
+    for (int a = 0; a < 4; ++a) qn += (double)b->q[a] * b->q[a];
+    qn = sqrt(qn);
+    for (int a = 0; a < 4; ++a) r->q[a] = b->q[a] / qn;
+    for (int a = 0; a < 3; ++a) {
+      r->x[a] = b->x[a];
+      r->v[a] = b->v[a];
+      r->w[a] = b->w[a];
+    }
+  }
+  return BG_OK;
+}
+
+void bg_bodies_free(bg_sim *sim) {
+  free(sim->bodies);
+  free(sim->body_desc);
+  free(sim->merged);
+}
+
+/* ------------------------------------------------------------ solid nodes */
+
+typedef struct cand {
+  bg_bnode b;
+  double phi;
+} cand;
+
+static int cand_cmp(const void *pa, const void *pb) {
+  const cand *a = pa, *b = pb;
+  if (a->b.node != b->b.node) return a->b.node < b->b.node ? -1 : 1;
+  return (a->phi > b->phi) - (a->phi < b->phi);
+}
+
+/* The nodes inside body k, appended to *list. */
+static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_t *cap) {
+  const bg_config *c = &sim->cfg;
+  const bg_rbody *r = &sim->bodies[k];
+  const bg_body *d = &sim->body_desc[k];
+  double R[3][3];
+  quat_matrix(r->q, R);
+  const double reach = body_reach(d);
+  int64_t lo[3], hi[3];
+  for (int a = 0; a < 3; ++a) {
+    lo[a] = (int64_t)ceil((r->x[a] - reach - c->origin[a]) / c->dx);
+    hi[a] = (int64_t)floor((r->x[a] + reach - c->origin[a]) / c->dx);
+    if (lo[a] < 0) lo[a] = 0;
+    if (hi[a] > c->dims[a] - 1) hi[a] = c->dims[a] - 1;
+  }
+  for (int64_t i = lo[0]; i <= hi[0]; ++i)
+    for (int64_t j = lo[1]; j <= hi[1]; ++j)
+      for (int64_t kk = lo[2]; kk <= hi[2]; ++kk) {
+        const int64_t ijk[3] = {i, j, kk};
+        double rw[3], p[3];
+        for (int a = 0; a < 3; ++a) rw[a] = c->origin[a] + (double)ijk[a] * c->dx - r->x[a];
+        for (int a = 0; a < 3; ++a) p[a] = R[0][a] * rw[0] + R[1][a] * rw[1] + R[2][a] * rw[2]; /* R^T rw */
+        double phi = body_phi(d, p);
+        if (!(phi < 0)) continue;
+        if (*n == *cap) {
+          size_t nc = *cap ? 2 * *cap : 1024;
+          cand *g = realloc(*list, nc * sizeof *g);
+          if (!g) return bg_fail(sim, BG_ERR_NOMEM, "out of memory for body %zu's solid nodes", k);
+          *list = g;
+          *cap = nc;
+        }
+        cand *e = &(*list)[(*n)++];
+        double nb[3], wr[3];
+        body_normal(d, p, 0.25 * c->dx, nb);
+        cross(r->w, rw, wr);
+        e->b.node = (i * c->dims[1] + j) * c->dims[2] + kk;
+        for (int a = 0; a < 3; ++a) {
+          e->b.n[a] = (bg_real)(R[a][0] * nb[0] + R[a][1] * nb[1] + R[a][2] * nb[2]);
+          e->b.vw[a] = (bg_real)(r->v[a] + wr[a]);
+        }
+        e->b.collider = (int32_t)(sim->n_colliders + k);
+        e->b.faces = 0;
+        e->phi = phi;
+      }
+  return BG_OK;
+}
+
+bg_status bg_boundary_commit(bg_sim *sim) {
+  if (!sim->n_bodies) return sim->ops->set_boundary(sim->state, sim->bnodes, sim->n_bnodes);
+  cand *bl = NULL;
+  size_t nb = 0, cap = 0;
+  bg_status s = BG_OK;
+  for (size_t k = 0; k < sim->n_bodies && s == BG_OK; ++k)
+    if (!sim->bodies[k].parked) s = body_nodes(sim, k, &bl, &nb, &cap);
+  if (s != BG_OK) {
+    free(bl);
+    return s;
+  }
+  /* where bodies overlap, the deepest holds the node (as for colliders) */
+  if (nb) qsort(bl, nb, sizeof *bl, cand_cmp);
+  size_t need = sim->n_bnodes + nb;
+  if (need > sim->merged_cap) {
+    bg_bnode *g = realloc(sim->merged, (need ? need : 1) * sizeof *g);
+    if (!g) {
+      free(bl);
+      return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the solid-node list");
+    }
+    sim->merged = g;
+    sim->merged_cap = need;
+  }
+  /* merge with the walls' list, both ascending in node */
+  size_t i = 0, j = 0, n = 0;
+  while (i < sim->n_bnodes || j < nb) {
+    if (j < nb && j > 0 && bl[j].b.node == bl[j - 1].b.node) {
+      ++j;
+      continue;
+    }
+    if (j >= nb || (i < sim->n_bnodes && sim->bnodes[i].node < bl[j].b.node)) {
+      sim->merged[n++] = sim->bnodes[i++];
+    } else if (i >= sim->n_bnodes || bl[j].b.node < sim->bnodes[i].node) {
+      sim->merged[n++] = bl[j++].b;
+    } else {
+      /* one node in both: the faces stay; the deeper of collider and body acts */
+      bg_bnode m = sim->bnodes[i];
+      if (m.collider < 0 || bl[j].phi < sim->bphi[i]) {
+        m.collider = bl[j].b.collider;
+        for (int a = 0; a < 3; ++a) {
+          m.n[a] = bl[j].b.n[a];
+          m.vw[a] = bl[j].b.vw[a];
+        }
+      }
+      sim->merged[n++] = m;
+      ++i;
+      ++j;
+    }
+  }
+  free(bl);
+  s = sim->ops->set_boundary(sim->state, sim->merged, n);
+  if (s != BG_OK) return bg_fail(sim, s, "backend %s could not take the solid-node list", bg_backend_ops_name(sim->ops));
+  return BG_OK;
+}
+
+/* ------------------------------------------------------------ motion */
+
+double bg_bodies_speed(const bg_sim *sim) {
+  double vmax = 0;
+  for (size_t k = 0; k < sim->n_bodies; ++k) {
+    const bg_rbody *r = &sim->bodies[k];
+    if (r->parked) continue;
+    double v = sqrt(r->v[0] * r->v[0] + r->v[1] * r->v[1] + r->v[2] * r->v[2]);
+    double w = sqrt(r->w[0] * r->w[0] + r->w[1] * r->w[1] + r->w[2] * r->w[2]);
+    v += w * body_reach(&sim->body_desc[k]);
+    if (v > vmax) vmax = v;
+  }
+  return vmax;
+}
+
+/* The angular velocity after dt under torque tau (world frame), with the
+ * gyroscopic term, integrated in the body's principal frame. */
+static void spin(bg_rbody *r, const double tau[3], double dt) {
+  double R[3][3], wb[3], tb[3], L[3], g[3];
+  quat_matrix(r->q, R);
+  for (int a = 0; a < 3; ++a) {
+    wb[a] = R[0][a] * r->w[0] + R[1][a] * r->w[1] + R[2][a] * r->w[2];
+    tb[a] = R[0][a] * tau[0] + R[1][a] * tau[1] + R[2][a] * tau[2];
+    L[a] = r->ib[a] * wb[a];
+  }
+  cross(wb, L, g);
+  for (int a = 0; a < 3; ++a) wb[a] += dt * (tb[a] - g[a]) / r->ib[a];
+  for (int a = 0; a < 3; ++a) r->w[a] = R[a][0] * wb[0] + R[a][1] * wb[1] + R[a][2] * wb[2];
+}
+
+void bg_bodies_advance(bg_sim *sim, const double *tally, double dt) {
+  const bg_config *c = &sim->cfg;
+  for (size_t k = 0; k < sim->n_bodies; ++k) {
+    bg_rbody *r = &sim->bodies[k];
+    const bg_body *d = &sim->body_desc[k];
+    const double *t = tally + BG_WALL_TALLY * (sim->n_colliders + k);
+    if (r->parked) {
+      memset(r->f, 0, sizeof r->f);
+      memset(r->tau, 0, sizeof r->tau);
+      continue;
+    }
+    /* the tally's moment is about the grid's origin: move it to the centre */
+    double rc[3], m0[3];
+    for (int a = 0; a < 3; ++a) rc[a] = r->x[a] - c->origin[a];
+    cross(rc, t, m0);
+    for (int a = 0; a < 3; ++a) {
+      r->f[a] = t[a];
+      r->tau[a] = t[3 + a] - m0[a];
+    }
+    if (!d->kinematic) {
+      for (int a = 0; a < 3; ++a) r->v[a] += dt * (r->f[a] / r->m + (double)c->gravity[a]);
+      spin(r, r->tau, dt);
+      const double an = sqrt((double)d->axis[0] * d->axis[0] + (double)d->axis[1] * d->axis[1] +
+                             (double)d->axis[2] * d->axis[2]);
+      if (an > 0) {
+        double wa = (r->w[0] * d->axis[0] + r->w[1] * d->axis[1] + r->w[2] * d->axis[2]) / (an * an);
+        for (int a = 0; a < 3; ++a) r->w[a] = wa * d->axis[a];
+      }
+      const double lv = exp(-(double)d->linear_damping * dt), lw = exp(-(double)d->angular_damping * dt);
+      for (int a = 0; a < 3; ++a) {
+        r->v[a] *= lv;
+        r->w[a] *= lw;
+      }
+    }
+    for (int a = 0; a < 3; ++a) r->x[a] += dt * r->v[a];
+    /* q' = q + dt/2 (0, w) q, renormalised */
+    const double *w = r->w, *q = r->q;
+    double dq[4] = {-w[0] * q[1] - w[1] * q[2] - w[2] * q[3], w[0] * q[0] + w[1] * q[3] - w[2] * q[2],
+                    w[1] * q[0] + w[2] * q[1] - w[0] * q[3], w[2] * q[0] + w[0] * q[2] - w[1] * q[1]};
+    double qn = 0;
+    for (int a = 0; a < 4; ++a) {
+      r->q[a] += 0.5 * dt * dq[a];
+      qn += r->q[a] * r->q[a];
+    }
+    qn = sqrt(qn);
+    for (int a = 0; a < 4; ++a) r->q[a] /= qn;
+    if (!centre_inside(c, r->x)) {
+      r->parked = 1;
+      memset(r->v, 0, sizeof r->v);
+      memset(r->w, 0, sizeof r->w);
+    }
+  }
+}
+
+bg_status bg_sim_body_state(bg_sim *sim, size_t k, bg_body_state *out) {
+  if (!sim) return BG_ERR_NULL;
+  sim->err[0] = 0;
+  CHECK(out != NULL, BG_ERR_NULL, "out is NULL");
+  CHECK(k < sim->n_bodies, BG_ERR_RANGE, "body %zu: the simulation has %zu bodies", k, sim->n_bodies);
+  const bg_rbody *r = &sim->bodies[k];
+  memset(out, 0, sizeof *out);
+  for (int a = 0; a < 3; ++a) {
+    out->x[a] = r->x[a];
+    out->v[a] = r->v[a];
+    out->w[a] = r->w[a];
+    out->force[a] = r->f[a];
+    out->torque[a] = r->tau[a];
+    out->inertia[a] = r->ib[a];
+  }
+  for (int a = 0; a < 4; ++a) out->q[a] = r->q[a];
+  out->mass = r->m;
+  out->parked = r->parked;
+  return BG_OK;
+}
+
+bg_status bg_sim_set_body_velocity(bg_sim *sim, size_t k, const bg_real v[3], const bg_real w[3]) {
+  if (!sim) return BG_ERR_NULL;
+  sim->err[0] = 0;
+  CHECK(k < sim->n_bodies, BG_ERR_RANGE, "body %zu: the simulation has %zu bodies", k, sim->n_bodies);
+  CHECK(v && w, BG_ERR_NULL, "v or w is NULL");
+  for (int a = 0; a < 3; ++a) {
+    CHECK(isfinite(v[a]), BG_ERR_NONFINITE, "v[%d] is not finite (got %g)", a, (double)v[a]);
+    CHECK(isfinite(w[a]), BG_ERR_NONFINITE, "w[%d] is not finite (got %g)", a, (double)w[a]);
+  }
+  CHECK(!sim->bodies[k].parked, BG_ERR_RANGE, "body %zu is parked (it left the grid's interior)", k);
+  for (int a = 0; a < 3; ++a) {
+    sim->bodies[k].v[a] = v[a];
+    sim->bodies[k].w[a] = w[a];
+  }
+  return bg_boundary_commit(sim);
+}
