@@ -110,11 +110,9 @@ static int point_complete(const bg_lab *lab, int k, const char *sweep_id, char *
 }
 
 /* --reuse DIR: never this run's own folder (a copy onto itself would empty
- * the file it reads), and a run that simulates. */
+ * the file it reads); --plan and --gather simulate nothing and ignore it, so
+ * scripts/lab sweep may pass it to every phase. */
 static void check_reuse(const bg_lab *lab) {
-  if (lab->phase == SW_PLAN || lab->phase == SW_GATHER)
-    lab_die("--reuse with %s: only a run that simulates points copies them",
-            lab_sweep_opt[lab->phase]);
   if (lab->vtk_every > 0)
     lab_die("--reuse with --vtk-every: a copied point has no frames; leave one of them out");
   char a[PATH_MAX], b[PATH_MAX], path[1200];
@@ -475,6 +473,8 @@ void bg_lab_sweep_free(bg_lab_blob *results, int n) {
 }
 
 void lab_need_sweep(const bg_lab *lab) {
+  if (lab->reuse[0] && !lab->in_sweep)
+    lab_die("--reuse: %s has no sweep of independent simulations to copy", lab->name);
   if (lab->phase != SW_ALL && !lab->in_sweep)
     lab_die(
         "%s: %s has no sweep of independent simulations; run it without --plan, --point or "
