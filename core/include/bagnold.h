@@ -765,9 +765,9 @@ bg_status bg_material_params(const bg_material *m, struct bg_mat *out, char *err
 
 /* Format version of bg_sim_save's files; a file of a later version is
  * refused with BG_ERR_VERSION. Versions 1 (its retired cpu_reference
- * ignored), 2 (no material table: every particle of the one material) and
- * 3 (no sources) still load. */
-#define BG_CHECKPOINT_VERSION 4
+ * ignored), 2 (no material table: every particle of the one material),
+ * 3 (no sources) and 4 (no rigid bodies) still load. */
+#define BG_CHECKPOINT_VERSION 5
 
 /* The whole state to path: the descriptor (material table, colliders with their
  * node arrays, sinks, walls, the dt rule, damping), the clock, every

@@ -10,7 +10,8 @@
  *            backend's memory order (bg_raw: the arrays, ids, park codes,
  *            tallies, sort runs), the wall tallies, from version 3 the
  *            material table and each particle's index in it, from version
- *            4 the sources with their state, the user blob
+ *            4 the sources with their state, from version 5 the rigid
+ *            bodies with theirs, the user blob
  *   trailer  SHA-256 of header and payload
  * Reading validates before it changes anything: magic, version and layout,
  * then the length (a short file is BG_ERR_TRUNCATED), then the checksum
@@ -96,25 +97,6 @@ static void get_str(reader *rd, char *buf, size_t cap) {
   buf[n] = 0;
 }
 
-/* Everything a checkpoint holds, parsed. */
-typedef struct ckpt {
-  bg_sim_desc desc;
-  char backend[64];     /* the backend that wrote it ("" before version 2) */
-  char properties[BG_MAX_PROPERTIES * (2 * BG_PROPERTY_LEN + 2)]; /* its resolved properties */
-  bg_collider *colliders;
-  bg_sink *sinks;
-  bg_material *materials; /* the table (version 3; before it, the table is {material}) */
-  bg_src *sources;        /* version 4; none before it */
-  size_t n_sources;
-  uint64_t step;
-  double time;
-  bg_real last_dt;
-  bg_raw raw;
-  int n_sinks;
-  double *wall; /* 3 per wall: the last step's force, then the impulse sum */
-  size_t user_len;
-  unsigned char *user;
-} ckpt;
 
 static void ckpt_free(ckpt *c) {
   for (size_t i = 0; c->colliders && i < c->desc.n_colliders; ++i) {
@@ -125,6 +107,9 @@ static void ckpt_free(ckpt *c) {
   free(c->sinks);
   free(c->materials);
   free(c->sources);
+  free(c->bodies);
+  free(c->bstate);
+  free(c->bwall);
   free(c->wall);
   bg_raw_free(&c->raw);
   free(c->user);
@@ -385,6 +370,30 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
       q->counter = get_u64(rd);
     }
   }
+  if (version >= 5) {
+    enum { BODY_BYTES = sizeof(bg_body) + 19 * 8 + 4 + 6 * 8 };
+    uint64_t nb = get_u64(rd);
+    if (rd->bad) goto bad;
+    if (nb >= 1000 || nb > rd->left / BODY_BYTES) goto impossible;
+    c->bodies = calloc(nb ? nb : 1, sizeof *c->bodies);
+    c->bstate = calloc(nb ? nb : 1, sizeof *c->bstate);
+    c->bwall = calloc(nb ? 6 * nb : 1, sizeof *c->bwall);
+    if (!c->bodies || !c->bstate || !c->bwall) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
+    for (size_t k = 0; k < nb; ++k) {
+      bg_rbody *r = &c->bstate[k];
+      get(rd, &c->bodies[k], sizeof c->bodies[k]);
+      get(rd, r->x, sizeof r->x);
+      get(rd, r->q, sizeof r->q);
+      get(rd, r->v, sizeof r->v);
+      get(rd, r->w, sizeof r->w);
+      get(rd, r->f, sizeof r->f);
+      get(rd, r->tau, sizeof r->tau);
+      r->parked = get_i32(rd);
+      get(rd, c->bwall + 6 * k, 6 * sizeof *c->bwall);
+    }
+    d->bodies = c->bodies;
+    d->n_bodies = (size_t)nb;
+  }
   c->user_len = (size_t)get_u64(rd);
   if (rd->bad) goto bad;
   if (c->user_len != rd->left) goto impossible;
@@ -423,98 +432,6 @@ static bg_status read_ckpt(const char *path, ckpt *c, char *err, size_t len) {
 
 /* ----------------------------------------------------------------- restore */
 
-static int same_reals(const bg_real *a, const bg_real *b, size_t n) {
-  return (!a && !b) || (a && b && memcmp(a, b, n * sizeof *a) == 0);
-}
-
-/* The first descriptor field in which a checkpoint differs from sim, or NULL. */
-static const char *mismatch(const bg_sim *sim, const ckpt *c, char *buf, size_t len) {
-  const bg_sim_desc *a = &sim->desc, *b = &c->desc;
-  const int da = a->dim == 2 ? 2 : 3, db = b->dim == 2 ? 2 : 3;
-  if (da != db) return snprintf(buf, len, "dim (%dD here, %dD in the file)", da, db), buf;
-  for (int k = 0; k < 3; ++k)
-    if (a->dims[k] != b->dims[k])
-      return snprintf(buf, len, "dims[%d] (%zu here, %zu in the file)", k, a->dims[k], b->dims[k]),
-             buf;
-  if (a->dx != b->dx) return "dx";
-  if (memcmp(a->origin, b->origin, sizeof a->origin)) return "origin";
-  /* the material table: {material} for a file before version 3 */
-  size_t nb = b->n_materials ? b->n_materials : 1;
-  const bg_material *tb = b->n_materials ? b->materials : &b->material;
-  if (nb != (size_t)sim->cfg.n_mats)
-    return snprintf(buf, len, "material table (%d entries here, %zu in the file)", sim->cfg.n_mats, nb), buf;
-  for (size_t k = 0; k < nb; ++k) {
-    bg_mat mb;
-    if (bg_material_params(&tb[k], &mb, NULL, 0) != BG_OK)
-      return nb == 1 ? "material (invalid in the file)" : (snprintf(buf, len, "materials[%zu] (invalid in the file)", k), buf);
-    if (memcmp(&sim->cfg.mats[k], &mb, sizeof mb)) return nb == 1 ? "material" : (snprintf(buf, len, "materials[%zu]", k), buf);
-  }
-  for (int f = 0; f < BG_FACE_COUNT; ++f)
-    if (a->walls[f].friction != b->walls[f].friction || a->walls[f].mu != b->walls[f].mu)
-      return snprintf(buf, len, "walls[%d]", f), buf;
-  if (a->cfl != b->cfl) return "cfl";
-  if (a->fixed_dt != b->fixed_dt) return "fixed_dt";
-  if (a->force_dt != b->force_dt) return "force_dt";
-  if (a->sort_interval != b->sort_interval) return "sort_interval";
-  if (a->n_colliders != b->n_colliders) return "n_colliders";
-  size_t nn = (size_t)sim->cfg.n_nodes;
-  for (size_t i = 0; i < a->n_colliders; ++i) {
-    const bg_collider *x = &a->colliders[i], *y = &b->colliders[i];
-    if (x->shape != y->shape || x->invert != y->invert || x->friction != y->friction ||
-        x->mu != y->mu || memcmp(x->point, y->point, sizeof x->point) ||
-        memcmp(x->normal, y->normal, sizeof x->normal) || memcmp(x->lo, y->lo, sizeof x->lo) ||
-        memcmp(x->hi, y->hi, sizeof x->hi) || memcmp(x->center, y->center, sizeof x->center) ||
-        x->radius != y->radius || memcmp(x->velocity, y->velocity, sizeof x->velocity) ||
-        !same_reals(x->phi, y->phi, nn) || !same_reals(x->normals, y->normals, 3 * nn))
-      return snprintf(buf, len, "colliders[%zu]", i), buf;
-  }
-  if (a->n_sinks != b->n_sinks) return "n_sinks";
-  for (size_t i = 0; i < a->n_sinks; ++i)
-    if (memcmp(&a->sinks[i], &b->sinks[i], sizeof a->sinks[i]))
-      return snprintf(buf, len, "sinks[%zu]", i), buf;
-  return NULL;
-}
-
-/* Moves a parsed checkpoint into sim: the backend's particles, then the
- * clock, gravity and damping; the walls are rebuilt for the file's time. */
-static bg_status apply(bg_sim *sim, ckpt *c) {
-  bg_raw *r = &c->raw;
-  if (!r->runstart) r->n_runs = -1;
-  /* the file's sources replace the simulation's (none before version 4),
-   * each checked against this simulation as bg_sim_add_source checks it */
-  for (size_t i = 0; i < c->n_sources; ++i) {
-    bg_status q = bg_check_source(sim, &c->sources[i].d);
-    if (q != BG_OK) {
-      char why[sizeof sim->err];
-      snprintf(why, sizeof why, "%s", sim->err);
-      return bg_fail(sim, BG_ERR_CORRUPT, "the checkpoint's source %zu is invalid here: %s", i, why);
-    }
-    if (!(c->sources[i].owed >= 0) || c->sources[i].counter != 3 * c->sources[i].n_emitted)
-      return bg_fail(sim, BG_ERR_CORRUPT, "the checkpoint's source %zu has an impossible state", i);
-  }
-  bg_status s = sim->ops->import_raw(sim->state, r);
-  if (s != BG_OK) {
-    if (!sim->err[0])
-      bg_fail(sim, s, "backend %s could not take the checkpoint's particles", bg_backend_ops_name(sim->ops));
-    return s;
-  }
-  size_t nw = 3 * (size_t)sim->cfg.n_walls;
-  memcpy(sim->wall_force, c->wall, nw * sizeof *c->wall);
-  memcpy(sim->wall_impulse, c->wall + nw, nw * sizeof *c->wall);
-  free(sim->sources);
-  sim->sources = c->sources;
-  sim->n_sources = c->n_sources;
-  c->sources = NULL;
-  c->n_sources = 0;
-  sim->step = c->step;
-  sim->time = c->time;
-  sim->last_dt = c->last_dt;
-  for (int d = 0; d < 3; ++d) sim->cfg.gravity[d] = sim->desc.gravity[d] = c->desc.gravity[d];
-  sim->cfg.damping = sim->desc.damping = c->desc.damping;
-  if (sim->moving) return bg_boundary_build(sim, sim->time);
-  return BG_OK;
-}
-
 bg_status bg_sim_restore(bg_sim *sim, const char *path, void *user, size_t cap, size_t *user_len) {
   if (!sim) return BG_ERR_NULL;
   sim->err[0] = 0;
@@ -523,7 +440,7 @@ bg_status bg_sim_restore(bg_sim *sim, const char *path, void *user, size_t cap, 
   bg_status s = read_ckpt(path, &c, sim->err, sizeof sim->err);
   if (s != BG_OK) return s;
   char buf[128];
-  const char *field = mismatch(sim, &c, buf, sizeof buf);
+  const char *field = bg_ckpt_mismatch(sim, &c, buf, sizeof buf);
   if (field) {
     ckpt_free(&c);
     return bg_fail(sim, BG_ERR_MISMATCH, "%s was written by a simulation with another %s", path,
@@ -535,7 +452,7 @@ bg_status bg_sim_restore(bg_sim *sim, const char *path, void *user, size_t cap, 
     return bg_fail(sim, BG_ERR_RANGE, "the user blob of %s has %zu bytes, more than cap = %zu",
                    path, need, cap);
   }
-  s = apply(sim, &c);
+  s = bg_ckpt_apply(sim, &c);
   if (s == BG_OK) {
     if (user) memcpy(user, c.user, c.user_len);
     if (user_len) *user_len = c.user_len;
@@ -582,7 +499,7 @@ bg_status bg_sim_load(const char *path, const char *backend, int threads, bg_sim
   bg_sim *sim = NULL;
   s = bg_sim_create(&c.desc, &sim, err, err_len);
   if (s == BG_OK) {
-    s = apply(sim, &c);
+    s = bg_ckpt_apply(sim, &c);
     if (s != BG_OK) {
       if (err && err_len) snprintf(err, err_len, "%s", sim->err);
       bg_sim_destroy(sim);

@@ -108,9 +108,12 @@ static void put_state(writer *w, const bg_sim *sim, const bg_raw *r) {
     put(w, r->runstart, (size_t)r->n_runs * sizeof *r->runstart);
     put(w, r->runkey, (size_t)r->n_runs * sizeof *r->runkey);
   }
-  size_t nw = 3 * (size_t)sim->cfg.n_walls;
-  put(w, sim->wall_force, nw * sizeof *sim->wall_force);
-  put(w, sim->wall_impulse, nw * sizeof *sim->wall_impulse);
+  /* the colliders' and the faces' tallies (the bodies' follow their state) */
+  const size_t nc = 3 * sim->n_colliders, nf = 3 * BG_FACE_COUNT, nb = 3 * sim->n_bodies;
+  put(w, sim->wall_force, nc * sizeof *sim->wall_force);
+  put(w, sim->wall_force + nc + nb, nf * sizeof *sim->wall_force);
+  put(w, sim->wall_impulse, nc * sizeof *sim->wall_impulse);
+  put(w, sim->wall_impulse + nc + nb, nf * sizeof *sim->wall_impulse);
   /* version 3: the material table, then the index of every particle (one
    * byte each, in the memory order above) */
   put_u64(w, sim->n_materials);
@@ -136,6 +139,22 @@ static void put_state(writer *w, const bg_sim *sim, const bg_raw *r) {
     put_f64(w, q->mass_emitted);
     put_u64(w, q->counter);
   }
+  /* version 5: the rigid bodies as created (bg_body, whole), each with its
+   * state now and its two wall tallies */
+  put_u64(w, sim->n_bodies);
+  for (size_t k = 0; k < sim->n_bodies; ++k) {
+    const bg_rbody *rb = &sim->bodies[k];
+    put(w, &sim->body_desc[k], sizeof sim->body_desc[k]);
+    put(w, rb->x, sizeof rb->x);
+    put(w, rb->q, sizeof rb->q);
+    put(w, rb->v, sizeof rb->v);
+    put(w, rb->w, sizeof rb->w);
+    put(w, rb->f, sizeof rb->f);
+    put(w, rb->tau, sizeof rb->tau);
+    put_i32(w, rb->parked);
+    put(w, sim->wall_force + nc + 3 * k, 3 * sizeof *sim->wall_force);
+    put(w, sim->wall_impulse + nc + 3 * k, 3 * sizeof *sim->wall_impulse);
+  }
 }
 
 /* Payload bytes: a dry run of the writer (no file: it only counts), so the
@@ -155,9 +174,6 @@ bg_status bg_sim_save(bg_sim *sim, const char *path, const void *user, size_t us
   if (!path) return bg_fail(sim, BG_ERR_NULL, "path is NULL");
   if (user_len && !user)
     return bg_fail(sim, BG_ERR_NULL, "user is NULL with user_len = %zu", user_len);
-  if (sim->n_bodies)
-    return bg_fail(sim, BG_ERR_RANGE, "checkpoints do not carry rigid bodies yet (this simulation has %zu)",
-                   sim->n_bodies);
   bg_raw r;
   bg_status s = bg_raw_export(sim, &r);
   if (s != BG_OK) return s;
