@@ -753,6 +753,11 @@ bg_status bg_sim_body_state(bg_sim *sim, size_t k, bg_body_state *out);
  * given a kick). Refused, the body unchanged: non-finite values, a parked
  * body. */
 bg_status bg_sim_set_body_velocity(bg_sim *sim, size_t k, const bg_real v[3], const bg_real w[3]);
+/* Every body's surface as posed now, one VTU file of triangles (a sphere
+ * in 12 x 24 bands, a box in 12), with the cell field "body" (its index)
+ * and the point field "velocity" (v + w x r): ParaView shows it beside the
+ * particles. Written under PATH.tmp and renamed. */
+bg_status bg_sim_write_bodies_vtu(bg_sim *sim, const char *path);
 
 /* The inner-loop coefficients (core/physics/bg_materials.h) of a material,
  * exactly as bg_sim_create derives them; the same checks as bg_sim_create's

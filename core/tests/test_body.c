@@ -163,6 +163,28 @@ static void test_free_flight(void) {
   const double ang = 2.0 * atan2(st.q[3], st.q[0]);
   bg_check_abs(ang, 3.0 * n * dt, 1e-4, "and turns the box by omega t (first-order quaternion step)");
   bg_check_abs(st.force[2], 0.0, 0.0, "with no material, no force");
+  /* the surface file: a box's 8 corners, the first (-hx, -hy, -hz) turned with it */
+  char path[256];
+  const char *dir = getenv("BAGNOLD_TEST_OUT");
+  snprintf(path, sizeof path, "%s/test_body_%d.vtu", dir && *dir ? dir : "/tmp", (int)getpid());
+  bg_check_true(bg_sim_write_bodies_vtu(sim, path) == BG_OK, "bg_sim_write_bodies_vtu (%s)", bg_sim_last_error(sim));
+  FILE *fp = fopen(path, "r");
+  char line[256];
+  int np = -1, nc = -1;
+  double p0[3] = {NAN, NAN, NAN};
+  while (fp && fgets(line, sizeof line, fp)) {
+    const char *at = strstr(line, "NumberOfPoints=");
+    if (at) sscanf(at, "NumberOfPoints=\"%d\" NumberOfCells=\"%d\"", &np, &nc);
+    if (strstr(line, "<DataArray type=\"Float64\" NumberOfComponents=\"3\"") && isnan(p0[0]) &&
+        fgets(line, sizeof line, fp))
+      sscanf(line, "%lf %lf %lf", &p0[0], &p0[1], &p0[2]);
+  }
+  if (fp) fclose(fp);
+  remove(path);
+  bg_check_true(np == 8 && nc == 12, "the file holds the box: 8 points, 12 triangles (%d, %d)", np, nc);
+  const double c = cos(ang), s2 = sin(ang);
+  bg_check_abs(p0[0], st.x[0] + (-0.03f) * c - (-0.02f) * s2, 1e-6, "its first corner turned with it: x");
+  bg_check_abs(p0[1], st.x[1] + (-0.03f) * s2 + (-0.02f) * c, 1e-6, "and y");
   bg_sim_destroy(sim);
 }
 

@@ -49,6 +49,7 @@ typedef struct options {
   int threads;
   const char *backend;
   bench_kind scene;
+  int body; /* --body: one rigid sphere falls onto the sand */
 } options;
 
 
@@ -81,6 +82,10 @@ static void usage(FILE *f) {
           "  --scene NAME   freefall (default) or collapse: 'run' then first advances\n"
           "                 the column untimed to mid-runout (bench_common.h);\n"
           "                 'check' always starts at t = 0\n"
+          "  --body         add a rigid sphere (bg_body, 3x the sand's density, radius a\n"
+          "                 quarter of the block's side, at least 2 cells) two cells above\n"
+          "                 the block's top centre, falling at 1 m/s onto the sand: the\n"
+          "                 cost of a coupled body, side by side with the run without\n"
           "  -h, --help     show this text\n",
           MAX_PARTICLES);
 }
@@ -98,12 +103,13 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
 }
 
 static void parse_args(int argc, char **argv, options *o) {
-  enum { O_PARTICLES = 256, O_PPC, O_THREADS, O_BACKEND, O_SCENE };
+  enum { O_PARTICLES = 256, O_PPC, O_THREADS, O_BACKEND, O_SCENE, O_BODY };
   static const struct option longs[] = {{"particles", required_argument, NULL, O_PARTICLES},
                                         {"ppc", required_argument, NULL, O_PPC},
                                         {"threads", required_argument, NULL, O_THREADS},
                                         {"backend", required_argument, NULL, O_BACKEND},
                                         {"scene", required_argument, NULL, O_SCENE},
+                                        {"body", no_argument, NULL, O_BODY},
                                         {"help", no_argument, NULL, 'h'},
                                         {NULL, 0, NULL, 0}};
   o->particles = 32768;
@@ -111,6 +117,7 @@ static void parse_args(int argc, char **argv, options *o) {
   o->threads = 2;
   o->backend = "auto";
   o->scene = BENCH_FREEFALL;
+  o->body = 0;
   int c;
   uint64_t v;
   while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
@@ -145,6 +152,7 @@ static void parse_args(int argc, char **argv, options *o) {
         o->scene = (bench_kind)k;
         break;
       }
+      case O_BODY: o->body = 1; break;
       case 'h': usage(stdout); exit(0);
       default: fprintf(stderr, "bench_scene: see --help\n"); exit(2);
     }
@@ -162,6 +170,25 @@ static double now_s(void) {
 /* A fresh simulation of the scene, or NULL with the library's message in err. */
 static bg_sim *fresh(const options *o, const bench_scene *sc, char *err, size_t len) {
   bg_sim_desc d = bench_scene_desc(sc, o->backend, o->threads);
+  bg_body b = bg_body_default();
+  if (o->body) {
+    /* over the block's top centre: its extent from the particles */
+    double lo[3] = {1e30, 1e30, 1e30}, hi[3] = {-1e30, -1e30, -1e30};
+    for (uint64_t p = 0; p < sc->n; ++p)
+      for (int a = 0; a < 3; ++a) {
+        lo[a] = fmin(lo[a], sc->x[3 * p + a]);
+        hi[a] = fmax(hi[a], sc->x[3 * p + a]);
+      }
+    double r = fmax(2.0, (double)sc->side / 4.0) * BENCH_DX;
+    b.radius = (bg_real)r;
+    b.density = 3.0f * d.material.rho0;
+    b.x[0] = (bg_real)(0.5 * (lo[0] + hi[0]));
+    b.x[1] = (bg_real)(0.5 * (lo[1] + hi[1]));
+    b.x[2] = (bg_real)(hi[2] + r + 2.0 * BENCH_DX);
+    b.v[2] = -1.0f;
+    d.bodies = &b;
+    d.n_bodies = 1;
+  }
   bg_sim *sim = NULL;
   bg_status s = bg_sim_create(&d, &sim, err, len);
   if (s != BG_OK) return NULL;

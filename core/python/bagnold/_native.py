@@ -554,6 +554,7 @@ PROTOTYPES: Dict[str, Tuple[object, List[object]]] = {
     "bg_body_default": (Body, []),
     "bg_sim_body_state": (bg_status, [_P, c_size_t, POINTER(BodyState)]),
     "bg_sim_set_body_velocity": (bg_status, [_P, c_size_t, _F, _F]),
+    "bg_sim_write_bodies_vtu": (bg_status, [_P, c_char_p]),
     # checkpoint
     "bg_sim_save": (bg_status, [_P, c_char_p, c_void_p, c_size_t]),
     "bg_sim_load": (bg_status, [c_char_p, c_char_p, c_int, POINTER(_P), c_char_p, c_size_t]),

@@ -5,6 +5,7 @@ mixin of Sim: it uses Sim's handle, error check and shape."""
 from __future__ import annotations
 
 import ctypes
+import os
 from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
@@ -95,3 +96,8 @@ class Readouts:
         cv = (_n.bg_real * 3)(*_vec(v, 3, "v"))
         cw = (_n.bg_real * 3)(*_vec(w, 3, "w"))
         self._check(_n.C.bg_sim_set_body_velocity(self._handle(), int(k), cv, cw), "bg_sim_set_body_velocity")
+
+    def write_bodies_vtu(self, path: "os.PathLike[str] | str") -> None:
+        """Every body's surface as posed now, one VTU of triangles (cell
+        field "body", point field "velocity") for ParaView."""
+        self._check(_n.C.bg_sim_write_bodies_vtu(self._handle(), os.fsencode(path)), "bg_sim_write_bodies_vtu")

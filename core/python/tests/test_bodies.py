@@ -53,3 +53,12 @@ def test_kinematic_script():
         assert st["x"][2] == pytest.approx(0.1 + 0.5 * sim.stats.time, abs=1e-6)
         with pytest.raises(BagnoldError, match="not finite"):
             sim.set_body_velocity(0, (float("nan"), 0, 0))
+
+
+def test_surface_file(tmp_path):
+    with scene(Body("sphere", radius=0.02, x=(0.1, 0.1, 0.1))) as sim:
+        path = tmp_path / "bodies.vtu"
+        sim.write_bodies_vtu(path)
+        text = path.read_text()
+        # a sphere in 12 x 24 bands: 2 poles and 11 rings of 24
+        assert 'NumberOfPoints="266" NumberOfCells="528"' in text
