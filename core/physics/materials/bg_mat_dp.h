@@ -327,7 +327,10 @@ BG_LANE bg_return_lane bg_dp_return_lane(const bg_lane_consts *k, const bg_dp_c 
                                          bg_vec3 eps, bg_real log_jp) {
   (void)dt;
   bg_return_lane o = bg_dp_return_map_coh_lane(eps, log_jp, k->lame, alpha, c->ccot, c->beta_loss, k->vc);
-  o.ok &= ~bg_lane_mask_(c->hardening && c->cohesion != 0.0f);
+  /* & rather than &&: a short-circuit makes the load of c->cohesion
+   * conditional, gcc turns it into a masked load of an invariant address it
+   * cannot vectorise, and the whole chunk loop then runs scalar */
+  o.ok &= ~(bg_lane_mask_(c->hardening) & bg_lane_mask_(c->cohesion != 0.0f));
   return o;
 }
 
