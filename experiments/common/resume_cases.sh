@@ -81,7 +81,10 @@ run args_next "$runout" --quiet --plan --out "$out/args"
 if [[ -s "$out/args/plan.tsv" ]] && ((rc == 0)); then
   ok "after an argument error in an empty folder, the next run into it is not refused (--plan: exit 0)"
 else bad "the run after an argument error: exit $rc ($(tail -n 1 "$out/args_next.log"))"; fi
-if "$runout" --help | grep -q -- "--aspects .*4 to [0-9]* values"; then ok "exp_runout --help says --aspects needs 4 values at least"
+# the whole text first: grep -q stops reading at its match, and under
+# pipefail the writer's SIGPIPE on the rest would fail the case
+runout_help=$("$runout" --help)
+if grep -q -- "--aspects .*4 to [0-9]* values" <<<"$runout_help"; then ok "exp_runout --help says --aspects needs 4 values at least"
 else bad "exp_runout --help and the number of aspects"; fi
 
 # --- 2. a run killed after its first checkpoint --------------------------------------------
