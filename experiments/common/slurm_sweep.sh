@@ -133,7 +133,9 @@ say "cluster up: node $host with $cpus CPUs"
 
 # 3. the sweep, one CPU per task
 sweep="$out/sweep"
-bash "$root/scripts/sweep" "$name" --out "$sweep" --checkpoint-every 1 --slurm --cpus-per-task=1 -- "$@" \
+# (a checkpoint every 0.1 s of wall time: the test's longest point takes about
+# a second on one core, and the kill below must find it running with one)
+bash "$root/scripts/sweep" "$name" --out "$sweep" --checkpoint-every 0.1 --slurm --cpus-per-task=1 -- "$@" \
   >"$out/submit.log" 2>&1 || { cat "$out/submit.log"; fail "scripts/sweep --slurm failed"; }
 aid="$(awk '$1 == "array" { print $2 }' "$sweep/logs/jobs.txt")"
 gid="$(awk '$1 == "gather" { print $2 }' "$sweep/logs/jobs.txt")"
@@ -142,7 +144,7 @@ say "submitted array $aid, gather $gid"
 
 # 4. kill one running point once it has checkpointed (the longest has time left)
 killed=""
-for ((i = 0; i < 600; ++i)); do
+for ((i = 0; i < 6000; ++i)); do
   [[ -z "$killed" ]] || break
   for d in "$sweep"/points/*/; do
     k="$(basename "$d")"
@@ -151,7 +153,7 @@ for ((i = 0; i < 600; ++i)); do
     pid="$(awk '$1 == "pid" { print $2 }' "$d/RUNNING" | tail -n 1)"
     [[ -n "$pid" ]] && kill -9 "$pid" 2>/dev/null && { killed="$k"; break; }
   done
-  [[ -n "$killed" ]] || sleep 0.5
+  [[ -n "$killed" ]] || sleep 0.05
 done
 [[ -n "$killed" ]] || fail "no point was running with a checkpoint to kill within 300 s"
 say "killed point $killed (SIGKILL) after its first checkpoint"
