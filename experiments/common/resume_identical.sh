@@ -20,14 +20,15 @@ common=(--backend cpu --threads 1 "$@")
 ok_rc() { (($1 == 0 || $1 == 1)); } # 1: a claim failed, as runs this short do
 
 # 1. the reference: one run, never stopped
-SECONDS=0
+t0=$(date +%s.%N)
 rc=0
 "$bin" "${common[@]}" --quiet --out "$out/ref" 2>"$out/ref.log" || rc=$?
 ok_rc $rc || { echo "FAIL: the uninterrupted run exited $rc (see $out/ref.log)" >&2; exit 1; }
-ref_s=$SECONDS
+ref_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 
 # 2. the same run with checkpoints, killed at a random moment after the first
 run="$out/run"
+t0=$(date +%s.%N)
 "$bin" "${common[@]}" --quiet --checkpoint-every 0.5 --out "$run" 2>"$out/killed.log" &
 pid=$!
 for ((i = 0; i < 600; ++i)); do
@@ -35,8 +36,10 @@ for ((i = 0; i < 600; ++i)); do
   kill -0 "$pid" 2>/dev/null || break
   sleep 0.1
 done
-# anywhere in the first half of what is left (RANDOM is seeded per shell)
-delay=$(awk -v r="$RANDOM" -v s="$ref_s" 'BEGIN { printf "%.2f", (r / 32767) * (s > 2 ? s / 2 : 1) }')
+# anywhere in the first half of what the uninterrupted run says is left
+# (RANDOM is seeded per shell; times to the 10 ms, a run lasting seconds)
+delay=$(awk -v r="$RANDOM" -v s="$ref_s" -v a="$t0" -v b="$(date +%s.%N)" \
+  'BEGIN { left = s - (b - a); printf "%.2f", (r / 32767) * (left > 0 ? left / 2 : 0) }')
 sleep "$delay"
 if ! kill -9 "$pid" 2>/dev/null; then
   echo "FAIL: the run ended before it could be killed (after ${delay}s past its first checkpoint): make it longer" >&2
