@@ -306,6 +306,8 @@ bg_status bg_boundary_build(bg_sim *sim, double t);
  * speed of a body, for the CFL bound; each body moved over dt under the
  * step's wall tally (BG_WALL_TALLY per wall) and gravity. */
 bg_status bg_check_body(bg_sim *sim, const bg_sim_desc *d, size_t k);
+/* The rotation matrix of a unit quaternion (w, x, y, z). */
+void bg_quat_matrix(const double q[4], double R[3][3]);
 bg_status bg_bodies_init(bg_sim *sim, const bg_sim_desc *d);
 void bg_bodies_free(bg_sim *sim);
 bg_status bg_boundary_commit(bg_sim *sim);

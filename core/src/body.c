@@ -34,8 +34,7 @@ bg_body bg_body_default(void) {
 
 /* ------------------------------------------------------------ geometry */
 
-/* The rotation matrix of a unit quaternion (w, x, y, z). */
-static void quat_matrix(const double q[4], double R[3][3]) {
+void bg_quat_matrix(const double q[4], double R[3][3]) {
   const double w = q[0], x = q[1], y = q[2], z = q[3];
   R[0][0] = 1 - 2 * (y * y + z * z);
   R[0][1] = 2 * (x * y - w * z);
@@ -233,7 +232,7 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
   const bg_rbody *r = &sim->bodies[k];
   const bg_body *d = &sim->body_desc[k];
   double R[3][3];
-  quat_matrix(r->q, R);
+  bg_quat_matrix(r->q, R);
   const double reach = body_reach(d);
   int64_t lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {
@@ -348,7 +347,7 @@ double bg_bodies_speed(const bg_sim *sim) {
  * gyroscopic term, integrated in the body's principal frame. */
 static void spin(bg_rbody *r, const double tau[3], double dt) {
   double R[3][3], wb[3], tb[3], L[3], g[3];
-  quat_matrix(r->q, R);
+  bg_quat_matrix(r->q, R);
   for (int a = 0; a < 3; ++a) {
     wb[a] = R[0][a] * r->w[0] + R[1][a] * r->w[1] + R[2][a] * r->w[2];
     tb[a] = R[0][a] * tau[0] + R[1][a] * tau[1] + R[2][a] * tau[2];

@@ -65,10 +65,8 @@ static void tri(const bg_body *b, size_t t, size_t v[3]) {
 }
 
 static void rotate(const double q[4], const double p[3], double out[3]) {
-  const double w = q[0], x = q[1], y = q[2], z = q[3];
-  const double R[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-                          {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-                          {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
+  double R[3][3];
+  bg_quat_matrix(q, R);
   for (int a = 0; a < 3; ++a) out[a] = R[a][0] * p[0] + R[a][1] * p[1] + R[a][2] * p[2];
 }
 

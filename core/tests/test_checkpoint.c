@@ -234,36 +234,15 @@ static int file_bytes(const char *path, unsigned char **buf, size_t *n) {
   return got == *n ? 0 : -1;
 }
 
-/* Rewrites the version-5 checkpoint b (n bytes) of a simulation without
- * rigid bodies and no user blob in place into version 4, which lacks the
- * body count (8 bytes, 0 here) that version 5 appends just before the user
- * blob's length; returns the new length. */
-static size_t to_version4(unsigned char *b, size_t n) {
+/* Rewrites a checkpoint b (n bytes) with no user blob in place into the
+ * format version before it, when that version lacks only the count (8
+ * bytes, 0 here) the newer one appends just before the user blob's length:
+ * 5 -> 4 drops the body count (no rigid bodies), 4 -> 3 the source count
+ * (no sources). Returns the new length. */
+static size_t drop_last_count(unsigned char *b, size_t n, uint32_t version) {
   const size_t head = 8 + 4 + 4 * 6 + 8, at = n - 32 - 8 - 8;
   memmove(b + at, b + at + 8, 8);
   n -= 8;
-  const uint32_t version = 4;
-  memcpy(b + 8, &version, 4);
-  uint64_t payload;
-  memcpy(&payload, b + head - 8, 8);
-  payload -= 8;
-  memcpy(b + head - 8, &payload, 8);
-  bg_sha256 h;
-  bg_sha256_init(&h);
-  bg_sha256_update(&h, b, n - 32);
-  bg_sha256_final(&h, b + n - 32);
-  return n;
-}
-
-/* Rewrites the version-4 checkpoint b (n bytes) of a simulation without
- * sources and no user blob in place into version 3, which lacks the
- * source count (8 bytes, 0 here) that version 4 appends just before the
- * user blob's length; returns the new length. */
-static size_t to_version3(unsigned char *b, size_t n) {
-  const size_t head = 8 + 4 + 4 * 6 + 8, at = n - 32 - 8 - 8;
-  memmove(b + at, b + at + 8, 8);
-  n -= 8;
-  const uint32_t version = 3;
   memcpy(b + 8, &version, 4);
   uint64_t payload;
   memcpy(&payload, b + head - 8, 8);
@@ -501,7 +480,7 @@ int main(int argc, char **argv) {
     size_t n1 = 0;
     bg_sim *c = NULL;
     if (bg_check_true(file_bytes(rt, &v1, &n1) == 0 && n1 > 200, "read back %s", rt)) {
-      n1 = to_version4(v1, n1);
+      n1 = drop_last_count(v1, n1, 4);
       put_file(rt, v1, n1);
       bg_status s4 = bg_sim_load(rt, backend, 2, &c, err, sizeof err);
       if (bg_check_true(s4 == BG_OK && c, "a version-4 checkpoint loads (%s: %s)", bg_status_name(s4), err)) {
@@ -511,7 +490,7 @@ int main(int argc, char **argv) {
       }
       bg_sim_destroy(c);
       c = NULL;
-      n1 = to_version3(v1, n1);
+      n1 = drop_last_count(v1, n1, 3);
       put_file(rt, v1, n1);
       bg_status s3 = bg_sim_load(rt, backend, 2, &c, err, sizeof err);
       if (bg_check_true(s3 == BG_OK && c, "a version-3 checkpoint loads (%s: %s)", bg_status_name(s3), err)) {
