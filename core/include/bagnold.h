@@ -566,14 +566,19 @@ bg_status bg_sim_get(bg_sim *sim, bg_field f, bg_real *out, size_t cap);
  * allocations: particle state (at the arrays' capacity, which grows by
  * doubling), the grid (nodes and what lives per node), and the rest (sort
  * buffers, boundary lists, tallies). per_particle is the total over the
- * particles held (0 with none). Host memory on a host backend, device
- * memory on a GPU backend. */
+ * particles held (0 with none). grid_nodes is the number of nodes the grid
+ * holds memory for: every node of the box on a dense grid, the allocated
+ * blocks' nodes on cuda's grid=sparse (its pool, at its largest step), the
+ * backed pages' nodes on the cpu backend's paged grid; bandwidth counts
+ * of the grid's stages (bench_gpu) use it. Host memory on a host backend,
+ * device memory on a GPU backend. */
 typedef struct bg_memory {
   size_t particle_bytes;
   size_t grid_bytes;
   size_t other_bytes;
   size_t particles;
   double per_particle;
+  size_t grid_nodes;
 } bg_memory;
 bg_status bg_sim_memory(bg_sim *sim, bg_memory *out);
 

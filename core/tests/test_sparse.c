@@ -168,6 +168,15 @@ int main(int argc, char **argv) {
   const size_t gd = grid_bytes(dense), gs = grid_bytes(sparse);
   printf("after %d steps: dense %zu bytes, sparse %zu (%.2f%%)\n", N_STEPS, gd, gs, 100.0 * gs / gd);
   bg_check_true(gs > gs0 && 20 * gs < gd, "the sparse grid holds its blocks, under 1/20 of the dense grid's bytes");
+  {
+    /* the nodes each says it holds: the box's, and whole blocks of the pool */
+    bg_memory md_, ms_;
+    bg_check_true(bg_sim_memory(dense, &md_) == BG_OK && bg_sim_memory(sparse, &ms_) == BG_OK, "memory reads");
+    bg_check_true(md_.grid_nodes == nodes && ms_.grid_nodes > 0 && ms_.grid_nodes % 64 == 0 &&
+                      ms_.grid_nodes * 16 <= gs && 20 * ms_.grid_nodes < nodes,
+                  "grid_nodes: dense %zu of %zu, sparse %zu (whole 4^3 blocks, 16 bytes each within its bytes)",
+                  md_.grid_nodes, nodes, ms_.grid_nodes);
+  }
 
   bg_real *md = malloc(nodes * sizeof *md), *ms = malloc(nodes * sizeof *ms);
   bg_check_true(bg_sim_grid_mass(dense, md, nodes) == BG_OK && bg_sim_grid_mass(sparse, ms, nodes) == BG_OK,

@@ -94,6 +94,19 @@
 
 static const char *const stage_names[N_STAGES] = {"sort", "p2g", "grid", "g2p"};
 
+/* The least bytes of each stage per step (above) for n particles and a
+ * grid of gn nodes, the nodes the grid holds (the box on a dense grid, the
+ * allocated blocks on a sparse one, whose stages visit only those); the
+ * sort's amortised over its interval, as its time is. Returns the three
+ * per-step stages' sum (BYTES_PER_*_STEP). */
+static double stage_bytes(double n, double gn, int sort_interval, double sbytes[N_STAGES]) {
+  sbytes[0] = n * SORT_BYTES_PER_PARTICLE / sort_interval;
+  sbytes[1] = n * P2G_BYTES_PER_PARTICLE + gn * P2G_BYTES_PER_NODE;
+  sbytes[2] = gn * GRID_BYTES_PER_NODE;
+  sbytes[3] = n * G2P_BYTES_PER_PARTICLE + gn * G2P_BYTES_PER_NODE;
+  return n * BYTES_PER_PARTICLE_STEP + gn * BYTES_PER_NODE_STEP;
+}
+
 typedef struct options {
   uint64_t counts[MAX_COUNTS];
   int n_counts;
@@ -309,6 +322,7 @@ typedef struct result {
   double wall_s, ms[N_STAGES];
   double shear, tip; /* fractions of active particles in shear / at the tip at the window's end */
   double mem_pp, mem_grid_pp; /* device bytes held per particle (bg_sim_memory), and of them the grid's */
+  double grid_nodes;          /* the nodes the grid holds (bg_memory.grid_nodes): the box's, or a sparse pool's */
   int ok;
 } result;
 
@@ -350,6 +364,7 @@ static result run_once(const bench_scene *sc, const options *o, int table) {
     if (bg_sim_memory(sim, &mem) == BG_OK) {
       r.mem_pp = mem.per_particle;
       r.mem_grid_pp = mem.particles ? (double)mem.grid_bytes / (double)mem.particles : 0;
+      r.grid_nodes = (double)mem.grid_nodes;
     }
     r.ok = 1;
   }
@@ -442,7 +457,7 @@ int main(int argc, char **argv) {
                    "steps\twall_s\tparticle_steps_per_s\tms_sort\tms_p2g\tms_grid\tms_g2p\tbytes_per_step\t"
                    "effective_GBps\tcopy_GBps\tfraction_of_copy\tshear_fraction\ttip_fraction\t"
                    "B_sort\tB_p2g\tB_grid\tB_g2p\tcopy_frac_sort\tcopy_frac_p2g\tcopy_frac_grid\tcopy_frac_g2p\t"
-                   "mem_B_per_particle\tmem_grid_B_per_particle\n");
+                   "mem_B_per_particle\tmem_grid_B_per_particle\tgrid_nodes\n");
   }
   printf("%9s %12s %10s %14s %9s %9s %9s %9s %10s %7s %7s %7s\n", "scene", "particles", "nodes", "Mpsteps/s",
          "sort ms", "p2g ms", "grid ms", "g2p ms", "eff GB/s", "of copy", "shear", "tip");
@@ -456,12 +471,6 @@ int main(int argc, char **argv) {
         break;
       }
       double nodes = (double)sc.dims[0] * sc.dims[1] * sc.dims[2];
-      double bytes = (double)sc.n * BYTES_PER_PARTICLE_STEP + nodes * BYTES_PER_NODE_STEP;
-      /* per stage and step (the sort's amortised over its interval, as its time is) */
-      const double sbytes[N_STAGES] = {(double)sc.n * SORT_BYTES_PER_PARTICLE / o.sort_interval,
-                                       (double)sc.n * P2G_BYTES_PER_PARTICLE + nodes * P2G_BYTES_PER_NODE,
-                                       nodes * GRID_BYTES_PER_NODE,
-                                       (double)sc.n * G2P_BYTES_PER_PARTICLE + nodes * G2P_BYTES_PER_NODE};
       double rate[100], trate[100];
       result rr[100];
       int nr = 0, nt = 0;
@@ -478,6 +487,8 @@ int main(int argc, char **argv) {
         }
         char tag[600];
         snprintf(tag, sizeof tag, "%s%s%s", o.tag, pass && *o.tag ? "," : "", pass ? "material_table=on" : "");
+        double sbytes[N_STAGES];
+        const double bytes = stage_bytes((double)sc.n, r.grid_nodes > 0 ? r.grid_nodes : nodes, o.sort_interval, sbytes);
         double ps = (double)sc.n * o.steps / r.wall_s;
         double dev_ms = r.ms[1] + r.ms[2] + r.ms[3];
         double eff = dev_ms > 0 ? bytes / (dev_ms * 1e-3) : 0;
@@ -487,11 +498,12 @@ int main(int argc, char **argv) {
         if (tsv)
           fprintf(tsv,
                   "%s\t%s\t%s\t%s\t%llu\t%d\t%.0f\t%s\t%s\t%d\t%d\t%d\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t"
-                  "%.6g\t%.6g\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\t%.2f\t%.2f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f\t%.1f\n",
+                  "%.6g\t%.6g\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\t%.2f\t%.2f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f\t%.1f\t%.0f\n",
                   commit, dev, tag, bench_kind_name(kind), (unsigned long long)sc.n, o.ppc, nodes, backend, props,
                   o.sort_interval, rep, o.steps, r.wall_s, ps, r.ms[0], r.ms[1], r.ms[2], r.ms[3], bytes, eff / 1e9,
                   copy0 / 1e9, copy0 > 0 ? eff / copy0 : 0, r.shear, r.tip, sbytes[0] / sc.n, sbytes[1] / sc.n,
-                  sbytes[2] / sc.n, sbytes[3] / sc.n, frac[0], frac[1], frac[2], frac[3], r.mem_pp, r.mem_grid_pp);
+                  sbytes[2] / sc.n, sbytes[3] / sc.n, frac[0], frac[1], frac[2], frac[3], r.mem_pp, r.mem_grid_pp,
+                  r.grid_nodes > 0 ? r.grid_nodes : nodes);
         if (pass && o.table == 2) {
           trate[nt++] = ps;
           continue;
@@ -509,6 +521,9 @@ int main(int argc, char **argv) {
       int m = 0;
       for (int k = 0; k < nr; ++k)
         if (rate[k] == med) m = k;
+      double sbytes[N_STAGES];
+      const double bytes =
+          stage_bytes((double)sc.n, rr[m].grid_nodes > 0 ? rr[m].grid_nodes : nodes, o.sort_interval, sbytes);
       double dev_ms = rr[m].ms[1] + rr[m].ms[2] + rr[m].ms[3], eff = bytes / (dev_ms * 1e-3);
       printf("%9s %12llu %10.0f %14.1f %9.3f %9.3f %9.3f %9.3f %10.0f %6.1f%% %6.1f%% %6.1f%%   (min %.1f, max %.1f)\n",
              bench_kind_name(kind), (unsigned long long)sc.n, nodes, med / 1e6, rr[m].ms[0], rr[m].ms[1],

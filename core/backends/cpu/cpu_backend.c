@@ -334,6 +334,7 @@ static void cpu_memory(void *state, bg_memory *out) {
                                          sizeof *s->mid)
                             : 0;
   /* the paged grid's resident pages, and the row table */
+  out->grid_nodes = cpu_grid_resident(s->grid, nn * sizeof *s->grid) / sizeof *s->grid;
   out->grid_bytes = cpu_grid_resident(s->grid, nn * sizeof *s->grid) +
                     (s->gs ? cpu_grid_resident(s->gs, nn * sizeof *s->gs) : 0) +
                     (s->gm ? cpu_grid_resident(s->gm, nn * sizeof *s->gm) : 0) +

@@ -231,6 +231,7 @@ void cuda_memory(void *state, bg_memory *out) {
   const size_t grid_array = s->sparse ? (size_t)s->pool_cap * BG_CUDA_BLOCK_NODES * sizeof(float4) +
                                             (size_t)s->geo.n_blocks * 2 * sizeof(int32_t) + s->sp_tmp_bytes
                                       : nn * sizeof(float4);
+  out->grid_nodes = s->sparse ? (size_t)s->pool_cap * BG_CUDA_BLOCK_NODES : nn;
   out->grid_bytes = grid_array + (s->gfix ? 4 * nn * sizeof *s->gfix : 0) + (s->gs ? nn * sizeof(float) : 0) +
                     (s->gm ? nn * sizeof(float) : 0);
   /* the sort's key and permutation double buffers, CUB's scratch, the run list, the boundary nodes, the tallies */

@@ -447,6 +447,7 @@ static void ref_memory(void *state, bg_memory *out) {
   ref_state *s = (ref_state *)state;
   const size_t nn = (size_t)s->cfg->n_nodes;
   out->particle_bytes = s->cap * (BG_RAW_NF * sizeof *s->f + sizeof *s->id + sizeof *s->park + sizeof *s->mat);
+  out->grid_nodes = nn;
   out->grid_bytes = nn * sizeof *s->grid + (s->gs ? nn * sizeof *s->gs : 0) + (s->gm ? nn * sizeof *s->gm : 0);
   out->other_bytes = s->n_bn * sizeof *s->bn;
 }

@@ -422,6 +422,7 @@ class Memory(Structure):
         ("other_bytes", c_size_t),
         ("particles", c_size_t),
         ("per_particle", c_double),
+        ("grid_nodes", c_size_t),
     ]
 
 

@@ -392,8 +392,9 @@ class Sim(Readouts):
     @property
     def memory(self) -> Dict[str, float]:
         """The bytes the backend holds (bg_sim_memory): particle_bytes,
-        grid_bytes, other_bytes, particles and per_particle (their total
-        over the particles held)."""
+        grid_bytes, other_bytes, particles, per_particle (their total
+        over the particles held) and grid_nodes (the nodes the grid holds
+        memory for: the box's on a dense grid, fewer on a sparse or paged one)."""
         m = _n.Memory()
         self._check(_n.C.bg_sim_memory(self._handle(), ctypes.byref(m)), "bg_sim_memory")
         return {name: getattr(m, name) for name, _ in m._fields_}

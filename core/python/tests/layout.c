@@ -161,6 +161,7 @@ int main(void) {
   FIELD(bg_memory, other_bytes);
   FIELD(bg_memory, particles);
   FIELD(bg_memory, per_particle);
+  FIELD(bg_memory, grid_nodes);
   close_struct();
   OPEN(bg_host);
   FIELD(bg_host, name);

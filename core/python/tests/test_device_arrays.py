@@ -75,6 +75,8 @@ def test_memory_is_accounted(backend):
     assert m["particle_bytes"] >= n * 33 * 4
     # cpu/ref holds the dense grid; cpu's is paged: memory only where P2G wrote (none yet)
     assert m["grid_bytes"] >= (24 ** 3 * 16 if backend == "cpu/ref" else 0)
+    # the nodes held: the dense box on cpu/ref; on the paged grid as many as its backed float4 pages hold
+    assert m["grid_nodes"] == 24 ** 3 if backend == "cpu/ref" else m["grid_nodes"] * 16 <= m["grid_bytes"]
     total = m["particle_bytes"] + m["grid_bytes"] + m["other_bytes"]
     assert m["per_particle"] == pytest.approx(total / n)
     sim.add(BLOCK + [0.0, 0.0, 0.1], ppc=8)  # capacity grows by doubling: never less than what is held
@@ -185,7 +187,7 @@ def test_device_memory_is_accounted():
     sim = scene("cuda")
     sim.add(BLOCK, ppc=8)
     m = sim.memory
-    assert m["particles"] == len(sim) and m["grid_bytes"] >= 24 ** 3 * 16
+    assert m["particles"] == len(sim) and m["grid_bytes"] >= 24 ** 3 * 16 and m["grid_nodes"] == 24 ** 3
     det = bag.Sim(grid=(24, 24, 24), dx=DX, material=bag.sand(phi_deg=30), backend="cuda",
                   properties={"deterministic": "1"})
     assert det.memory["grid_bytes"] == 24 ** 3 * (16 + 32)  # the fixed-point planes beside the float4 grid

@@ -29,6 +29,8 @@ def test_grid_memory_follows_the_material():
     after = sim.memory["grid_bytes"]
     # the cube's rows of nodes (and their pages) with the row table: a few percent of the dense grid
     assert 0 < after < 0.15 * dense, f"{after} of {dense} bytes after 20 steps: the grid is not paged"
+    # the nodes it holds are the backed float4 pages', not the box's
+    assert 0 < sim.memory["grid_nodes"] * 16 <= after < 0.15 * dense
     # the grid read back holds the particles' mass, and reading it backs no page
     mass = sim.get("mass").sum(dtype=np.float64)
     assert sim.grid_mass().sum(dtype=np.float64) == pytest.approx(mass, rel=1e-5)
