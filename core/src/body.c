@@ -53,11 +53,14 @@ static void cross(const double a[3], const double b[3], double c[3]) {
   c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-/* Signed distance in the body's frame (p relative to its centre). */
-static double body_phi(const bg_body *d, const double p[3]) {
+/* Signed distance in the body's frame (p relative to its centre). In the
+ * plane (2D) a body is a prism along y: a box's y faces do not exist, and a
+ * sphere is the cylinder of its radius (p[1] is 0 there). */
+static double body_phi(const bg_body *d, const double p[3], int plane) {
   if (d->shape == BG_BODY_SPHERE) return sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) - d->radius;
   double out = 0, in = -1e300;
   for (int a = 0; a < 3; ++a) {
+    if (plane && a == 1) continue;
     double q = fabs(p[a]) - d->half[a];
     out += q > 0 ? q * q : 0;
     in = q > in ? q : in;
@@ -67,13 +70,13 @@ static double body_phi(const bg_body *d, const double p[3]) {
 
 /* The outward normal in the body's frame, by central differences of the
  * distance (a box's faces, edges and corners by one rule), h a quarter cell. */
-static void body_normal(const bg_body *d, const double p[3], double h, double n[3]) {
+static void body_normal(const bg_body *d, const double p[3], double h, int plane, double n[3]) {
   double nn = 0;
   for (int a = 0; a < 3; ++a) {
     double q0[3] = {p[0], p[1], p[2]}, q1[3] = {p[0], p[1], p[2]};
     q0[a] -= h;
     q1[a] += h;
-    n[a] = body_phi(d, q1) - body_phi(d, q0);
+    n[a] = plane && a == 1 ? 0.0 : body_phi(d, q1, plane) - body_phi(d, q0, plane);
     nn += n[a] * n[a];
   }
   nn = sqrt(nn);
@@ -88,7 +91,7 @@ static void body_normal(const bg_body *d, const double p[3], double h, double n[
   for (int a = 0; a < 3; ++a) {
     double q = d->shape == BG_BODY_BOX ? fabs(p[a]) - d->half[a] : 0.0;
     n[a] = 0;
-    if (d->shape == BG_BODY_BOX && q > far) {
+    if (d->shape == BG_BODY_BOX && q > far && !(plane && a == 1)) {
       far = q;
       best = a;
     }
@@ -96,14 +99,31 @@ static void body_normal(const bg_body *d, const double p[3], double h, double n[
   n[best] = p[best] < 0 ? -1.0 : 1.0;
 }
 
-/* The largest distance from the centre to the surface. */
-static double body_reach(const bg_body *d) {
+/* The largest distance from the centre to the surface (in the plane). */
+static double body_reach(const bg_body *d, int plane) {
   if (d->shape == BG_BODY_SPHERE) return d->radius;
+  if (plane) return sqrt((double)d->half[0] * d->half[0] + (double)d->half[2] * d->half[2]);
   return sqrt((double)d->half[0] * d->half[0] + (double)d->half[1] * d->half[1] + (double)d->half[2] * d->half[2]);
 }
 
-/* Mass and principal inertia from density and shape. */
-static void body_mass(const bg_body *d, double *m, double I[3]) {
+/* Mass and principal inertia from density and shape; in the plane per
+ * metre of depth (a sphere is a cylinder, a box a prism along y), the one
+ * axis that turns being y. Its I_x and I_z are given I_y's value: with w
+ * along y and torques about y only, they never enter the spin. */
+static void body_mass(const bg_body *d, int plane, double *m, double I[3]) {
+  if (plane) {
+    if (d->shape == BG_BODY_SPHERE) {
+      double r = d->radius;
+      *m = d->density * PI * r * r;
+      I[1] = 0.5 * *m * r * r;
+    } else {
+      double ex = 2.0 * d->half[0], ez = 2.0 * d->half[2];
+      *m = d->density * ex * ez;
+      I[1] = *m / 12.0 * (ex * ex + ez * ez);
+    }
+    I[0] = I[2] = I[1];
+    return;
+  }
   if (d->shape == BG_BODY_SPHERE) {
     double r = d->radius;
     *m = d->density * 4.0 / 3.0 * PI * r * r * r;
@@ -121,6 +141,7 @@ static void body_mass(const bg_body *d, double *m, double I[3]) {
  * band particles are kept in (bg_park_code). */
 static int centre_inside(const bg_config *c, const double x[3]) {
   for (int a = 0; a < 3; ++a) {
+    if (a == 1 && c->dim == 2) continue; /* the plane: y never changes */
     double g = (x[a] - c->origin[a]) / c->dx;
     if (!(g >= 0.5 && g < (double)c->dims[a] - 1.5)) return 0;
   }
@@ -135,10 +156,34 @@ static bg_status check_vec(bg_sim *sim, const bg_real *v, int n, size_t k, const
   return BG_OK;
 }
 
+/* In the plane (dim 2) a body stays in it: its centre on y = origin[1], no
+ * velocity out of it, a spin and a rotation about y only (a tilt about x or
+ * z would turn its faces out of the plane). qn is |q|^2. */
+#define BG_BODY_PLANE_TOL 1e-6
+static bg_status check_plane(bg_sim *sim, const bg_sim_desc *d, const bg_body *b, size_t k, double qn) {
+  CHECK(b->x[1] == d->origin[1], BG_ERR_RANGE,
+        "bodies[%zu].x[1] = %g m is off the plane of a 2D simulation (it must be origin[1] = %g m)", k,
+        (double)b->x[1], (double)d->origin[1]);
+  CHECK(b->v[1] == 0, BG_ERR_RANGE, "bodies[%zu].v[1] = %g m/s must be 0 in a 2D simulation (nothing leaves the plane)",
+        k, (double)b->v[1]);
+  CHECK(b->w[0] == 0 && b->w[2] == 0, BG_ERR_RANGE,
+        "bodies[%zu].w must be about y in a 2D simulation (w[0] and w[2] must be 0; got %g and %g rad/s)", k,
+        (double)b->w[0], (double)b->w[2]);
+  CHECK(b->axis[0] == 0 && b->axis[2] == 0, BG_ERR_RANGE,
+        "bodies[%zu].axis must be 0 or along y in a 2D simulation (got %g %g %g)", k, (double)b->axis[0],
+        (double)b->axis[1], (double)b->axis[2]);
+  const double r = sqrt(qn);
+  CHECK(fabs(b->q[1] / r) <= BG_BODY_PLANE_TOL && fabs(b->q[3] / r) <= BG_BODY_PLANE_TOL, BG_ERR_RANGE,
+        "bodies[%zu].q must be a rotation about y in a 2D simulation (q[1] and q[3] within %g of 0 once "
+        "normalised; got %g and %g)",
+        k, BG_BODY_PLANE_TOL, b->q[1] / r, b->q[3] / r);
+  return BG_OK;
+}
+
 bg_status bg_check_body(bg_sim *sim, const bg_sim_desc *d, size_t k) {
   const bg_body *b = &d->bodies[k];
   bg_status s;
-  CHECK(d->dim != 2, BG_ERR_RANGE, "bodies[%zu]: rigid bodies are 3D only (dim is 2)", k);
+  const int plane = d->dim == 2;
   CHECK(b->shape == BG_BODY_SPHERE || b->shape == BG_BODY_BOX, BG_ERR_RANGE,
         "bodies[%zu].shape must be BG_BODY_SPHERE or BG_BODY_BOX (got %d)", k, (int)b->shape);
   if (b->shape == BG_BODY_SPHERE) {
@@ -147,7 +192,7 @@ bg_status bg_check_body(bg_sim *sim, const bg_sim_desc *d, size_t k) {
   } else {
     if ((s = check_vec(sim, b->half, 3, k, "half")) != BG_OK) return s;
     for (int a = 0; a < 3; ++a)
-      CHECK(b->half[a] > 0, BG_ERR_RANGE, "bodies[%zu].half[%d] must be > 0 m (got %g)", k, a, (double)b->half[a]);
+      CHECK(b->half[a] > 0 || (plane && a == 1), BG_ERR_RANGE, "bodies[%zu].half[%d] must be > 0 m (got %g)", k, a, (double)b->half[a]);
   }
   CHECK(isfinite(b->density), BG_ERR_NONFINITE, "bodies[%zu].density is not finite", k);
   CHECK(b->density > 0, BG_ERR_RANGE, "bodies[%zu].density must be > 0 kg/m^3 (got %g)", k, (double)b->density);
@@ -159,6 +204,7 @@ bg_status bg_check_body(bg_sim *sim, const bg_sim_desc *d, size_t k) {
   double qn = 0;
   for (int a = 0; a < 4; ++a) qn += (double)b->q[a] * b->q[a];
   CHECK(qn > 1e-12, BG_ERR_RANGE, "bodies[%zu].q must be a nonzero quaternion (w, x, y, z; got 0 0 0 0)", k);
+  if (plane && (s = check_plane(sim, d, b, k, qn)) != BG_OK) return s;
   CHECK(b->friction == BG_FRICTION_COULOMB || b->friction == BG_FRICTION_SLIP || b->friction == BG_FRICTION_STICK,
         BG_ERR_RANGE, "bodies[%zu].friction must be COULOMB, SLIP or STICK (got %d)", k, (int)b->friction);
   CHECK(isfinite(b->mu) && b->mu >= 0, isfinite(b->mu) ? BG_ERR_RANGE : BG_ERR_NONFINITE,
@@ -170,11 +216,12 @@ bg_status bg_check_body(bg_sim *sim, const bg_sim_desc *d, size_t k) {
   CHECK(isfinite(b->angular_damping) && b->angular_damping >= 0, BG_ERR_RANGE,
         "bodies[%zu].angular_damping must be >= 0 1/s (got %g)", k, (double)b->angular_damping);
   double m, I[3];
-  body_mass(b, &m, I);
+  body_mass(b, plane, &m, I);
   CHECK(isfinite(m) && m > 0 && I[0] > 0 && I[1] > 0 && I[2] > 0 && isfinite(I[0] + I[1] + I[2]), BG_ERR_RANGE,
         "bodies[%zu]: mass %g kg and inertia %g %g %g kg m^2 must be finite and positive", k, m, I[0], I[1], I[2]);
   /* the grid is checked before the bodies: the interior is known */
   for (int a = 0; a < 3; ++a) {
+    if (plane && a == 1) continue; /* on the plane, checked above */
     double g = ((double)b->x[a] - d->origin[a]) / d->dx;
     CHECK(g >= 0.5 && g < (double)d->dims[a] - 1.5, BG_ERR_RANGE,
           "bodies[%zu].x[%d] = %g m lies outside the grid's interior [%g, %g) m", k, a, (double)b->x[a],
@@ -193,11 +240,17 @@ bg_status bg_bodies_init(bg_sim *sim, const bg_sim_desc *d) {
   for (size_t k = 0; k < d->n_bodies; ++k) {
     bg_rbody *r = &sim->bodies[k];
     const bg_body *b = &d->bodies[k];
-    body_mass(b, &r->m, r->ib);
+    const int plane = sim->cfg.dim == 2;
+    body_mass(b, plane, &r->m, r->ib);
     double qn = 0;
     for (int a = 0; a < 4; ++a) qn += (double)b->q[a] * b->q[a];
     qn = sqrt(qn);
     for (int a = 0; a < 4; ++a) r->q[a] = b->q[a] / qn;
+    if (plane) { /* exactly about y: the residue the check allowed would tilt the normals */
+      qn = sqrt(r->q[0] * r->q[0] + r->q[2] * r->q[2]);
+      r->q[0] /= qn, r->q[2] /= qn;
+      r->q[1] = r->q[3] = 0;
+    }
     for (int a = 0; a < 3; ++a) {
       r->x[a] = b->x[a];
       r->v[a] = b->v[a];
@@ -233,7 +286,8 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
   const bg_body *d = &sim->body_desc[k];
   double R[3][3];
   bg_quat_matrix(r->q, R);
-  const double reach = body_reach(d);
+  const int plane = c->dim == 2;
+  const double reach = body_reach(d, plane);
   int64_t lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {
     lo[a] = (int64_t)ceil((r->x[a] - reach - c->origin[a]) / c->dx);
@@ -241,6 +295,7 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
     if (lo[a] < 0) lo[a] = 0;
     if (hi[a] > c->dims[a] - 1) hi[a] = c->dims[a] - 1;
   }
+  if (plane) lo[1] = hi[1] = 0; /* the plane's one node layer */
   for (int64_t i = lo[0]; i <= hi[0]; ++i)
     for (int64_t j = lo[1]; j <= hi[1]; ++j)
       for (int64_t kk = lo[2]; kk <= hi[2]; ++kk) {
@@ -248,7 +303,7 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
         double rw[3], p[3];
         for (int a = 0; a < 3; ++a) rw[a] = c->origin[a] + (double)ijk[a] * c->dx - r->x[a];
         for (int a = 0; a < 3; ++a) p[a] = R[0][a] * rw[0] + R[1][a] * rw[1] + R[2][a] * rw[2]; /* R^T rw */
-        double phi = body_phi(d, p);
+        double phi = body_phi(d, p, plane);
         if (!(phi < 0)) continue;
         if (*n == *cap) {
           size_t nc = *cap ? 2 * *cap : 1024;
@@ -259,7 +314,7 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
         }
         cand *e = &(*list)[(*n)++];
         double nb[3], wr[3];
-        body_normal(d, p, 0.25 * c->dx, nb);
+        body_normal(d, p, 0.25 * c->dx, plane, nb);
         cross(r->w, rw, wr);
         e->b.node = (i * c->dims[1] + j) * c->dims[2] + kk;
         for (int a = 0; a < 3; ++a) {
@@ -337,7 +392,7 @@ double bg_bodies_speed(const bg_sim *sim) {
     if (r->parked) continue;
     double v = sqrt(r->v[0] * r->v[0] + r->v[1] * r->v[1] + r->v[2] * r->v[2]);
     double w = sqrt(r->w[0] * r->w[0] + r->w[1] * r->w[1] + r->w[2] * r->w[2]);
-    v += w * body_reach(&sim->body_desc[k]);
+    v += w * body_reach(&sim->body_desc[k], sim->cfg.dim == 2);
     if (v > vmax) vmax = v;
   }
   return vmax;
@@ -391,6 +446,10 @@ void bg_bodies_advance(bg_sim *sim, const double *tally, double dt) {
         r->v[a] *= lv;
         r->w[a] *= lw;
       }
+      if (c->dim == 2) { /* in the plane: the tally's rounding cannot tilt it out */
+        r->v[1] = 0;
+        r->w[0] = r->w[2] = 0;
+      }
     }
     for (int a = 0; a < 3; ++a) r->x[a] += dt * r->v[a];
     /* q' = q + dt/2 (0, w) q, renormalised */
@@ -443,6 +502,13 @@ bg_status bg_sim_set_body_velocity(bg_sim *sim, size_t k, const bg_real v[3], co
     CHECK(isfinite(w[a]), BG_ERR_NONFINITE, "w[%d] is not finite (got %g)", a, (double)w[a]);
   }
   CHECK(!sim->bodies[k].parked, BG_ERR_RANGE, "body %zu is parked (it left the grid's interior)", k);
+  if (sim->cfg.dim == 2) {
+    CHECK(v[1] == 0, BG_ERR_RANGE, "v[1] = %g m/s must be 0 in a 2D simulation (nothing leaves the plane)",
+          (double)v[1]);
+    CHECK(w[0] == 0 && w[2] == 0, BG_ERR_RANGE,
+          "w must be about y in a 2D simulation (w[0] and w[2] must be 0; got %g and %g rad/s)", (double)w[0],
+          (double)w[2]);
+  }
   for (int a = 0; a < 3; ++a) {
     sim->bodies[k].v[a] = v[a];
     sim->bodies[k].w[a] = w[a];
