@@ -1,0 +1,286 @@
+/* rft.c: intrusion against resistive force theory (issue 37 part 4). A thin
+ * plate dragged at fixed attack angle beta and direction gamma through a 2D
+ * (plane-strain) bed of sand, scripted, its force read each step
+ * (rft_drag.c), tabulated as alpha_z(beta, gamma) and alpha_x(beta, gamma)
+ * against the generic form of Li, Zhang & Goldman 2013 scaled by a fitted
+ * zeta (rft_fit.c), and the two claims RFT rests on tested: the force grows
+ * linearly with depth, and does not depend on a low speed.
+ *
+ * Runs: the shape set (every beta x gamma at the first depth); the
+ * reference configuration (the first beta and gamma of the --ref pair) at
+ * the other depths, at twice the speed, on the finer grid (the dx check),
+ * and at the control friction angle (zeta must grow with phi, Askari &
+ * Kamrin 2016). Claims (references/claims.tsv):
+ *   rft.shape           misfit of alpha against zeta g(beta, gamma), less
+ *                       the generic form's own resolution (g against its
+ *                       mirror image g(-beta, gamma)), <= 0;
+ *   rft.depth_linear    the depth at which the line |F| = k |z| + c meets
+ *                       zero force, over the mean depth, less the same
+ *                       resolution, <= 0;
+ *   rft.rate_independent |F(2v) / F(v) - 1| less the same resolution, <= 0. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rft.h"
+
+#define DEG (180.0 / 3.14159265358979323846)
+#define MAXN 16
+
+typedef struct lists {
+  double cells[MAXN], betas[MAXN], gammas[MAXN], depths[MAXN];
+  int nc, nb, ng, nd;
+} lists;
+
+static rft_options g_o;
+static lists g_l;
+
+static int parse_list(const char *opt, const char *s, double *out, double lo, double hi) {
+  int n = 0;
+  const char *c = s;
+  while (*c) {
+    char *end;
+    double v = strtod(c, &end);
+    if (end == c || !(v >= lo && v <= hi) || n == MAXN)
+      bg_lab_fail("--%s: '%s' must be up to %d comma-separated numbers in [%g, %g]", opt, s, MAXN, lo, hi);
+    out[n++] = v;
+    if (*end && *end != ',') bg_lab_fail("--%s: '%s' is not a comma-separated list", opt, s);
+    c = *end == ',' ? end + 1 : end;
+  }
+  if (!n) bg_lab_fail("--%s: empty list", opt);
+  return n;
+}
+
+/* Lists and geometry, checked before the run folder is made (exit 2). */
+static void check_options(void *ctx) {
+  (void)ctx;
+  g_l.nc = parse_list("cells", g_o.cells, g_l.cells, 3, 256);
+  g_l.nb = parse_list("betas", g_o.betas, g_l.betas, -90, 90);
+  g_l.ng = parse_list("gammas", g_o.gammas, g_l.gammas, 0, 90);
+  g_l.nd = parse_list("depths", g_o.depths, g_l.depths, 0.75, 5);
+  if (g_l.nc != 2 || g_l.cells[1] <= g_l.cells[0])
+    bg_lab_fail("--cells: '%s' must be two grids, L / dx, coarse then fine (the run's, then the dx check's)",
+                g_o.cells);
+  if (g_l.nd < 2) bg_lab_fail("--depths: '%s' needs at least two depths (the linearity claim)", g_o.depths);
+  /* a plate thinner than 4 cells meets the sand with its far face's normal
+   * (core/README.md, rigid bodies) */
+  if (g_l.cells[0] / g_o.aspect < 4 - 1e-9)
+    bg_lab_fail("--cells %g with --aspect %g: the plate is %.3g cells thick; it must be at least 4", g_l.cells[0],
+                g_o.aspect, g_l.cells[0] / g_o.aspect);
+  if (g_o.window >= g_o.travel)
+    bg_lab_fail("--window %g must be shorter than --travel %g (the start-up must be left out)", g_o.window,
+                g_o.travel);
+}
+
+static bg_lab *parse_options(int argc, char **argv) {
+  rft_options *o = &g_o;
+  /* clang-format off */
+  static bg_lab_param params[] = {
+      {.name = "length", .type = BG_PARAM_DOUBLE, .dest = &g_o.length, .lo = 0.005, .hi = 1.0,
+       .help = "plate length L, m (Li et al.'s plate: 3.81 cm)", .quick = "0.04", .paper = "0.04", .key = "length_m"},
+      {.name = "aspect", .type = BG_PARAM_DOUBLE, .dest = &g_o.aspect, .lo = 2, .hi = 20,
+       .help = "plate length over thickness", .quick = "3", .paper = "6"},
+      {.name = "cells", .type = BG_PARAM_STRING, .dest = &g_o.cells,
+       .help = "L / dx: the run's grid, then the finer grid of the dx check", .quick = "12,16", .paper = "24,36"},
+      {.name = "betas", .type = BG_PARAM_STRING, .dest = &g_o.betas,
+       .help = "angles of attack, deg in [-90, 90]", .quick = "-45,0,45,90", .paper = "-90,-60,-30,0,30,60,90"},
+      {.name = "gammas", .type = BG_PARAM_STRING, .dest = &g_o.gammas,
+       .help = "directions of motion below the horizontal, deg in [0, 90]", .quick = "0,90",
+       .paper = "0,30,60,90"},
+      {.name = "depths", .type = BG_PARAM_STRING, .dest = &g_o.depths,
+       .help = "depths of the plate's centre, in L: the shape set's, then the others of the linearity claim",
+       .quick = "1,1.5,2", .paper = "1,1.5,2,2.5"},
+      {.name = "speed", .type = BG_PARAM_DOUBLE, .dest = &g_o.speed, .lo = 1e-3, .hi = 10,
+       .help = "plate speed, m/s (the rate claim doubles it)", .quick = "0.1", .paper = "0.05"},
+      {.name = "travel", .type = BG_PARAM_DOUBLE, .dest = &g_o.travel, .lo = 0.05, .hi = 3,
+       .help = "distance the plate moves, in L", .quick = "2", .paper = "3"},
+      {.name = "window", .type = BG_PARAM_DOUBLE, .dest = &g_o.window, .lo = 0.01, .hi = 3,
+       .help = "the steady window: the travel's last part, in L", .quick = "1.2", .paper = "2"},
+      {.name = "wall-mu", .type = BG_PARAM_DOUBLE, .dest = &g_o.wall_mu, .lo = 0, .hi = 2,
+       .help = "plate-sand Coulomb friction", .quick = "0.5", .paper = "0.5"},
+      {.name = "phi-control", .type = BG_PARAM_DOUBLE, .dest = &g_o.phi_control, .lo = 0, .hi = 60,
+       .help = "friction angle of the zeta control run, deg (0: none)", .quick = "30", .paper = "30"},
+      {.name = "settle", .type = BG_PARAM_DOUBLE, .dest = &g_o.settle, .lo = 0, .hi = 2,
+       .help = "settling time with the plate at rest, s", .quick = "0.05", .paper = "0.05"},
+  };
+  /* clang-format on */
+  (void)o;
+  static const char *const mutants[] = {"generic-data", "depth-fed-deeper", "fast-plate", NULL};
+  bg_lab_accept_materials("drucker-prager", "a rate-independent sand (RFT's frictional regime)");
+  bg_lab_check_options(check_options, NULL);
+  return bg_lab_init("exp_rft", "A thin plate dragged through 2D sand against resistive force theory.", argc, argv,
+                     params, (int)(sizeof params / sizeof params[0]), mutants);
+}
+
+/* The generic coefficients, from references/literature/li2013_rft.tsv. */
+static void read_coefficients(bg_lab *lab) {
+  static const char *const key[9] = {"A00", "A10", "B11", "B01", "Bm11", "C11", "C01", "Cm11", "D10"};
+  double c[9];
+  char path[1024];
+  bg_lab_reference(lab, "literature/li2013_rft.tsv", path, sizeof path);
+  for (int k = 0; k < 9; ++k) c[k] = bg_lab_ref_value(lab, "literature/li2013_rft.tsv", key[k], "value");
+  rft_set_coefficients(c);
+}
+
+typedef struct plan {
+  rft_run shape[MAXN * MAXN];
+  int ns;
+  rft_run depth[MAXN]; /* the reference configuration at every depth, the first the shape set's */
+  rft_run fast, fine, control;
+  int ref; /* index of the reference configuration in the shape set */
+} plan;
+
+static rft_run drag(bg_lab *lab, double cells, double b, double g, double depth_l, double v, double phi,
+                    const char *what) {
+  char tag[96];
+  snprintf(tag, sizeof tag, "%s beta %g gamma %g depth %gL", what, b, g, depth_l);
+  return rft_drag(lab, &g_o, cells, b / DEG, g / DEG, depth_l * g_o.length, v, phi, tag);
+}
+
+/* Every simulation the wanted claims need; a mutant run skips the rest. */
+static void run_all(bg_lab *lab, plan *p) {
+  const double phi = bg_lab_material(lab).dp.phi_deg, v = g_o.speed, c0 = g_l.cells[0];
+  const double b0 = g_l.betas[g_l.nb - 1], g0 = g_l.gammas[0]; /* reference: the last beta, the first gamma */
+  /* depth-fed-deeper: the plates' top edges, not their centres, at the
+   * depths the lab believes (the reference plate is vertical: L / 2 deeper) */
+  const double deeper = bg_lab_mutant_is(lab, "depth-fed-deeper") ? 0.5 : 0.0;
+  const double vf = bg_lab_mutant_is(lab, "fast-plate") ? 20.0 : 1.0;
+  p->ref = -1;
+  if (bg_lab_needed(lab, "rft.shape"))
+    for (int i = 0; i < g_l.nb; ++i)
+      for (int j = 0; j < g_l.ng; ++j) {
+        if (g_l.betas[i] == b0 && g_l.gammas[j] == g0) p->ref = p->ns;
+        p->shape[p->ns++] = drag(lab, c0, g_l.betas[i], g_l.gammas[j], g_l.depths[0], v, phi, "shape");
+      }
+  if (bg_lab_needed(lab, "rft.depth_linear") || bg_lab_needed(lab, "rft.rate_independent"))
+    p->depth[0] = p->ref >= 0 ? p->shape[p->ref] : drag(lab, c0, b0, g0, g_l.depths[0] + deeper, v * vf, phi, "ref");
+  if (bg_lab_needed(lab, "rft.depth_linear"))
+    for (int k = 1; k < g_l.nd; ++k) p->depth[k] = drag(lab, c0, b0, g0, g_l.depths[k] + deeper, v, phi, "depth");
+  if (bg_lab_needed(lab, "rft.rate_independent")) p->fast = drag(lab, c0, b0, g0, g_l.depths[0], 2 * v * vf, phi, "2v");
+  if (bg_lab_mutant(lab)) return;
+  p->fine = drag(lab, g_l.cells[1], b0, g0, g_l.depths[0], v, phi, "fine dx");
+  if (g_o.phi_control > 0) p->control = drag(lab, c0, b0, g0, g_l.depths[0], v, g_o.phi_control, "control phi");
+}
+
+static void write_run(FILE *f, const char *set, const rft_run *r) {
+  fprintf(f, "%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.4g\t%.4g\t%zu\t%llu\n",
+          set, r->beta_fed * DEG, r->gamma_fed * DEG, r->depth_nom, r->depth, r->surface, r->dx, r->phi_deg,
+          r->speed_fed, r->fx, r->fz, r->alpha_z * 1e-6, r->alpha_x * 1e-6, r->rate_number, r->beta_nom * DEG,
+          r->gamma_nom * DEG, r->n_particles, (unsigned long long)r->steps);
+}
+
+static void write_outputs(bg_lab *lab, const plan *p, const rft_shape *s) {
+  FILE *f = bg_lab_tsv(lab, "alpha.tsv",
+                       "one row per drag: angles and speed read back from the body, depth below the read surface, "
+                       "mean force over the window (N per m of depth), alpha = F / (L |z|)",
+                       "set\tbeta_deg\tgamma_deg\tdepth_nominal_m\tdepth_m\tsurface_m\tdx_m\tphi_deg\tspeed_m_s\tfx_N_m\t"
+                       "fz_N_m\talpha_z_N_cm3\talpha_x_N_cm3\tv2_over_gz\tbeta_nominal_deg\tgamma_nominal_deg\tparticles\t"
+                       "steps");
+  for (int k = 0; k < p->ns; ++k) write_run(f, "shape", &p->shape[k]);
+  for (int k = 0; k < g_l.nd; ++k)
+    if (p->depth[k].steps) write_run(f, "depth", &p->depth[k]);
+  if (p->fast.steps) write_run(f, "rate", &p->fast);
+  if (p->fine.steps) write_run(f, "fine", &p->fine);
+  if (p->control.steps) write_run(f, "control", &p->control);
+  fclose(f);
+  /* the generic curves at the fitted zeta, for the figure */
+  FILE *c = bg_lab_tsv(lab, "generic.tsv", "zeta * the generic form of Li et al. 2013 at the fitted zeta, per gamma (rows of one gamma in a run)",
+                       "gamma_deg\tbeta_deg\talpha_z_N_cm3\talpha_x_N_cm3");
+  for (int j = 0; j < g_l.ng && isfinite(s->zeta); ++j) {
+    for (int i = 0; i <= 90; ++i) {
+      double b = -90.0 + 2.0 * i, az, ax;
+      rft_generic(b / DEG, g_l.gammas[j] / DEG, &az, &ax);
+      fprintf(c, "%g\t%g\t%.6g\t%.6g\n", g_l.gammas[j], b, s->zeta * az * 1e-6, s->zeta * ax * 1e-6);
+    }
+  }
+  fclose(c);
+  FILE *t = bg_lab_tsv(lab, "series.tsv", "force per sample of the travel: the shape set, then the depth set (the reference run "
+                                          "first again); blank lines separate runs", "set\tbeta_deg\tgamma_deg\ttravel_L\tdepth_m\tfx_N_m\tfz_N_m");
+  for (int k = 0; k < p->ns + g_l.nd; ++k) {
+    const rft_run *r = k < p->ns ? &p->shape[k] : &p->depth[k - p->ns];
+    for (int i = 0; r->series && i < r->n_series; ++i)
+      fprintf(t, "%s\t%g\t%g\t%.4f\t%.5g\t%.5g\t%.5g\n", k < p->ns ? "shape" : "depth", r->beta_nom * DEG,
+              r->gamma_nom * DEG, r->series[4 * i], r->series[4 * i + 1], r->series[4 * i + 2], r->series[4 * i + 3]);
+    fprintf(t, "\n\n");
+  }
+  fclose(t);
+}
+
+static void judge(bg_lab *lab, const plan *p) {
+  rft_shape s = {NAN, NAN, NAN, NAN, NAN};
+  if (p->ns) {
+    s = rft_fit_shape(p->shape, p->ns, 1.0);
+    rft_shape m = rft_fit_shape(p->shape, p->ns, -1.0);
+    bg_lab_claim(lab, "rft.shape", s.misfit - s.mirror);
+    /* positive control: the generic form's own values at the fed angles, as
+     * a run would read them with zeta = 1 N/cm^3, through the same fit */
+    rft_run gen[MAXN * MAXN];
+    for (int k = 0; k < p->ns; ++k) {
+      gen[k] = p->shape[k];
+      rft_generic(gen[k].beta_fed, gen[k].gamma_fed, &gen[k].alpha_z, &gen[k].alpha_x);
+      gen[k].alpha_z *= 1e6, gen[k].alpha_x *= 1e6;
+    }
+    rft_shape gs = rft_fit_shape(gen, p->ns, 1.0);
+    bg_lab_claim_mutant(lab, "generic-data", "rft.shape", gs.misfit - gs.mirror);
+    bg_lab_manifest_num(lab, "zeta_N_cm3", s.zeta * 1e-6);
+    bg_lab_manifest_num(lab, "misfit", s.misfit);
+    bg_lab_manifest_num(lab, "misfit_z", s.misfit_z);
+    bg_lab_manifest_num(lab, "misfit_x", s.misfit_x);
+    bg_lab_manifest_num(lab, "resolution", s.mirror);
+    /* the other reading of beta's sign (references/literature/li2013_rft.md) */
+    bg_lab_manifest_num(lab, "misfit_beta_mirrored", m.misfit);
+    const double rho_g = bg_lab_material(lab).rho0 * 9.81;
+    bg_lab_manifest_num(lab, "zeta_over_rho0_g", s.zeta / rho_g);
+  }
+  /* the generic form's resolution: from the fed angles, else the nominal ones */
+  const double res = isfinite(s.mirror) ? s.mirror : rft_resolution(g_l.betas, g_l.nb, g_l.gammas, g_l.ng);
+  if (bg_lab_needed(lab, "rft.depth_linear")) {
+    double z[MAXN], zn[MAXN], k, c, kn, cn, zbar = 0, zbar_n = 0;
+    for (int i = 0; i < g_l.nd; ++i) {
+      z[i] = p->depth[i].depth, zn[i] = g_l.depths[i] * g_o.length; /* as listed */
+      zbar += z[i] / g_l.nd, zbar_n += zn[i] / g_l.nd;
+    }
+    double off = rft_fit_depth(p->depth, g_l.nd, z, &k, &c);
+    double off_nom = rft_fit_depth(p->depth, g_l.nd, zn, &kn, &cn);
+    /* the line's zero-force depth relative to the mean depth: |c| / (k zbar).
+     * The real lab reads the depths back; depth-fed-deeper's uses the nominal ones */
+    double rel = bg_lab_mutant_is(lab, "depth-fed-deeper") ? fabs(off_nom) / zbar_n : fabs(off) / zbar;
+    bg_lab_claim(lab, "rft.depth_linear", rel - res);
+    bg_lab_manifest_num(lab, "depth_slope_N_m3", k);
+    bg_lab_manifest_num(lab, "depth_intercept_N_m", c);
+    bg_lab_manifest_num(lab, "depth_offset_m", off);
+    bg_lab_manifest_num(lab, "depth_offset_over_mean_depth", fabs(off) / zbar);
+  }
+  if (bg_lab_needed(lab, "rft.rate_independent")) {
+    double f1 = hypot(p->depth[0].fx, p->depth[0].fz), f2 = hypot(p->fast.fx, p->fast.fz);
+    bg_lab_claim(lab, "rft.rate_independent", fabs(f2 / f1 - 1) - res);
+    bg_lab_manifest_num(lab, "rate_ratio", f2 / f1);
+    bg_lab_manifest_num(lab, "rate_number_2v", p->fast.rate_number);
+  }
+  if (p->fine.steps) {
+    const rft_run *a = &p->depth[0], *b = &p->fine;
+    bg_lab_manifest_num(lab, "dx_change_alpha_z", b->alpha_z / a->alpha_z - 1);
+    bg_lab_manifest_num(lab, "dx_change_alpha_x", b->alpha_x / a->alpha_x - 1);
+  }
+  if (p->control.steps) /* Askari & Kamrin 2016: zeta grows with the friction angle */
+    bg_lab_manifest_num(lab, "control_force_ratio",
+                        hypot(p->control.fx, p->control.fz) / hypot(p->depth[0].fx, p->depth[0].fz));
+  write_outputs(lab, p, &s);
+}
+
+int main(int argc, char **argv) {
+  bg_lab *lab = parse_options(argc, argv);
+  read_coefficients(lab);
+  bg_material m = bg_lab_material(lab);
+  bg_lab_manifest_material(lab, &m);
+  plan *p = calloc(1, sizeof *p);
+  if (!p) bg_lab_fail("out of memory");
+  run_all(lab, p);
+  judge(lab, p);
+  for (int k = 0; k < p->ns; ++k) free(p->shape[k].series);
+  for (int k = p->ref >= 0 ? 1 : 0; k < g_l.nd; ++k) free(p->depth[k].series);
+  free(p->fast.series), free(p->fine.series), free(p->control.series);
+  free(p);
+  return bg_lab_finish(lab);
+}

@@ -1,0 +1,69 @@
+/* rft.h: the intrusion experiment against resistive force theory (RFT):
+ * its options, one drag run's result, and the functions rft.c's main calls
+ * (rft_drag.c runs a drag, rft_fit.c holds the generic RFT form and the
+ * fits). Conventions (references/literature/li2013_rft.md): the plate moves
+ * forward (+x in the simulation) and down at gamma below the horizontal;
+ * beta is its angle of attack, its leading edge raised by beta; alpha_z is
+ * the upward force and alpha_x the force against the forward direction,
+ * each per plate area and per depth of the plate's centre. */
+#ifndef BG_RFT_H
+#define BG_RFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bagnold.h"
+#include "bg_lab.h"
+
+typedef struct rft_options {
+  double length;            /* plate length L, m */
+  double aspect;            /* L / thickness */
+  const char *cells;        /* L / dx: the run's grid, then the finer one of the dx check */
+  const char *betas;        /* angles of attack, deg, comma-separated */
+  const char *gammas;       /* directions of motion below the horizontal, deg */
+  const char *depths;       /* depths of the plate's centre in L, the first the shape set's */
+  double speed;             /* m/s */
+  double travel;            /* distance moved, in L */
+  double window;            /* the steady window: the travel's last part, in L */
+  double wall_mu;           /* plate-sand Coulomb friction */
+  double phi_control;       /* friction angle of the zeta control run, deg (0: none) */
+  double settle;            /* settling time before the drag, s */
+} rft_options;
+
+/* One drag: what it was fed, as the simulation holds it, and what it read. */
+typedef struct rft_run {
+  double beta_nom, gamma_nom, depth_nom; /* nominal: rad, rad, m */
+  double beta_fed, gamma_fed;            /* read back: the body's pose and velocity */
+  double speed_fed;                      /* m/s, read back */
+  double dx, phi_deg;
+  double surface; /* the bed's free surface read from the particles after settling, m */
+  double depth;   /* mean depth of the plate's centre below it over the window, m */
+  double fx, fz;  /* mean force on the plate over the window, N/m (simulation axes) */
+  double alpha_x, alpha_z; /* N/m^3: -fx / (L |z|), fz / (L |z|) */
+  double rate_number;      /* v^2 / (g |z|): inertial over hydrostatic stress */
+  size_t n_particles;
+  uint64_t steps;
+  double *series; /* per sample: travel / L, depth m, fx, fz (N/m) */
+  int n_series;
+} rft_run;
+
+/* rft_drag.c */
+rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, double gamma, double depth,
+                 double speed, double phi_deg, const char *tag);
+
+/* rft_fit.c: the generic form of Li et al. 2013 (units of zeta), its nine
+ * coefficients A00 A10 B11 B01 Bm11 C11 C01 Cm11 D10 set from references/ */
+void rft_set_coefficients(const double c[9]);
+void rft_generic(double beta, double gamma, double *az, double *ax);
+typedef struct rft_shape {
+  double zeta;                   /* N/m^3, least squares over both components */
+  double misfit, misfit_z, misfit_x; /* rms(alpha - zeta g) / rms(zeta g) */
+  double mirror;                 /* the same distance between g(beta) and g(-beta): the resolution */
+} rft_shape;
+/* fit zeta and the misfits; sign -1 reads every beta mirrored (a mutant) */
+rft_shape rft_fit_shape(const rft_run *r, int n, double sign);
+double rft_resolution(const double *betas, int nb, const double *gammas, int ng);
+/* F = k |z| + c over the runs' |F| (GSL); returns -c / k, the depth offset, m */
+double rft_fit_depth(const rft_run *r, int n, const double *depth_used, double *k, double *c);
+
+#endif

@@ -1,0 +1,234 @@
+/* rft_drag.c: one drag of a thin plate through a 2D (plane-strain) sand bed
+ * at a scripted velocity, its force read every step.
+ *
+ * Scene, per metre of depth (the 2D solver, x-z plane): a bed of the run's
+ * sand between slip faces, in its geostatic state (K0 = 1 - sin phi), and a
+ * kinematic box L long and L / aspect thick, its centre at the fed depth
+ * below the bed's top, turned about y so that its leading (+x) edge rises by
+ * beta. The sand is seeded around it (2 x 2 particles per cell, none inside
+ * the plate), settles for a short time with the plate at rest, and the free
+ * surface is then read from the particles. The plate then moves at speed v
+ * forward (+x) and down at gamma below the horizontal, over a travel of a
+ * few tenths of L.
+ *
+ * Read-out, through the public API: the plate's row of bg_sim_wall_forces
+ * (colliders, then bodies, then faces: row 0 here) each step, averaged with
+ * the step's dt over the window (the last part of the travel, where the
+ * force has left its start-up); the depth is the mean over the same window
+ * of the read surface minus the plate centre's height (bg_sim_body_state).
+ * alpha_z = F_z / (L |z|), alpha_x = -F_x / (L |z|) (against the forward
+ * motion), both per metre of depth. The angle and the speed the claims use
+ * are read back from the body (its quaternion and velocity), not the
+ * nominal ones. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rft.h"
+
+#define SAMPLES 40 /* series rows over the travel */
+
+static void check(bg_status s, bg_sim *sim, const char *what) {
+  if (s != BG_OK) bg_lab_fail("%s: %s", what, sim ? bg_sim_last_error(sim) : "failed");
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) bg_lab_fail("out of memory (%zu bytes)", n);
+  return p;
+}
+
+/* The loop's state between samples, for a checkpoint. */
+typedef struct loop {
+  rft_run *r;
+  int32_t phase; /* 0 settling, 1 dragging */
+  int32_t row;
+  double t_drag0;                /* time the drag started, s */
+  double win_t, win_fx, win_fz, win_depth; /* window sums: time, impulses, depth x time */
+  double row_t, row_fx, row_fz;  /* the current sample's sums */
+} loop;
+
+static void loop_pack(void *ctx, bg_lab_blob *b) {
+  const loop *l = ctx;
+  bg_lab_blob_put(b, &l->phase, sizeof l->phase);
+  bg_lab_blob_put(b, &l->row, sizeof l->row);
+  bg_lab_blob_put(b, &l->r->surface, sizeof l->r->surface);
+  bg_lab_blob_put(b, &l->t_drag0, 8 * sizeof(double));
+  bg_lab_blob_put(b, l->r->series, 4 * (size_t)l->row * sizeof *l->r->series);
+}
+
+static void loop_unpack(loop *l, bg_lab_blob *b) {
+  bg_lab_blob_get(b, &l->phase, sizeof l->phase);
+  bg_lab_blob_get(b, &l->row, sizeof l->row);
+  bg_lab_blob_get(b, &l->r->surface, sizeof l->r->surface);
+  bg_lab_blob_get(b, &l->t_drag0, 8 * sizeof(double));
+  if (l->row < 0 || l->row > SAMPLES) bg_lab_fail("rft: the checkpoint holds another loop's state");
+  bg_lab_blob_get(b, l->r->series, 4 * (size_t)l->row * sizeof *l->r->series);
+}
+
+/* Signed distance to the plate, p relative to its centre, in the plane. */
+static double plate_phi(double px, double pz, double beta, double hx, double hz) {
+  /* the plate's own frame: its long axis at +beta from +x */
+  double u = cos(beta) * px + sin(beta) * pz, w = -sin(beta) * px + cos(beta) * pz;
+  double qx = fabs(u) - hx, qz = fabs(w) - hz;
+  double ox = qx > 0 ? qx : 0, oz = qz > 0 ? qz : 0;
+  double in = qx > qz ? qx : qz;
+  return sqrt(ox * ox + oz * oz) + (in < 0 ? in : 0);
+}
+
+/* The free surface: over the columns of particles (dx / 2 wide) in
+ * [x0, x1], the mean of each column's highest particle, plus the quarter
+ * cell its share of the material reaches above it. */
+static double read_surface(bg_sim *sim, size_t n, double dx, double x0, double x1) {
+  bg_real *x = xmalloc(3 * n * sizeof *x);
+  check(bg_sim_get(sim, BG_FIELD_X, x, 3 * n), sim, "bg_sim_get(X)");
+  int nc = (int)ceil((x1 - x0) / (0.5 * dx));
+  double *top = xmalloc((size_t)nc * sizeof *top);
+  for (int c = 0; c < nc; ++c) top[c] = -INFINITY;
+  for (size_t p = 0; p < n; ++p) {
+    int c = (int)floor((x[3 * p] - x0) / (0.5 * dx));
+    if (c >= 0 && c < nc && x[3 * p + 2] > top[c]) top[c] = x[3 * p + 2];
+  }
+  double s = 0;
+  int k = 0;
+  for (int c = 0; c < nc; ++c)
+    if (isfinite(top[c])) s += top[c], ++k;
+  free(x);
+  free(top);
+  if (!k) bg_lab_fail("rft: no particle in the surface's columns [%g, %g] m", x0, x1);
+  return s / k + 0.25 * dx;
+}
+
+rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, double gamma, double depth,
+                 double speed, double phi_deg, const char *tag) {
+  rft_run r;
+  memset(&r, 0, sizeof r);
+  r.beta_nom = beta, r.gamma_nom = gamma, r.depth_nom = depth, r.phi_deg = phi_deg;
+  const double L = o->length, dx = L / cells, hx = 0.5 * L, hz = 0.5 * L / o->aspect;
+  const double travel = o->travel * L;
+  r.dx = dx;
+  /* the bed: behind the plate its reach, ahead the travel and the passive
+   * wedge (about 2 depths; a plate moving down has the bed symmetric about
+   * it), below it the travel down and a plate length. Whole cells behind,
+   * so that the plate's centre starts on a node: a mirror image on the grid */
+  const double behind = ceil((hx + depth) / dx + 4) * dx;
+  const double ahead = hx + travel * cos(gamma) + depth * (1 + cos(gamma)) + 4 * dx;
+  const double below = depth + hx + travel * sin(gamma) + L;
+  const int nx = (int)ceil((behind + ahead) / dx), nz = (int)ceil(below / dx);
+  const double H = nz * dx; /* the bed's top above its floor */
+  bg_sim_desc desc = bg_sim_desc_default();
+  desc.material = bg_lab_material(lab);
+  desc.material.dp.phi_deg = (bg_real)phi_deg;
+  desc.dim = 2;
+  desc.dx = (bg_real)dx;
+  /* the material's edges on the faces' last solid nodes (node 1 and N-2):
+   * where a loaded face acts (references/walls.md) */
+  desc.dims[0] = (size_t)nx + 3;
+  desc.dims[1] = 1;
+  desc.dims[2] = (size_t)nz + (size_t)ceil((hx + 8 * dx) / dx) + 3;
+  desc.origin[0] = (bg_real)(-behind - dx);
+  desc.origin[2] = (bg_real)(-H - dx);
+  bg_body b = bg_body_default();
+  b.shape = BG_BODY_BOX;
+  b.half[0] = (bg_real)hx, b.half[1] = (bg_real)hx, b.half[2] = (bg_real)hz;
+  /* a turn by theta about y takes +x to (cos theta, -sin theta): theta = -beta */
+  b.q[0] = (bg_real)cos(-0.5 * beta), b.q[2] = (bg_real)sin(-0.5 * beta);
+  b.x[2] = (bg_real)(-depth);
+  b.kinematic = 1;
+  b.mu = (bg_real)o->wall_mu;
+  desc.bodies = &b;
+  desc.n_bodies = 1;
+  desc.backend = bg_lab_backend(lab);
+  desc.threads = bg_lab_threads(lab);
+  char err[512];
+  bg_sim *sim = NULL;
+  if (bg_sim_create(&desc, &sim, err, sizeof err) != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
+
+  /* the bed: 2 x 2 particles per cell, none inside the plate */
+  const double sp = 0.5 * dx, x0 = -behind, z0 = -H;
+  const int ni = 2 * nx, nk = 2 * nz;
+  bg_real *x = xmalloc(3 * (size_t)ni * (size_t)nk * sizeof *x);
+  size_t n = 0;
+  for (int i = 0; i < ni; ++i)
+    for (int k = 0; k < nk; ++k) {
+      double px = x0 + (i + 0.5) * sp, pz = z0 + (k + 0.5) * sp;
+      if (plate_phi(px, pz + depth, beta, hx, hz) < 0) continue;
+      x[3 * n] = (bg_real)px, x[3 * n + 1] = 0, x[3 * n + 2] = (bg_real)pz;
+      ++n;
+    }
+  check(bg_sim_add_particles(sim, n, x, NULL, 4), sim, "bg_sim_add_particles");
+  free(x);
+  r.n_particles = n;
+  check(bg_sim_set_geostatic(sim, 0.0, 1.0 - sin(phi_deg * 3.14159265358979323846 / 180.0)), sim, "bg_sim_set_geostatic");
+
+  r.series = xmalloc(4 * SAMPLES * sizeof *r.series);
+  r.n_series = SAMPLES;
+  loop l;
+  memset(&l, 0, sizeof l);
+  l.r = &r;
+  bg_lab_blob state;
+  int finished;
+  bg_lab_sim *ls = bg_lab_sim_begin(lab, sim, tag, &state, &finished);
+  if (state.len) loop_unpack(&l, &state);
+  bg_lab_blob_free(&state);
+  bg_lab_progress(lab, "%s: L/dx %g, %zu particles, grid %zux%zu", tag, cells, n, desc.dims[0], desc.dims[2]);
+  const double t_drag = travel / speed, t_row = t_drag / SAMPLES, t_win = o->window * L / speed;
+  const bg_real v[3] = {(bg_real)(speed * cos(gamma)), 0, (bg_real)(-speed * sin(gamma))}, w0[3] = {0, 0, 0};
+  const size_t nw = bg_sim_wall_count(sim);
+  double *wf = xmalloc(3 * nw * sizeof *wf);
+  if (!finished && l.phase == 0) {
+    check(bg_sim_advance_to(sim, o->settle), sim, "bg_sim_advance_to (settling)");
+    /* the undisturbed surface: the columns behind the plate's reach */
+    r.surface = read_surface(sim, n, dx, x0 + 2 * dx, -hx - 0.5 * depth);
+    l.phase = 1;
+    l.t_drag0 = o->settle;
+    bg_lab_sim_tick(ls, loop_pack, &l);
+  }
+  if (!finished) check(bg_sim_set_body_velocity(sim, 0, v, w0), sim, "bg_sim_set_body_velocity");
+  bg_stats st;
+  while (!finished && l.row < SAMPLES) {
+    bg_body_state bs;
+    check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
+    const double t = st.time - l.t_drag0;
+    if (t >= (l.row + 1) * t_row) { /* a sample is complete */
+      check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
+      double *s = r.series + 4 * l.row;
+      s[0] = speed * t / L, s[1] = r.surface - bs.x[2];
+      s[2] = l.row_fx / l.row_t, s[3] = l.row_fz / l.row_t;
+      l.row_t = l.row_fx = l.row_fz = 0;
+      l.row++;
+      bg_lab_progress_sim(lab, tag, t, t_drag, (double)n * (double)st.step);
+      bg_lab_sim_tick(ls, loop_pack, &l);
+      continue;
+    }
+    bg_real dt;
+    check(bg_sim_step(sim, &dt), sim, "bg_sim_step");
+    check(bg_sim_wall_forces(sim, wf, 3 * nw), sim, "bg_sim_wall_forces");
+    check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
+    l.row_t += dt, l.row_fx += wf[0] * dt, l.row_fz += wf[2] * dt;
+    if (t + dt > t_drag - t_win) { /* the window: the last part of the travel */
+      l.win_t += dt, l.win_fx += wf[0] * dt, l.win_fz += wf[2] * dt;
+      l.win_depth += (r.surface - bs.x[2]) * dt;
+    }
+  }
+  bg_lab_sim_end(ls, loop_pack, &l);
+  /* what the simulation was fed, read back */
+  bg_body_state bs;
+  check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
+  double R20 = 2 * (bs.q[1] * bs.q[3] - bs.q[0] * bs.q[2]), R00 = 1 - 2 * (bs.q[2] * bs.q[2] + bs.q[3] * bs.q[3]);
+  r.beta_fed = atan2(R20, R00); /* the long axis' rise over +x */
+  r.gamma_fed = atan2(-bs.v[2], bs.v[0]);
+  r.speed_fed = hypot(bs.v[0], bs.v[2]);
+  r.fx = l.win_fx / l.win_t, r.fz = l.win_fz / l.win_t, r.depth = l.win_depth / l.win_t;
+  r.alpha_x = -r.fx / (L * r.depth), r.alpha_z = r.fz / (L * r.depth);
+  r.rate_number = r.speed_fed * r.speed_fed / (fabs(desc.gravity[2]) * r.depth);
+  check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
+  r.steps = st.step;
+  bg_lab_add_work(lab, (double)n * (double)st.step);
+  free(wf);
+  bg_sim_destroy(sim);
+  bg_lab_progress(lab, "%s: alpha_z %.4g, alpha_x %.4g N/cm^3 at |z| %.4g m (%llu steps)", tag, r.alpha_z * 1e-6,
+                  r.alpha_x * 1e-6, r.depth, (unsigned long long)r.steps);
+  return r;
+}
