@@ -206,9 +206,12 @@ typedef struct bg_wall {
 
 /* ---------------------------------------------------------------- rigid bodies */
 
+struct bg_mesh; /* a closed triangle mesh (below, "meshes") */
+
 typedef enum bg_body_shape {
   BG_BODY_SPHERE = 0, /* radius */
-  BG_BODY_BOX = 1     /* half[3], the half-extents along the body's own axes */
+  BG_BODY_BOX = 1,    /* half[3], the half-extents along the body's own axes */
+  BG_BODY_MESH = 2    /* mesh: a closed triangle mesh (bg_mesh_load), in metres; 3D only */
 } bg_body_shape;
 
 /* A rigid body, coupled both ways through the grid: the nodes inside it take
@@ -237,6 +240,13 @@ typedef struct bg_body {
    * angular velocity along it (a hinge through the centre); 0 0 0: free */
   bg_real axis[3];
   bg_real linear_damping, angular_damping; /* 1/s, >= 0: velocities decay by exp(-c dt) */
+  /* BG_BODY_MESH: the shape, read by bg_sim_create and copied (the caller
+   * may destroy it after). Its volume, centre of mass and inertia come
+   * from the closed surface exactly; x places that centre and q turns the
+   * mesh's own frame (the file's axes), so a body at q = identity stands
+   * as the file has it. bg_body_state reports q in the same frame and the
+   * principal moments in inertia. NULL for the other shapes. */
+  const struct bg_mesh *mesh;
 } bg_body;
 
 /* A sphere of radius 0.05 m, density 1000, at the origin, identity
@@ -777,7 +787,7 @@ bg_status bg_material_params(const bg_material *m, struct bg_mat *out, char *err
  * refused with BG_ERR_VERSION. Versions 1 (its retired cpu_reference
  * ignored), 2 (no material table: every particle of the one material),
  * 3 (no sources) and 4 (no rigid bodies) still load. */
-#define BG_CHECKPOINT_VERSION 5
+#define BG_CHECKPOINT_VERSION 6
 
 /* The whole state to path: the descriptor (material table, colliders with their
  * node arrays, sinks, walls, the dt rule, damping), the clock, every

@@ -239,8 +239,10 @@ struct bg_sim {
   bg_bnode *bnodes; /* the walls' solid nodes, ascending in node */
   double *bphi;     /* each one's distance into its collider (0: faces only) */
   size_t n_bnodes;
-  bg_body *body_desc; /* the descriptor's bodies, a copy (desc.bodies points here) */
+  bg_body *body_desc; /* the descriptor's bodies, a copy (desc.bodies points here; a
+                        mesh body's mesh is the simulation's own copy, body_mesh[k].mesh) */
   bg_rbody *bodies;
+  struct bg_body_mesh *body_mesh; /* per body: the mesh's geometry (zeros for other shapes) */
   size_t n_bodies;
   bg_bnode *merged; /* bnodes with the bodies' nodes, handed to the backend */
   size_t merged_cap;
@@ -313,6 +315,36 @@ void bg_bodies_free(bg_sim *sim);
 bg_status bg_boundary_commit(bg_sim *sim);
 double bg_bodies_speed(const bg_sim *sim);
 void bg_bodies_advance(bg_sim *sim, const double *tally, double dt);
+/* The product a b of two quaternions (w, x, y, z): the rotation b, then a. */
+void bg_quat_mul(const double a[4], const double b[4], double out[4]);
+
+/* The bytes of a bg_body a checkpoint stores: every field before the mesh
+ * pointer (a mesh body's geometry follows its state in the file). */
+#define BG_BODY_FIELD_BYTES (offsetof(bg_body, angular_damping) + sizeof(bg_real))
+
+/* body_mesh.c: a mesh body's geometry, in the mesh's own (file) frame: its
+ * centre of mass c, principal axes P (column a is axis a; a rotation, whose
+ * quaternion is qp) and moments I per unit density (m^5), volume, the
+ * largest distance from c to a vertex, and its signed distance on a
+ * lattice of spacing h (a quarter cell) from lo, n[0] x n[1] x n[2] values
+ * in bg_mesh_sdf_grid's layout. The body's own frame is the principal one:
+ * its state's quaternion is the user's q times qp. */
+typedef struct bg_body_mesh {
+  struct bg_mesh *mesh; /* the simulation's copy */
+  double c[3], P[3][3], qp[4], I[3], vol, reach;
+  double lo[3], h;
+  size_t n[3];
+  bg_real *phi;
+} bg_body_mesh;
+/* From the mesh src of body k at grid spacing dx; errors name the body. */
+bg_status bg_body_mesh_make(bg_sim *sim, size_t k, const struct bg_mesh *src, double dx, bg_body_mesh *bm);
+void bg_body_mesh_free(bg_body_mesh *bm);
+/* The signed distance at p, relative to the centre in the principal frame. */
+double bg_body_mesh_phi(const bg_body_mesh *bm, const double p[3]);
+/* A mesh of the given vertices (3 nv doubles) and triangles (3 nt indices),
+ * already checked once (a checkpoint's copy); NULL when out of memory or an
+ * index is out of range. */
+struct bg_mesh *bg_mesh_from_arrays_(const double *v, size_t nv, const uint32_t *t, size_t nt);
 
 /* A file written under PATH.tmp and renamed onto PATH only when every
  * write succeeded (io.c): a file under its own name is never cut short.

@@ -55,8 +55,10 @@ static void cross(const double a[3], const double b[3], double c[3]) {
 
 /* Signed distance in the body's frame (p relative to its centre). In the
  * plane (2D) a body is a prism along y: a box's y faces do not exist, and a
- * sphere is the cylinder of its radius (p[1] is 0 there). */
-static double body_phi(const bg_body *d, const double p[3], int plane) {
+ * sphere is the cylinder of its radius (p[1] is 0 there). A mesh body's
+ * frame is its principal one (bm, body_mesh.c). */
+static double body_phi(const bg_body *d, const bg_body_mesh *bm, const double p[3], int plane) {
+  if (d->shape == BG_BODY_MESH) return bg_body_mesh_phi(bm, p);
   if (d->shape == BG_BODY_SPHERE) return sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]) - d->radius;
   double out = 0, in = -1e300;
   for (int a = 0; a < 3; ++a) {
@@ -70,13 +72,14 @@ static double body_phi(const bg_body *d, const double p[3], int plane) {
 
 /* The outward normal in the body's frame, by central differences of the
  * distance (a box's faces, edges and corners by one rule), h a quarter cell. */
-static void body_normal(const bg_body *d, const double p[3], double h, int plane, double n[3]) {
+static void body_normal(const bg_body *d, const bg_body_mesh *bm, const double p[3], double h, int plane,
+                        double n[3]) {
   double nn = 0;
   for (int a = 0; a < 3; ++a) {
     double q0[3] = {p[0], p[1], p[2]}, q1[3] = {p[0], p[1], p[2]};
     q0[a] -= h;
     q1[a] += h;
-    n[a] = plane && a == 1 ? 0.0 : body_phi(d, q1, plane) - body_phi(d, q0, plane);
+    n[a] = plane && a == 1 ? 0.0 : body_phi(d, bm, q1, plane) - body_phi(d, bm, q0, plane);
     nn += n[a] * n[a];
   }
   nn = sqrt(nn);
@@ -100,7 +103,8 @@ static void body_normal(const bg_body *d, const double p[3], double h, int plane
 }
 
 /* The largest distance from the centre to the surface (in the plane). */
-static double body_reach(const bg_body *d, int plane) {
+static double body_reach(const bg_body *d, const bg_body_mesh *bm, int plane) {
+  if (d->shape == BG_BODY_MESH) return bm->reach;
   if (d->shape == BG_BODY_SPHERE) return d->radius;
   if (plane) return sqrt((double)d->half[0] * d->half[0] + (double)d->half[2] * d->half[2]);
   return sqrt((double)d->half[0] * d->half[0] + (double)d->half[1] * d->half[1] + (double)d->half[2] * d->half[2]);
@@ -109,8 +113,14 @@ static double body_reach(const bg_body *d, int plane) {
 /* Mass and principal inertia from density and shape; in the plane per
  * metre of depth (a sphere is a cylinder, a box a prism along y), the one
  * axis that turns being y. Its I_x and I_z are given I_y's value: with w
- * along y and torques about y only, they never enter the spin. */
-static void body_mass(const bg_body *d, int plane, double *m, double I[3]) {
+ * along y and torques about y only, they never enter the spin. A mesh
+ * (3D only) from its geometry, along its principal axes. */
+static void body_mass(const bg_body *d, const bg_body_mesh *bm, int plane, double *m, double I[3]) {
+  if (d->shape == BG_BODY_MESH) {
+    *m = d->density * bm->vol;
+    for (int a = 0; a < 3; ++a) I[a] = d->density * bm->I[a];
+    return;
+  }
   if (plane) {
     if (d->shape == BG_BODY_SPHERE) {
       double r = d->radius;
@@ -184,9 +194,13 @@ bg_status bg_check_body(bg_sim *sim, const bg_sim_desc *d, size_t k) {
   const bg_body *b = &d->bodies[k];
   bg_status s;
   const int plane = d->dim == 2;
-  CHECK(b->shape == BG_BODY_SPHERE || b->shape == BG_BODY_BOX, BG_ERR_RANGE,
-        "bodies[%zu].shape must be BG_BODY_SPHERE or BG_BODY_BOX (got %d)", k, (int)b->shape);
-  if (b->shape == BG_BODY_SPHERE) {
+  CHECK(b->shape == BG_BODY_SPHERE || b->shape == BG_BODY_BOX || b->shape == BG_BODY_MESH, BG_ERR_RANGE,
+        "bodies[%zu].shape must be BG_BODY_SPHERE, BG_BODY_BOX or BG_BODY_MESH (got %d)", k, (int)b->shape);
+  if (b->shape == BG_BODY_MESH) {
+    /* a mesh is closed and consistently oriented once bg_mesh_load returned it */
+    CHECK(b->mesh != NULL, BG_ERR_NULL, "bodies[%zu].mesh is NULL (a BG_BODY_MESH body needs a bg_mesh_load mesh)", k);
+    CHECK(!plane, BG_ERR_RANGE, "bodies[%zu]: a mesh body is 3D only (dim is 2; use a box or a sphere)", k);
+  } else if (b->shape == BG_BODY_SPHERE) {
     CHECK(isfinite(b->radius), BG_ERR_NONFINITE, "bodies[%zu].radius is not finite", k);
     CHECK(b->radius > 0, BG_ERR_RANGE, "bodies[%zu].radius must be > 0 m (got %g)", k, (double)b->radius);
   } else {
@@ -215,8 +229,9 @@ bg_status bg_check_body(bg_sim *sim, const bg_sim_desc *d, size_t k) {
         "bodies[%zu].linear_damping must be >= 0 1/s (got %g)", k, (double)b->linear_damping);
   CHECK(isfinite(b->angular_damping) && b->angular_damping >= 0, BG_ERR_RANGE,
         "bodies[%zu].angular_damping must be >= 0 1/s (got %g)", k, (double)b->angular_damping);
-  double m, I[3];
-  body_mass(b, plane, &m, I);
+  double m = 1, I[3] = {1, 1, 1};
+  /* a mesh body's mass needs its geometry: checked as that is made (bg_bodies_init) */
+  if (b->shape != BG_BODY_MESH) body_mass(b, NULL, plane, &m, I);
   CHECK(isfinite(m) && m > 0 && I[0] > 0 && I[1] > 0 && I[2] > 0 && isfinite(I[0] + I[1] + I[2]), BG_ERR_RANGE,
         "bodies[%zu]: mass %g kg and inertia %g %g %g kg m^2 must be finite and positive", k, m, I[0], I[1], I[2]);
   /* the grid is checked before the bodies: the interior is known */
@@ -235,17 +250,32 @@ bg_status bg_bodies_init(bg_sim *sim, const bg_sim_desc *d) {
   if (!d->n_bodies) return BG_OK;
   sim->bodies = calloc(d->n_bodies, sizeof *sim->bodies);
   sim->body_desc = calloc(d->n_bodies, sizeof *sim->body_desc);
-  if (!sim->bodies || !sim->body_desc) return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the rigid bodies");
+  sim->body_mesh = calloc(d->n_bodies, sizeof *sim->body_mesh);
+  if (!sim->bodies || !sim->body_desc || !sim->body_mesh)
+    return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the rigid bodies");
   memcpy(sim->body_desc, d->bodies, d->n_bodies * sizeof *d->bodies);
   for (size_t k = 0; k < d->n_bodies; ++k) {
     bg_rbody *r = &sim->bodies[k];
     const bg_body *b = &d->bodies[k];
+    bg_body_mesh *bm = &sim->body_mesh[k];
     const int plane = sim->cfg.dim == 2;
-    body_mass(b, plane, &r->m, r->ib);
+    if (b->shape == BG_BODY_MESH) {
+      bg_status s = bg_body_mesh_make(sim, k, b->mesh, (double)sim->cfg.dx, bm);
+      if (s != BG_OK) return s;
+      sim->body_desc[k].mesh = bm->mesh; /* the caller's may be destroyed after creation */
+    }
+    body_mass(b, bm, plane, &r->m, r->ib);
+    if (!(isfinite(r->m) && r->m > 0 && r->ib[0] > 0 && r->ib[1] > 0 && r->ib[2] > 0))
+      return bg_fail(sim, BG_ERR_RANGE, "bodies[%zu]: mass %g kg and inertia %g %g %g kg m^2 must be finite and positive",
+                     k, r->m, r->ib[0], r->ib[1], r->ib[2]);
     double qn = 0;
     for (int a = 0; a < 4; ++a) qn += (double)b->q[a] * b->q[a];
     qn = sqrt(qn);
     for (int a = 0; a < 4; ++a) r->q[a] = b->q[a] / qn;
+    if (b->shape == BG_BODY_MESH) { /* the state turns the principal frame: q qp */
+      double qu[4] = {r->q[0], r->q[1], r->q[2], r->q[3]};
+      bg_quat_mul(qu, bm->qp, r->q);
+    }
     if (plane) { /* exactly about y: the residue the check allowed would tilt the normals */
       qn = sqrt(r->q[0] * r->q[0] + r->q[2] * r->q[2]);
       r->q[0] /= qn, r->q[2] /= qn;
@@ -261,6 +291,8 @@ bg_status bg_bodies_init(bg_sim *sim, const bg_sim_desc *d) {
 }
 
 void bg_bodies_free(bg_sim *sim) {
+  for (size_t k = 0; sim->body_mesh && k < sim->n_bodies; ++k) bg_body_mesh_free(&sim->body_mesh[k]);
+  free(sim->body_mesh);
   free(sim->bodies);
   free(sim->body_desc);
   free(sim->merged);
@@ -287,7 +319,8 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
   double R[3][3];
   bg_quat_matrix(r->q, R);
   const int plane = c->dim == 2;
-  const double reach = body_reach(d, plane);
+  const bg_body_mesh *bm = &sim->body_mesh[k];
+  const double reach = body_reach(d, bm, plane);
   int64_t lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {
     lo[a] = (int64_t)ceil((r->x[a] - reach - c->origin[a]) / c->dx);
@@ -303,7 +336,7 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
         double rw[3], p[3];
         for (int a = 0; a < 3; ++a) rw[a] = c->origin[a] + (double)ijk[a] * c->dx - r->x[a];
         for (int a = 0; a < 3; ++a) p[a] = R[0][a] * rw[0] + R[1][a] * rw[1] + R[2][a] * rw[2]; /* R^T rw */
-        double phi = body_phi(d, p, plane);
+        double phi = body_phi(d, bm, p, plane);
         if (!(phi < 0)) continue;
         if (*n == *cap) {
           size_t nc = *cap ? 2 * *cap : 1024;
@@ -314,7 +347,7 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
         }
         cand *e = &(*list)[(*n)++];
         double nb[3], wr[3];
-        body_normal(d, p, 0.25 * c->dx, plane, nb);
+        body_normal(d, bm, p, 0.25 * c->dx, plane, nb);
         cross(r->w, rw, wr);
         e->b.node = (i * c->dims[1] + j) * c->dims[2] + kk;
         for (int a = 0; a < 3; ++a) {
@@ -392,7 +425,7 @@ double bg_bodies_speed(const bg_sim *sim) {
     if (r->parked) continue;
     double v = sqrt(r->v[0] * r->v[0] + r->v[1] * r->v[1] + r->v[2] * r->v[2]);
     double w = sqrt(r->w[0] * r->w[0] + r->w[1] * r->w[1] + r->w[2] * r->w[2]);
-    v += w * body_reach(&sim->body_desc[k], sim->cfg.dim == 2);
+    v += w * body_reach(&sim->body_desc[k], &sim->body_mesh[k], sim->cfg.dim == 2);
     if (v > vmax) vmax = v;
   }
   return vmax;
@@ -487,6 +520,10 @@ bg_status bg_sim_body_state(bg_sim *sim, size_t k, bg_body_state *out) {
     out->inertia[a] = r->ib[a];
   }
   for (int a = 0; a < 4; ++a) out->q[a] = r->q[a];
+  if (sim->body_desc[k].shape == BG_BODY_MESH) { /* the mesh's own frame, as given: q conj(qp) */
+    const double *qp = sim->body_mesh[k].qp, qc[4] = {qp[0], -qp[1], -qp[2], -qp[3]};
+    bg_quat_mul(r->q, qc, out->q);
+  }
   out->mass = r->m;
   out->parked = r->parked;
   return BG_OK;

@@ -10,17 +10,29 @@
 #include <string.h>
 
 #include "bg_internal.h"
+#include "mesh_internal.h"
 
 static const double PI = 3.14159265358979323846;
 
 /* A sphere as latitude-longitude bands; a box as 12 triangles. */
 enum { SPH_LAT = 12, SPH_LON = 24 };
 
-static size_t body_verts(const bg_body *b) { return b->shape == BG_BODY_SPHERE ? 2 + (SPH_LAT - 1) * SPH_LON : 8; }
-static size_t body_tris(const bg_body *b) { return b->shape == BG_BODY_SPHERE ? 2 * SPH_LON * (SPH_LAT - 1) : 12; }
+/* A mesh body as its own triangles. */
+static size_t body_verts(const bg_body *b) {
+  return b->shape == BG_BODY_MESH ? b->mesh->nv : b->shape == BG_BODY_SPHERE ? 2 + (SPH_LAT - 1) * SPH_LON : 8;
+}
+static size_t body_tris(const bg_body *b) {
+  return b->shape == BG_BODY_MESH ? b->mesh->nt : b->shape == BG_BODY_SPHERE ? 2 * SPH_LON * (SPH_LAT - 1) : 12;
+}
 
-/* Vertex v of body b in its own frame. */
-static void vert(const bg_body *b, size_t v, double p[3]) {
+/* Vertex v of body b in its own frame (a mesh's: the principal one of bm). */
+static void vert(const bg_body *b, const bg_body_mesh *bm, size_t v, double p[3]) {
+  if (b->shape == BG_BODY_MESH) { /* P^T (v - c) */
+    double d[3];
+    for (int a = 0; a < 3; ++a) d[a] = b->mesh->v[3 * v + a] - bm->c[a];
+    for (int a = 0; a < 3; ++a) p[a] = bm->P[0][a] * d[0] + bm->P[1][a] * d[1] + bm->P[2][a] * d[2];
+    return;
+  }
   if (b->shape == BG_BODY_BOX) {
     for (int a = 0; a < 3; ++a) p[a] = ((v >> a) & 1 ? 1.0 : -1.0) * b->half[a];
     return;
@@ -39,6 +51,10 @@ static void vert(const bg_body *b, size_t v, double p[3]) {
 
 /* Triangle t's vertices, outward by the right-hand rule. */
 static void tri(const bg_body *b, size_t t, size_t v[3]) {
+  if (b->shape == BG_BODY_MESH) {
+    for (int k = 0; k < 3; ++k) v[k] = b->mesh->t[3 * t + k];
+    return;
+  }
   if (b->shape == BG_BODY_BOX) {
     /* each face: its two triangles over corners with one axis fixed */
     static const unsigned char faces[12][3] = {{0, 2, 3}, {0, 3, 1}, {4, 5, 7}, {4, 7, 6}, {0, 1, 5}, {0, 5, 4},
@@ -90,7 +106,7 @@ bg_status bg_sim_write_bodies_vtu(bg_sim *sim, const char *path) {
     const bg_rbody *r = &sim->bodies[k];
     for (size_t v = 0; v < body_verts(&sim->body_desc[k]); ++v) {
       double p[3], w[3];
-      vert(&sim->body_desc[k], v, p);
+      vert(&sim->body_desc[k], &sim->body_mesh[k], v, p);
       rotate(r->q, p, w);
       fprintf(fp, "%.9g %.9g %.9g\n", r->x[0] + w[0], r->x[1] + w[1], r->x[2] + w[2]);
     }
@@ -118,7 +134,7 @@ bg_status bg_sim_write_bodies_vtu(bg_sim *sim, const char *path) {
     const bg_rbody *r = &sim->bodies[k];
     for (size_t v = 0; v < body_verts(&sim->body_desc[k]); ++v) {
       double p[3], rw[3];
-      vert(&sim->body_desc[k], v, p);
+      vert(&sim->body_desc[k], &sim->body_mesh[k], v, p);
       rotate(r->q, p, rw);
       const double u[3] = {r->v[0] + r->w[1] * rw[2] - r->w[2] * rw[1], r->v[1] + r->w[2] * rw[0] - r->w[0] * rw[2],
                            r->v[2] + r->w[0] * rw[1] - r->w[1] * rw[0]};

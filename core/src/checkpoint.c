@@ -11,7 +11,8 @@
  *            tallies, sort runs), the wall tallies, from version 3 the
  *            material table and each particle's index in it, from version
  *            4 the sources with their state, from version 5 the rigid
- *            bodies with theirs, the user blob
+ *            bodies with theirs (from version 6 a mesh body's vertices
+ *            and triangles after its state), the user blob
  *   trailer  SHA-256 of header and payload
  * Reading validates before it changes anything: magic, version and layout,
  * then the length (a short file is BG_ERR_TRUNCATED), then the checksum
@@ -107,6 +108,7 @@ static void ckpt_free(ckpt *c) {
   free(c->sinks);
   free(c->materials);
   free(c->sources);
+  for (size_t k = 0; c->bodies && k < c->desc.n_bodies; ++k) bg_mesh_destroy((bg_mesh *)c->bodies[k].mesh);
   free(c->bodies);
   free(c->bstate);
   free(c->bwall);
@@ -140,7 +142,8 @@ static bg_status verify(FILE *fp, const char *path, uint64_t *payload, uint32_t 
   memcpy(payload, head + 12 + sizeof lw, 8);
   /* version 1 differs from 2 only in the descriptor's cpu_reference word,
    * version 2 from 3 in the material table and index it lacks, 3 from 4
-   * in the sources */
+   * in the sources, 4 from 5 in the rigid bodies, 5 from 6 in a mesh
+   * body's geometry (a version-5 file has no mesh body) */
   if (version < 1 || version > BG_CHECKPOINT_VERSION)
     RFAIL(BG_ERR_VERSION, "%s has checkpoint format version %u; this library reads versions 1 to %d",
           path, (unsigned)version, BG_CHECKPOINT_VERSION);
@@ -371,7 +374,7 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
     }
   }
   if (version >= 5) {
-    enum { BODY_BYTES = sizeof(bg_body) + 19 * 8 + 4 + 6 * 8 };
+    enum { BODY_BYTES = BG_BODY_FIELD_BYTES + 19 * 8 + 4 + 6 * 8 };
     uint64_t nb = get_u64(rd);
     if (rd->bad) goto bad;
     if (nb >= 1000 || nb > rd->left / BODY_BYTES) goto impossible;
@@ -379,9 +382,11 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
     c->bstate = calloc(nb ? nb : 1, sizeof *c->bstate);
     c->bwall = calloc(nb ? 6 * nb : 1, sizeof *c->bwall);
     if (!c->bodies || !c->bstate || !c->bwall) RFAIL(BG_ERR_NOMEM, "out of memory reading %s", path);
+    d->bodies = c->bodies; /* counted as read, so that a failure frees the meshes rebuilt so far */
     for (size_t k = 0; k < nb; ++k) {
+      d->n_bodies = k + 1;
       bg_rbody *r = &c->bstate[k];
-      get(rd, &c->bodies[k], sizeof c->bodies[k]);
+      get(rd, &c->bodies[k], BG_BODY_FIELD_BYTES); /* the mesh pointer stays NULL (calloc) */
       get(rd, r->x, sizeof r->x);
       get(rd, r->q, sizeof r->q);
       get(rd, r->v, sizeof r->v);
@@ -390,8 +395,23 @@ static bg_status parse(reader *rd, ckpt *c, uint32_t version, const char *path, 
       get(rd, r->tau, sizeof r->tau);
       r->parked = get_i32(rd);
       get(rd, c->bwall + 6 * k, 6 * sizeof *c->bwall);
+      if (version >= 6 && c->bodies[k].shape == BG_BODY_MESH) {
+        const uint64_t nv = get_u64(rd), nt = get_u64(rd);
+        if (rd->bad) goto bad;
+        if (!nv || !nt || nv > rd->left / 24 || nt > rd->left / 12) goto impossible;
+        double *v = malloc(24 * nv);
+        uint32_t *t = malloc(12 * nt);
+        if (v && t) {
+          get(rd, v, 24 * nv);
+          get(rd, t, 12 * nt);
+        }
+        c->bodies[k].mesh = v && t && !rd->bad ? bg_mesh_from_arrays_(v, nv, t, nt) : NULL;
+        free(v);
+        free(t);
+        if (rd->bad) goto bad;
+        if (!c->bodies[k].mesh) RFAIL(BG_ERR_CORRUPT, "%s: body %zu's mesh cannot be rebuilt", path, k);
+      }
     }
-    d->bodies = c->bodies;
     d->n_bodies = (size_t)nb;
   }
   c->user_len = (size_t)get_u64(rd);

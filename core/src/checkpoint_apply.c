@@ -9,9 +9,18 @@
 #include "bg_internal.h"
 
 #include "checkpoint_format.h"
+#include "mesh_internal.h"
 
 static int same_reals(const bg_real *a, const bg_real *b, size_t n) {
   return (!a && !b) || (a && b && memcmp(a, b, n * sizeof *a) == 0);
+}
+
+/* Two mesh bodies' shapes: the same vertices and triangles (both NULL for
+ * the other shapes). */
+static int same_mesh(const struct bg_mesh *a, const struct bg_mesh *b) {
+  if (!a || !b) return !a && !b;
+  return a->nv == b->nv && a->nt == b->nt && memcmp(a->v, b->v, 3 * a->nv * sizeof *a->v) == 0 &&
+         memcmp(a->t, b->t, 3 * a->nt * sizeof *a->t) == 0;
 }
 
 /* The first descriptor field in which a checkpoint differs from sim, or NULL. */
@@ -58,7 +67,7 @@ const char *bg_ckpt_mismatch(const bg_sim *sim, const ckpt *c, char *buf, size_t
   if (a->n_bodies != b->n_bodies)
     return snprintf(buf, len, "n_bodies (%zu here, %zu in the file)", a->n_bodies, b->n_bodies), buf;
   for (size_t i = 0; i < a->n_bodies; ++i)
-    if (memcmp(&a->bodies[i], &b->bodies[i], sizeof a->bodies[i]))
+    if (memcmp(&a->bodies[i], &b->bodies[i], BG_BODY_FIELD_BYTES) || !same_mesh(a->bodies[i].mesh, b->bodies[i].mesh))
       return snprintf(buf, len, "bodies[%zu]", i), buf;
   if (a->n_sinks != b->n_sinks) return "n_sinks";
   for (size_t i = 0; i < a->n_sinks; ++i)

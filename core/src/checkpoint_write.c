@@ -15,6 +15,7 @@
 #include "bg_sha256.h"
 
 #include "checkpoint_format.h"
+#include "mesh_internal.h"
 
 /* ------------------------------------------------------------------ writer */
 
@@ -139,12 +140,13 @@ static void put_state(writer *w, const bg_sim *sim, const bg_raw *r) {
     put_f64(w, q->mass_emitted);
     put_u64(w, q->counter);
   }
-  /* version 5: the rigid bodies as created (bg_body, whole), each with its
-   * state now and its two wall tallies */
+  /* version 5: the rigid bodies as created (bg_body's fields, the mesh
+   * pointer left out), each with its state now and its two wall tallies;
+   * version 6: a mesh body's vertices and triangles after them */
   put_u64(w, sim->n_bodies);
   for (size_t k = 0; k < sim->n_bodies; ++k) {
     const bg_rbody *rb = &sim->bodies[k];
-    put(w, &sim->body_desc[k], sizeof sim->body_desc[k]);
+    put(w, &sim->body_desc[k], BG_BODY_FIELD_BYTES);
     put(w, rb->x, sizeof rb->x);
     put(w, rb->q, sizeof rb->q);
     put(w, rb->v, sizeof rb->v);
@@ -154,6 +156,13 @@ static void put_state(writer *w, const bg_sim *sim, const bg_raw *r) {
     put_i32(w, rb->parked);
     put(w, sim->wall_force + nc + 3 * k, 3 * sizeof *sim->wall_force);
     put(w, sim->wall_impulse + nc + 3 * k, 3 * sizeof *sim->wall_impulse);
+    if (sim->body_desc[k].shape == BG_BODY_MESH) {
+      const struct bg_mesh *m = sim->body_mesh[k].mesh;
+      put_u64(w, m->nv);
+      put_u64(w, m->nt);
+      put(w, m->v, 3 * m->nv * sizeof *m->v);
+      put(w, m->t, 3 * m->nt * sizeof *m->t);
+    }
   }
 }
 

@@ -322,6 +322,7 @@ class Body(Structure):
         ("axis", bg_real * 3),
         ("linear_damping", bg_real),
         ("angular_damping", bg_real),
+        ("mesh", c_void_p),
     ]
 
 

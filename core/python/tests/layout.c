@@ -115,6 +115,7 @@ int main(void) {
   FIELD(bg_body, axis);
   FIELD(bg_body, linear_damping);
   FIELD(bg_body, angular_damping);
+  FIELD(bg_body, mesh);
   close_struct();
   OPEN(bg_body_state);
   FIELD(bg_body_state, x);
