@@ -17,12 +17,12 @@
  * The exponents' change between the two finest grids is the run's dx
  * convergence (fits.tsv, the manifest). The crater's diameter (at the
  * original surface level and rim to rim) is reported, not judged. */
+#include "impact.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "impact.h"
 
 /* A comma-separated list of numbers in [lo, hi] into out (at most
  * IMPACT_MAX_LIST); what the option is for goes into the message. */
@@ -33,8 +33,8 @@ static int parse_list(const char *opt, const char *s, double lo, double hi, doub
     char *end;
     double v = strtod(c, &end);
     if (end == c || !isfinite(v) || v < lo || v > hi || n == IMPACT_MAX_LIST)
-      bg_lab_fail("--%s: '%s' must be up to %d comma-separated numbers in [%g, %g]", opt, s, IMPACT_MAX_LIST, lo,
-                  hi);
+      bg_lab_fail("--%s: '%s' must be up to %d comma-separated numbers in [%g, %g]", opt, s,
+                  IMPACT_MAX_LIST, lo, hi);
     out[n++] = v;
     if (*end && *end != ',') bg_lab_fail("--%s: '%s' is not a comma-separated list", opt, s);
     c = *end == ',' ? end + 1 : end;
@@ -49,36 +49,50 @@ static void check_options(void *ctx) {
   o->n_dx = parse_list("dx", o->dx_list, 1e-4, 0.05, o->dx);
   o->n_d = parse_list("diameters", o->d_list, 1e-3, 1.0, o->d);
   o->n_h = parse_list("heights", o->h_list, 1e-3, 100.0, o->h);
-  if (o->n_dx < 2) bg_lab_fail("--dx: '%s' needs two grids at least (the dx convergence)", o->dx_list);
+  if (o->n_dx < 2)
+    bg_lab_fail("--dx: '%s' needs two grids at least (the dx convergence)", o->dx_list);
   for (int k = 1; k < o->n_dx; ++k)
-    if (o->dx[k] >= o->dx[k - 1]) bg_lab_fail("--dx: '%s' must decrease (coarse to fine)", o->dx_list);
-  if (o->n_d < 2) bg_lab_fail("--diameters: '%s' needs two diameters at least (the D exponent)", o->d_list);
-  if (o->n_h < 2) bg_lab_fail("--heights: '%s' needs two heights at least (the H exponent)", o->h_list);
+    if (o->dx[k] >= o->dx[k - 1])
+      bg_lab_fail("--dx: '%s' must decrease (coarse to fine)", o->dx_list);
+  if (o->n_d < 2)
+    bg_lab_fail("--diameters: '%s' needs two diameters at least (the D exponent)", o->d_list);
+  if (o->n_h < 2)
+    bg_lab_fail("--heights: '%s' needs two heights at least (the H exponent)", o->h_list);
   if (o->n_d * o->n_h < 4)
-    bg_lab_fail("--diameters and --heights: %d drops per grid; the joint fit of three coefficients needs 4 at least",
-                o->n_d * o->n_h);
+    bg_lab_fail(
+        "--diameters and --heights: %d drops per grid; the joint fit of three coefficients needs 4 "
+        "at least",
+        o->n_d * o->n_h);
   double dx = o->dx[0];
   for (int i = 0; i < o->n_d; ++i) {
     for (int j = 0; j < i; ++j)
       if (o->d[i] == o->d[j]) bg_lab_fail("--diameters: '%s' lists %g twice", o->d_list, o->d[i]);
     if (o->d[i] < 4 * dx) /* core/README.md: a body needs 4 cells across */
-      bg_lab_fail("--diameters: %g m is %.2g cells at the coarsest dx %g m; a body needs 4 cells across", o->d[i],
-                  o->d[i] / dx, dx);
+      bg_lab_fail(
+          "--diameters: %g m is %.2g cells at the coarsest dx %g m; a body needs 4 cells across",
+          o->d[i], o->d[i] / dx, dx);
     if (o->d[i] > o->bed_width / 3 || o->d[i] > o->bed_depth / 1.5)
-      bg_lab_fail("--diameters: %g m is too large for a bed %g m wide and %g m deep (at most a third of the width "
-                  "and two thirds of the depth)", o->d[i], o->bed_width, o->bed_depth);
+      bg_lab_fail(
+          "--diameters: %g m is too large for a bed %g m wide and %g m deep (at most a third of "
+          "the width "
+          "and two thirds of the depth)",
+          o->d[i], o->bed_width, o->bed_depth);
   }
   for (int i = 0; i < o->n_h; ++i) {
     for (int j = 0; j < i; ++j)
       if (o->h[i] == o->h[j]) bg_lab_fail("--heights: '%s' lists %g twice", o->h_list, o->h[i]);
     if (o->h[i] < o->gap_cells * dx)
-      bg_lab_fail("--heights: %g m is below the sphere's starting gap (%g cells, %g m at dx %g m): the sphere "
-                  "meets the surface faster than a fall from h", o->h[i], o->gap_cells, o->gap_cells * dx, dx);
+      bg_lab_fail(
+          "--heights: %g m is below the sphere's starting gap (%g cells, %g m at dx %g m): the "
+          "sphere "
+          "meets the surface faster than a fall from h",
+          o->h[i], o->gap_cells, o->gap_cells * dx, dx);
   }
 }
 
-static const char *const impact_mutants[] = {"sphere-density-x4", "depth-from-release", "heights-reversed",
-                                             "diameters-reversed", "uehara-law-data", NULL};
+static const char *const impact_mutants[] = {"sphere-density-x4", "depth-from-release",
+                                             "heights-reversed",  "diameters-reversed",
+                                             "uehara-law-data",   NULL};
 
 static bg_lab *parse_options(int argc, char **argv, impact_options *o) {
   /* clang-format off */
@@ -110,8 +124,9 @@ static bg_lab *parse_options(int argc, char **argv, impact_options *o) {
   /* clang-format on */
   bg_lab_accept_materials("drucker-prager,mu-i", "a granular model with a friction coefficient");
   bg_lab_check_options(check_options, o);
-  return bg_lab_init("exp_impact", "Impact cratering: a sphere dropped into sand (Uehara et al. 2003).", argc, argv,
-                     params, (int)(sizeof params / sizeof params[0]), impact_mutants);
+  return bg_lab_init("exp_impact",
+                     "Impact cratering: a sphere dropped into sand (Uehara et al. 2003).", argc,
+                     argv, params, (int)(sizeof params / sizeof params[0]), impact_mutants);
 }
 
 /* Every grid's drops, grid by grid. A mutant run that judges the prefactor
@@ -120,7 +135,8 @@ static bg_lab *parse_options(int argc, char **argv, impact_options *o) {
  * every drop alike, so half the drops show it at half the cost (CI runs
  * it). Returns the number of grids run; *per, the drops per grid. */
 static int run_drops(bg_lab *lab, impact_options *o, impact_drop *drops, int *per) {
-  int need_exponents = bg_lab_needed(lab, "impact.h_exponent") || bg_lab_needed(lab, "impact.d_exponent");
+  int need_exponents =
+      bg_lab_needed(lab, "impact.h_exponent") || bg_lab_needed(lab, "impact.d_exponent");
   int g0 = need_exponents ? 0 : o->n_dx - 1, n = 0;
   if (!need_exponents) o->n_d = 1;
   *per = o->n_d * o->n_h;
@@ -137,28 +153,35 @@ static int run_drops(bg_lab *lab, impact_options *o, impact_drop *drops, int *pe
 }
 
 static void write_drops(bg_lab *lab, const impact_drop *d, int n) {
-  FILE *f = bg_lab_tsv(lab, "drops.tsv",
-                       "one row per drop: d the sphere's bottom at its lowest below the undisturbed surface, H = h + d; "
-                       "Uehara's d from the mu, rho_b and rho_g the simulation held; crater diameters from the "
-                       "mass-equivalent surface profile when the sphere stopped",
-                       "dx_m\tD_m\th_m\tv_impact_m_s\td_m\tH_m\td_uehara_m\td_over_uehara\tmu\trho_b_kg_m3\trho_g_kg_m3\t"
-                       "crater_surface_m\tcrater_rim_m\trim_height_m\tt_stop_s\tstopped\tparticles\tsteps");
+  FILE *f = bg_lab_tsv(
+      lab, "drops.tsv",
+      "one row per drop: d the sphere's bottom at its lowest below the undisturbed surface, H = h "
+      "+ d; "
+      "Uehara's d from the mu, rho_b and rho_g the simulation held; crater diameters from the "
+      "mass-equivalent surface profile when the sphere stopped",
+      "dx_m\tD_m\th_m\tv_impact_m_s\td_m\tH_m\td_uehara_m\td_over_uehara\tmu\trho_b_kg_m3\trho_g_"
+      "kg_m3\t"
+      "crater_surface_m\tcrater_rim_m\trim_height_m\tt_stop_s\tstopped\tparticles\tsteps");
   for (int k = 0; k < n; ++k) {
     double du = impact_uehara_depth(d[k].mu_fed, d[k].rho_b_held, d[k].rho_g, d[k].D, d[k].H);
-    fprintf(f, "%.6g\t%.4g\t%.4g\t%.5f\t%.6f\t%.6f\t%.6f\t%.5f\t%.6f\t%.2f\t%.2f\t%.5f\t%.5f\t%.5f\t%.5f\t%d\t%zu\t%llu\n",
-            d[k].dx, d[k].D, d[k].h, d[k].v_impact, d[k].depth, d[k].H, du, d[k].depth / du, d[k].mu_fed,
-            d[k].rho_b_held, d[k].rho_g, d[k].crater_surface, d[k].crater_rim, d[k].rim_height, d[k].t_stop,
-            d[k].stopped, d[k].particles, (unsigned long long)d[k].steps);
+    fprintf(f,
+            "%.6g\t%.4g\t%.4g\t%.5f\t%.6f\t%.6f\t%.6f\t%.5f\t%.6f\t%.2f\t%.2f\t%.5f\t%.5f\t%.5f\t%."
+            "5f\t%d\t%zu\t%llu\n",
+            d[k].dx, d[k].D, d[k].h, d[k].v_impact, d[k].depth, d[k].H, du, d[k].depth / du,
+            d[k].mu_fed, d[k].rho_b_held, d[k].rho_g, d[k].crater_surface, d[k].crater_rim,
+            d[k].rim_height, d[k].t_stop, d[k].stopped, d[k].particles,
+            (unsigned long long)d[k].steps);
   }
   fclose(f);
-  FILE *p = bg_lab_tsv(lab, "profiles.tsv",
-                       "crater profiles when the sphere stopped: mass-equivalent surface height above the original "
-                       "surface in rings dx/2 wide about the sphere's axis; blank lines separate drops",
-                       "dx_m\tD_m\th_m\tr_m\tz_m");
+  FILE *p = bg_lab_tsv(
+      lab, "profiles.tsv",
+      "crater profiles when the sphere stopped: mass-equivalent surface height above the original "
+      "surface in rings dx/2 wide about the sphere's axis; blank lines separate drops",
+      "dx_m\tD_m\th_m\tr_m\tz_m");
   for (int k = 0; k < n; ++k) {
     for (int b = 0; b < d[k].n_bins; ++b)
-      fprintf(p, "%.6g\t%.4g\t%.4g\t%.5f\t%.6f\n", d[k].dx, d[k].D, d[k].h, (b + 0.5) * 0.5 * d[k].dx,
-              d[k].profile[b]);
+      fprintf(p, "%.6g\t%.4g\t%.4g\t%.5f\t%.6f\n", d[k].dx, d[k].D, d[k].h,
+              (b + 0.5) * 0.5 * d[k].dx, d[k].profile[b]);
     fprintf(p, "\n\n");
   }
   fclose(p);
@@ -166,16 +189,20 @@ static void write_drops(bg_lab *lab, const impact_drop *d, int n) {
 
 static void write_fits(bg_lab *lab, const impact_options *o, const impact_fit *fits, int ng) {
   FILE *f = bg_lab_tsv(lab, "fits.tsv",
-                       "per grid: joint fit log d = c + a log H + b log D (standard errors scaled by chi2/dof), K the "
-                       "prefactor with Uehara's exponents held, a per diameter; da, db: change from the next coarser grid",
-                       "dx_m\tdrops\ta_H\ta_H_se\tb_D\tb_D_se\tK\tK_uehara\tK_over_uehara\tda_H\tdb_D\ta_H_D1\ta_H_D2\t"
+                       "per grid: joint fit log d = c + a log H + b log D (standard errors scaled "
+                       "by chi2/dof), K the "
+                       "prefactor with Uehara's exponents held, a per diameter; da, db: change "
+                       "from the next coarser grid",
+                       "dx_m\tdrops\ta_H\ta_H_se\tb_D\tb_D_se\tK\tK_uehara\tK_over_uehara\tda_"
+                       "H\tdb_D\ta_H_D1\ta_H_D2\t"
                        "a_H_D3");
   for (int g = 0; g < ng; ++g) {
     const impact_fit *F = &fits[g];
     double da = g > 0 ? F->a - fits[g - 1].a : NAN, db = g > 0 ? F->b - fits[g - 1].b : NAN;
-    fprintf(f, "%.6g\t%d\t%.5f\t%.5f\t%.5f\t%.5f\t%.6f\t%.6f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\n", F->dx, F->n,
-            F->a, F->a_se, F->b, F->b_se, F->K, F->K_expected, F->K / F->K_expected, da, db, F->a_per_d[0],
-            o->n_d > 1 ? F->a_per_d[1] : NAN, o->n_d > 2 ? F->a_per_d[2] : NAN);
+    fprintf(f, "%.6g\t%d\t%.5f\t%.5f\t%.5f\t%.5f\t%.6f\t%.6f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\t%.5f\n",
+            F->dx, F->n, F->a, F->a_se, F->b, F->b_se, F->K, F->K_expected, F->K / F->K_expected,
+            da, db, F->a_per_d[0], o->n_d > 1 ? F->a_per_d[1] : NAN,
+            o->n_d > 2 ? F->a_per_d[2] : NAN);
   }
   fclose(f);
   const impact_fit *fine = &fits[ng - 1];
@@ -231,7 +258,8 @@ int main(int argc, char **argv) {
   if (!drops) bg_lab_fail("out of memory");
   int ng = run_drops(lab, &o, drops, &per);
   write_drops(lab, drops, ng * per);
-  for (int g = 0; g < ng; ++g) fits[g] = impact_fit_grid(drops + g * per, per, &o, (impact_fit_mode){0});
+  for (int g = 0; g < ng; ++g)
+    fits[g] = impact_fit_grid(drops + g * per, per, &o, (impact_fit_mode){0});
   write_fits(lab, &o, fits, ng);
   judge(lab, &o, drops + (ng - 1) * per, per);
   free(drops);

@@ -17,10 +17,11 @@
  * Read-out: d is the sphere's bottom at its lowest below the undisturbed
  * surface, read every step; the drop ends when the sphere's downward speed
  * has fallen below stop_frac of its impact speed with its bottom below the
- * surface. The crater is read then: the mass-equivalent height of the surface in rings dx / 2 wide about the
- * sphere's axis (of dx x dx columns, each column's mass over rho_g dx^2),
- * counts sand still in flight over the ring it flies over, so grains in
- * the air leave no holes or spikes in the profile. The crater's diameter at
+ * surface. The crater is read then: the mass-equivalent height of the
+ * surface in rings dx / 2 wide about the sphere's axis (of dx x dx columns,
+ * each column's mass over rho_g dx^2) counts sand still in flight over the
+ * ring it flies over, so grains in the air leave no holes or spikes in the
+ * profile. The crater's diameter at
  * the original surface level is where that profile first rises back to the
  * surface, going out from the axis; the rim-to-rim diameter is twice the
  * radius of its highest ring within twice that radius. */
@@ -59,7 +60,8 @@ static void loop_pack(void *ctx, bg_lab_blob *b) { bg_lab_blob_put(b, ctx, sizeo
  * mass-equivalent height of every dx x dx column of the bed (4 lattice
  * columns each at the start, so the undisturbed bed reads its surface
  * exactly), averaged over the columns whose centres fall in each ring. */
-static void read_crater(bg_sim *sim, impact_drop *r, double lo, int cw, double z_floor, double z_surf) {
+static void read_crater(bg_sim *sim, impact_drop *r, double lo, int cw, double z_floor,
+                        double z_surf) {
   size_t n = r->particles;
   double dx = r->dx, xc = lo + 0.5 * cw * dx;
   bg_real *x = malloc(3 * n * sizeof *x), *m = malloc(n * sizeof *m);
@@ -127,8 +129,8 @@ static size_t add_bed(bg_sim *sim, double dx, double lo, double W, double z0, do
   return n;
 }
 
-impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, double D, double h, double density_scale,
-                            const char *tag) {
+impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, double D, double h,
+                            double density_scale, const char *tag) {
   impact_drop r;
   memset(&r, 0, sizeof r);
   r.dx = dx;
@@ -186,8 +188,8 @@ impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, dou
   bg_lab_sim *ls = bg_lab_sim_begin(lab, sim, tag, &state, &finished);
   if (state.len) bg_lab_blob_get(&state, &l, sizeof l);
   bg_lab_blob_free(&state);
-  bg_lab_progress(lab, "%s: dx %.4g m, D %.3g m, h %.3g m, %zu particles, grid %zux%zux%zu", tag, dx, D, h,
-                  r.particles, desc.dims[0], desc.dims[1], desc.dims[2]);
+  bg_lab_progress(lab, "%s: dx %.4g m, D %.3g m, h %.3g m, %zu particles, grid %zux%zux%zu", tag,
+                  dx, D, h, r.particles, desc.dims[0], desc.dims[1], desc.dims[2]);
   while (!finished && !l.stopped) {
     check(bg_sim_step(sim, NULL), sim, "bg_sim_step");
     check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
@@ -216,8 +218,10 @@ impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, dou
   read_crater(sim, &r, lo, cw, z_floor, z_surf);
   bg_lab_add_work(lab, (double)r.particles * (double)st.step);
   bg_sim_destroy(sim);
-  bg_lab_progress(lab, "%s: d %.2f cm (H %.2f cm), crater %.1f cm at the surface, %.1f cm rim to rim, %s at %.3f s",
-                  tag, 100 * r.depth, 100 * r.H, 100 * r.crater_surface, 100 * r.crater_rim,
-                  r.stopped ? "stopped" : "NOT stopped", r.t_stop);
+  bg_lab_progress(
+      lab,
+      "%s: d %.2f cm (H %.2f cm), crater %.1f cm at the surface, %.1f cm rim to rim, %s at %.3f s",
+      tag, 100 * r.depth, 100 * r.H, 100 * r.crater_surface, 100 * r.crater_rim,
+      r.stopped ? "stopped" : "NOT stopped", r.t_stop);
   return r;
 }

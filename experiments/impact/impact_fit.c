@@ -43,7 +43,8 @@ static int relabel(const impact_drop *d, int n, int k, impact_fit_mode mode) {
   return same[ns - 1 - pos];
 }
 
-impact_fit impact_fit_grid(const impact_drop *d, int n, const impact_options *o, impact_fit_mode mode) {
+impact_fit impact_fit_grid(const impact_drop *d, int n, const impact_options *o,
+                           impact_fit_mode mode) {
   impact_fit f;
   memset(&f, 0, sizeof f);
   f.dx = n > 0 ? d[0].dx : NAN;
@@ -110,7 +111,8 @@ impact_fit impact_fit_grid(const impact_drop *d, int n, const impact_options *o,
         ys[m++] = logd[k];
       }
     double c0, c1, c00, c01, c11, ss;
-    f.a_per_d[i] = m >= 2 && gsl_fit_linear(xs, 1, ys, 1, m, &c0, &c1, &c00, &c01, &c11, &ss) == 0 ? c1 : NAN;
+    f.a_per_d[i] =
+        m >= 2 && gsl_fit_linear(xs, 1, ys, 1, m, &c0, &c1, &c00, &c01, &c11, &ss) == 0 ? c1 : NAN;
   }
   return f;
 }
