@@ -5,17 +5,23 @@ reads one back as it is now (pose, velocities, the material's force and
 torque on it), ``sim.set_body_velocity(k, v, w)`` scripts a kinematic one.
 """
 
-from typing import Any, Dict, Optional, Sequence
+import ctypes
+import os
+from typing import Any, Dict, Optional, Sequence, Union
 
 from . import _native as _n
+from .errors import check
 from .scene import FrictionSpec, _number, _vec, friction
 
-_SHAPES = {"sphere": 0, "box": 1}
+_SHAPES = {"sphere": 0, "box": 1, "mesh": 2}
 
 
 class Body:
-    """A rigid body: a sphere (``radius``) or a box (``half``, the
-    half-extents along its own axes), of ``density`` kg/m^3, centred at
+    """A rigid body: a sphere (``radius``), a box (``half``, the
+    half-extents along its own axes) or a closed triangle mesh (``mesh``,
+    the path of an OBJ or STL file in metres, read at once: its volume,
+    centre of mass and inertia come from the surface, ``x`` places that
+    centre and ``q`` turns the file's axes), of ``density`` kg/m^3, centred at
     ``x`` with orientation ``q`` (a quaternion w, x, y, z), moving at ``v``
     and spinning at ``w`` (world frame). ``friction`` is a Coulomb
     coefficient, "slip" or "stick"; ``kinematic`` bodies keep the velocity
@@ -29,13 +35,25 @@ class Body:
                  v: Sequence[float] = (0.0, 0.0, 0.0), w: Sequence[float] = (0.0, 0.0, 0.0),
                  friction: FrictionSpec = 0.5, kinematic: bool = False,
                  axis: Sequence[float] = (0.0, 0.0, 0.0), linear_damping: float = 0.0,
-                 angular_damping: float = 0.0) -> None:
+                 angular_damping: float = 0.0, mesh: Union[None, str, "os.PathLike[str]"] = None) -> None:
+        self._mesh = None  # the bg_mesh handle, destroyed with the Body
         if shape not in _SHAPES:
             raise ValueError(f"shape must be one of {', '.join(_SHAPES)} (got {shape!r})")
         if shape == "sphere" and radius is None:
             raise ValueError("a sphere needs radius")
         if shape == "box" and half is None:
             raise ValueError("a box needs half (three half-extents)")
+        if shape == "mesh" and mesh is None:
+            raise ValueError("a mesh body needs mesh (the path of a closed OBJ or STL surface, in metres)")
+        if shape != "mesh" and mesh is not None:
+            raise ValueError(f"mesh is read for shape='mesh' only (got shape {shape!r})")
+        self.mesh_path = None if mesh is None else os.fspath(mesh)
+        if self.mesh_path is not None:
+            handle = ctypes.c_void_p()
+            err = _n.err_buffer()
+            code = _n.C.bg_mesh_load(self.mesh_path.encode(), ctypes.byref(handle), err, len(err))
+            check(code, err.value.decode(errors="replace"), "bg_mesh_load")
+            self._mesh = handle
         self.shape = shape
         self.radius = None if radius is None else _number(radius, "radius")
         self.half = None if half is None else _vec(half, 3, "half")
@@ -61,10 +79,22 @@ class Body:
         b.kinematic = int(self.kinematic)
         b.axis[:] = self.axis
         b.linear_damping, b.angular_damping = self.linear_damping, self.angular_damping
+        if self._mesh is not None:
+            b.mesh = self._mesh.value  # read (and copied) by bg_sim_create while this Body lives
         return b
 
+    def __del__(self) -> None:
+        handle = getattr(self, "_mesh", None)
+        if handle is not None:
+            self._mesh = None
+            try:
+                _n.C.bg_mesh_destroy(handle)
+            except Exception:  # the library already unloaded at interpreter exit
+                pass
+
     def __repr__(self) -> str:
-        size = f"radius={self.radius}" if self.shape == "sphere" else f"half={self.half}"
+        size = (f"radius={self.radius}" if self.shape == "sphere" else
+                f"mesh={self.mesh_path!r}" if self.shape == "mesh" else f"half={self.half}")
         return f"Body({self.shape!r}, {size}, density={self.density}, x={self.x})"
 
 

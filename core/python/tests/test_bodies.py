@@ -62,3 +62,38 @@ def test_surface_file(tmp_path):
         text = path.read_text()
         # a sphere in 12 x 24 bands: 2 poles and 11 rings of 24
         assert 'NumberOfPoints="266" NumberOfCells="528"' in text
+
+
+CUBE_V = [(x, y, z) for z in (-1, 1) for y in (-1, 1) for x in (-1, 1)]
+CUBE_F = [(0, 2, 3), (0, 3, 1), (4, 5, 7), (4, 7, 6), (0, 1, 5), (0, 5, 4),
+          (2, 6, 7), (2, 7, 3), (0, 4, 6), (0, 6, 2), (1, 3, 7), (1, 7, 5)]
+
+
+def write_cube(path, half, faces=CUBE_F):
+    with open(path, "w") as f:
+        for v in CUBE_V:
+            f.write("v %.9g %.9g %.9g\n" % tuple(half * c + 0.3 for c in v))  # anywhere in the file's frame
+        for t in faces:
+            f.write("f %d %d %d\n" % tuple(i + 1 for i in t))
+
+
+def test_mesh_body(tmp_path):
+    h = 0.02
+    write_cube(tmp_path / "cube.obj", h)
+    body = Body("mesh", mesh=tmp_path / "cube.obj", density=2000.0, x=(0.1, 0.1, 0.15))
+    assert "cube.obj" in repr(body)
+    with scene(body, gravity=(0, 0, 0)) as sim:
+        st = sim.body(0)
+        assert st["mass"] == pytest.approx(2000.0 * (2 * h) ** 3, rel=1e-12)
+        assert st["inertia"] == pytest.approx([st["mass"] * (2 * h) ** 2 / 6] * 3, rel=1e-9)
+        assert st["x"] == pytest.approx((0.1, 0.1, 0.15), abs=1e-7)
+        assert st["q"] == pytest.approx((1, 0, 0, 0), abs=1e-9)
+    with pytest.raises(ValueError, match="needs mesh"):
+        Body("mesh")
+    with pytest.raises(BagnoldError) as e:
+        Body("mesh", mesh=tmp_path / "missing.obj")
+    assert e.value.status == "BG_ERR_IO" and "missing.obj" in e.value.message
+    write_cube(tmp_path / "open.obj", h, CUBE_F[:-1])  # one triangle short: not closed
+    with pytest.raises(BagnoldError) as e:
+        Body("mesh", mesh=tmp_path / "open.obj")
+    assert e.value.status == "BG_ERR_CORRUPT"
