@@ -18,12 +18,12 @@
  *                       zero force, over the mean depth, less the same
  *                       resolution, <= 0;
  *   rft.rate_independent |F(2v) / F(v) - 1| less the same resolution, <= 0. */
+#include "rft.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "rft.h"
 
 #define DEG (180.0 / 3.14159265358979323846)
 #define MAXN 16
@@ -43,7 +43,8 @@ static int parse_list(const char *opt, const char *s, double *out, double lo, do
     char *end;
     double v = strtod(c, &end);
     if (end == c || !(v >= lo && v <= hi) || n == MAXN)
-      bg_lab_fail("--%s: '%s' must be up to %d comma-separated numbers in [%g, %g]", opt, s, MAXN, lo, hi);
+      bg_lab_fail("--%s: '%s' must be up to %d comma-separated numbers in [%g, %g]", opt, s, MAXN,
+                  lo, hi);
     out[n++] = v;
     if (*end && *end != ',') bg_lab_fail("--%s: '%s' is not a comma-separated list", opt, s);
     c = *end == ',' ? end + 1 : end;
@@ -60,17 +61,20 @@ static void check_options(void *ctx) {
   g_l.ng = parse_list("gammas", g_o.gammas, g_l.gammas, 0, 90);
   g_l.nd = parse_list("depths", g_o.depths, g_l.depths, 0.75, 5);
   if (g_l.nc != 2 || g_l.cells[1] <= g_l.cells[0])
-    bg_lab_fail("--cells: '%s' must be two grids, L / dx, coarse then fine (the run's, then the dx check's)",
-                g_o.cells);
-  if (g_l.nd < 2) bg_lab_fail("--depths: '%s' needs at least two depths (the linearity claim)", g_o.depths);
+    bg_lab_fail(
+        "--cells: '%s' must be two grids, L / dx, coarse then fine (the run's, then the dx "
+        "check's)",
+        g_o.cells);
+  if (g_l.nd < 2)
+    bg_lab_fail("--depths: '%s' needs at least two depths (the linearity claim)", g_o.depths);
   /* a plate thinner than 4 cells meets the sand with its far face's normal
    * (core/README.md, rigid bodies) */
   if (g_l.cells[0] / g_o.aspect < 4 - 1e-9)
-    bg_lab_fail("--cells %g with --aspect %g: the plate is %.3g cells thick; it must be at least 4", g_l.cells[0],
-                g_o.aspect, g_l.cells[0] / g_o.aspect);
+    bg_lab_fail("--cells %g with --aspect %g: the plate is %.3g cells thick; it must be at least 4",
+                g_l.cells[0], g_o.aspect, g_l.cells[0] / g_o.aspect);
   if (g_o.window >= g_o.travel)
-    bg_lab_fail("--window %g must be shorter than --travel %g (the start-up must be left out)", g_o.window,
-                g_o.travel);
+    bg_lab_fail("--window %g must be shorter than --travel %g (the start-up must be left out)",
+                g_o.window, g_o.travel);
 }
 
 static bg_lab *parse_options(int argc, char **argv) {
@@ -109,17 +113,20 @@ static bg_lab *parse_options(int argc, char **argv) {
   static const char *const mutants[] = {"generic-data", "depth-fed-deeper", "fast-plate", NULL};
   bg_lab_accept_materials("drucker-prager", "a rate-independent sand (RFT's frictional regime)");
   bg_lab_check_options(check_options, NULL);
-  return bg_lab_init("exp_rft", "A thin plate dragged through 2D sand against resistive force theory.", argc, argv,
-                     params, (int)(sizeof params / sizeof params[0]), mutants);
+  return bg_lab_init("exp_rft",
+                     "A thin plate dragged through 2D sand against resistive force theory.", argc,
+                     argv, params, (int)(sizeof params / sizeof params[0]), mutants);
 }
 
 /* The generic coefficients, from references/literature/li2013_rft.tsv. */
 static void read_coefficients(bg_lab *lab) {
-  static const char *const key[9] = {"A00", "A10", "B11", "B01", "Bm11", "C11", "C01", "Cm11", "D10"};
+  static const char *const key[9] = {"A00", "A10", "B11",  "B01", "Bm11",
+                                     "C11", "C01", "Cm11", "D10"};
   double c[9];
   char path[1024];
   bg_lab_reference(lab, "literature/li2013_rft.tsv", path, sizeof path);
-  for (int k = 0; k < 9; ++k) c[k] = bg_lab_ref_value(lab, "literature/li2013_rft.tsv", key[k], "value");
+  for (int k = 0; k < 9; ++k)
+    c[k] = bg_lab_ref_value(lab, "literature/li2013_rft.tsv", key[k], "value");
   rft_set_coefficients(c);
 }
 
@@ -131,8 +138,8 @@ typedef struct plan {
   int ref; /* index of the reference configuration in the shape set */
 } plan;
 
-static rft_run drag(bg_lab *lab, double cells, double b, double g, double depth_l, double v, double phi,
-                    const char *what) {
+static rft_run drag(bg_lab *lab, double cells, double b, double g, double depth_l, double v,
+                    double phi, const char *what) {
   char tag[96];
   snprintf(tag, sizeof tag, "%s beta %g gamma %g depth %gL", what, b, g, depth_l);
   return rft_drag(lab, &g_o, cells, b / DEG, g / DEG, depth_l * g_o.length, v, phi, tag);
@@ -141,7 +148,8 @@ static rft_run drag(bg_lab *lab, double cells, double b, double g, double depth_
 /* Every simulation the wanted claims need; a mutant run skips the rest. */
 static void run_all(bg_lab *lab, plan *p) {
   const double phi = bg_lab_material(lab).dp.phi_deg, v = g_o.speed, c0 = g_l.cells[0];
-  const double b0 = g_l.betas[g_l.nb - 1], g0 = g_l.gammas[0]; /* reference: the last beta, the first gamma */
+  const double b0 = g_l.betas[g_l.nb - 1],
+               g0 = g_l.gammas[0]; /* reference: the last beta, the first gamma */
   /* depth-fed-deeper: the plates' top edges, not their centres, at the
    * depths the lab believes (the reference plate is vertical: L / 2 deeper) */
   const double deeper = bg_lab_mutant_is(lab, "depth-fed-deeper") ? 0.5 : 0.0;
@@ -151,32 +159,43 @@ static void run_all(bg_lab *lab, plan *p) {
     for (int i = 0; i < g_l.nb; ++i)
       for (int j = 0; j < g_l.ng; ++j) {
         if (g_l.betas[i] == b0 && g_l.gammas[j] == g0) p->ref = p->ns;
-        p->shape[p->ns++] = drag(lab, c0, g_l.betas[i], g_l.gammas[j], g_l.depths[0], v, phi, "shape");
+        p->shape[p->ns++] =
+            drag(lab, c0, g_l.betas[i], g_l.gammas[j], g_l.depths[0], v, phi, "shape");
       }
   if (bg_lab_needed(lab, "rft.depth_linear") || bg_lab_needed(lab, "rft.rate_independent"))
-    p->depth[0] = p->ref >= 0 ? p->shape[p->ref] : drag(lab, c0, b0, g0, g_l.depths[0] + deeper, v * vf, phi, "ref");
+    p->depth[0] = p->ref >= 0 ? p->shape[p->ref]
+                              : drag(lab, c0, b0, g0, g_l.depths[0] + deeper, v * vf, phi, "ref");
   if (bg_lab_needed(lab, "rft.depth_linear"))
-    for (int k = 1; k < g_l.nd; ++k) p->depth[k] = drag(lab, c0, b0, g0, g_l.depths[k] + deeper, v, phi, "depth");
-  if (bg_lab_needed(lab, "rft.rate_independent")) p->fast = drag(lab, c0, b0, g0, g_l.depths[0], 2 * v * vf, phi, "2v");
+    for (int k = 1; k < g_l.nd; ++k)
+      p->depth[k] = drag(lab, c0, b0, g0, g_l.depths[k] + deeper, v, phi, "depth");
+  if (bg_lab_needed(lab, "rft.rate_independent"))
+    p->fast = drag(lab, c0, b0, g0, g_l.depths[0], 2 * v * vf, phi, "2v");
   if (bg_lab_mutant(lab)) return;
   p->fine = drag(lab, g_l.cells[1], b0, g0, g_l.depths[0], v, phi, "fine dx");
-  if (g_o.phi_control > 0) p->control = drag(lab, c0, b0, g0, g_l.depths[0], v, g_o.phi_control, "control phi");
+  if (g_o.phi_control > 0)
+    p->control = drag(lab, c0, b0, g0, g_l.depths[0], v, g_o.phi_control, "control phi");
 }
 
 static void write_run(FILE *f, const char *set, const rft_run *r) {
-  fprintf(f, "%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.4g\t%.4g\t%zu\t%llu\n",
-          set, r->beta_fed * DEG, r->gamma_fed * DEG, r->depth_nom, r->depth, r->surface, r->dx, r->phi_deg,
-          r->speed_fed, r->fx, r->fz, r->alpha_z * 1e-6, r->alpha_x * 1e-6, r->rate_number, r->beta_nom * DEG,
-          r->gamma_nom * DEG, r->n_particles, (unsigned long long)r->steps);
+  fprintf(f,
+          "%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%."
+          "4g\t%.4g\t%zu\t%llu\n",
+          set, r->beta_fed * DEG, r->gamma_fed * DEG, r->depth_nom, r->depth, r->surface, r->dx,
+          r->phi_deg, r->speed_fed, r->fx, r->fz, r->alpha_z * 1e-6, r->alpha_x * 1e-6,
+          r->rate_number, r->beta_nom * DEG, r->gamma_nom * DEG, r->n_particles,
+          (unsigned long long)r->steps);
 }
 
 static void write_outputs(bg_lab *lab, const plan *p, const rft_shape *s) {
-  FILE *f = bg_lab_tsv(lab, "alpha.tsv",
-                       "one row per drag: angles and speed read back from the body, depth below the read surface, "
-                       "mean force over the window (N per m of depth), alpha = F / (L |z|)",
-                       "set\tbeta_deg\tgamma_deg\tdepth_nominal_m\tdepth_m\tsurface_m\tdx_m\tphi_deg\tspeed_m_s\tfx_N_m\t"
-                       "fz_N_m\talpha_z_N_cm3\talpha_x_N_cm3\tv2_over_gz\tbeta_nominal_deg\tgamma_nominal_deg\tparticles\t"
-                       "steps");
+  FILE *f = bg_lab_tsv(
+      lab, "alpha.tsv",
+      "one row per drag: angles and speed read back from the body, depth below the read surface, "
+      "mean force over the window (N per m of depth), alpha = F / (L |z|)",
+      "set\tbeta_deg\tgamma_deg\tdepth_nominal_m\tdepth_m\tsurface_m\tdx_m\tphi_deg\tspeed_m_s\tfx_"
+      "N_m\t"
+      "fz_N_m\talpha_z_N_cm3\talpha_x_N_cm3\tv2_over_gz\tbeta_nominal_deg\tgamma_nominal_"
+      "deg\tparticles\t"
+      "steps");
   for (int k = 0; k < p->ns; ++k) write_run(f, "shape", &p->shape[k]);
   for (int k = 0; k < g_l.nd; ++k)
     if (p->depth[k].steps) write_run(f, "depth", &p->depth[k]);
@@ -185,23 +204,30 @@ static void write_outputs(bg_lab *lab, const plan *p, const rft_shape *s) {
   if (p->control.steps) write_run(f, "control", &p->control);
   fclose(f);
   /* the generic curves at the fitted zeta, for the figure */
-  FILE *c = bg_lab_tsv(lab, "generic.tsv", "zeta * the generic form of Li et al. 2013 at the fitted zeta, per gamma (rows of one gamma in a run)",
+  FILE *c = bg_lab_tsv(lab, "generic.tsv",
+                       "zeta * the generic form of Li et al. 2013 at the fitted zeta, per gamma "
+                       "(rows of one gamma in a run)",
                        "gamma_deg\tbeta_deg\talpha_z_N_cm3\talpha_x_N_cm3");
   for (int j = 0; j < g_l.ng && isfinite(s->zeta); ++j) {
     for (int i = 0; i <= 90; ++i) {
       double b = -90.0 + 2.0 * i, az, ax;
       rft_generic(b / DEG, g_l.gammas[j] / DEG, &az, &ax);
-      fprintf(c, "%g\t%g\t%.6g\t%.6g\n", g_l.gammas[j], b, s->zeta * az * 1e-6, s->zeta * ax * 1e-6);
+      fprintf(c, "%g\t%g\t%.6g\t%.6g\n", g_l.gammas[j], b, s->zeta * az * 1e-6,
+              s->zeta * ax * 1e-6);
     }
   }
   fclose(c);
-  FILE *t = bg_lab_tsv(lab, "series.tsv", "force per sample of the travel: the shape set, then the depth set (the reference run "
-                                          "first again); blank lines separate runs", "set\tbeta_deg\tgamma_deg\ttravel_L\tdepth_m\tfx_N_m\tfz_N_m");
+  FILE *t = bg_lab_tsv(
+      lab, "series.tsv",
+      "force per sample of the travel: the shape set, then the depth set (the reference run "
+      "first again); blank lines separate runs",
+      "set\tbeta_deg\tgamma_deg\ttravel_L\tdepth_m\tfx_N_m\tfz_N_m");
   for (int k = 0; k < p->ns + g_l.nd; ++k) {
     const rft_run *r = k < p->ns ? &p->shape[k] : &p->depth[k - p->ns];
     for (int i = 0; r->series && i < r->n_series; ++i)
-      fprintf(t, "%s\t%g\t%g\t%.4f\t%.5g\t%.5g\t%.5g\n", k < p->ns ? "shape" : "depth", r->beta_nom * DEG,
-              r->gamma_nom * DEG, r->series[4 * i], r->series[4 * i + 1], r->series[4 * i + 2], r->series[4 * i + 3]);
+      fprintf(t, "%s\t%g\t%g\t%.4f\t%.5g\t%.5g\t%.5g\n", k < p->ns ? "shape" : "depth",
+              r->beta_nom * DEG, r->gamma_nom * DEG, r->series[4 * i], r->series[4 * i + 1],
+              r->series[4 * i + 2], r->series[4 * i + 3]);
     fprintf(t, "\n\n");
   }
   fclose(t);
@@ -234,7 +260,8 @@ static void judge(bg_lab *lab, const plan *p) {
     bg_lab_manifest_num(lab, "zeta_over_rho0_g", s.zeta / rho_g);
   }
   /* the generic form's resolution: from the fed angles, else the nominal ones */
-  const double res = isfinite(s.mirror) ? s.mirror : rft_resolution(g_l.betas, g_l.nb, g_l.gammas, g_l.ng);
+  const double res =
+      isfinite(s.mirror) ? s.mirror : rft_resolution(g_l.betas, g_l.nb, g_l.gammas, g_l.ng);
   if (bg_lab_needed(lab, "rft.depth_linear")) {
     double z[MAXN], zn[MAXN], k, c, kn, cn, zbar = 0, zbar_n = 0;
     for (int i = 0; i < g_l.nd; ++i) {
@@ -245,7 +272,8 @@ static void judge(bg_lab *lab, const plan *p) {
     double off_nom = rft_fit_depth(p->depth, g_l.nd, zn, &kn, &cn);
     /* the line's zero-force depth relative to the mean depth: |c| / (k zbar).
      * The real lab reads the depths back; depth-fed-deeper's uses the nominal ones */
-    double rel = bg_lab_mutant_is(lab, "depth-fed-deeper") ? fabs(off_nom) / zbar_n : fabs(off) / zbar;
+    double rel =
+        bg_lab_mutant_is(lab, "depth-fed-deeper") ? fabs(off_nom) / zbar_n : fabs(off) / zbar;
     bg_lab_claim(lab, "rft.depth_linear", rel - res);
     bg_lab_manifest_num(lab, "depth_slope_N_m3", k);
     bg_lab_manifest_num(lab, "depth_intercept_N_m", c);
@@ -264,8 +292,9 @@ static void judge(bg_lab *lab, const plan *p) {
     bg_lab_manifest_num(lab, "dx_change_alpha_x", b->alpha_x / a->alpha_x - 1);
   }
   if (p->control.steps) /* Askari & Kamrin 2016: zeta grows with the friction angle */
-    bg_lab_manifest_num(lab, "control_force_ratio",
-                        hypot(p->control.fx, p->control.fz) / hypot(p->depth[0].fx, p->depth[0].fz));
+    bg_lab_manifest_num(
+        lab, "control_force_ratio",
+        hypot(p->control.fx, p->control.fz) / hypot(p->depth[0].fx, p->depth[0].fz));
   write_outputs(lab, p, &s);
 }
 

@@ -16,18 +16,18 @@
 #include "bg_lab.h"
 
 typedef struct rft_options {
-  double length;            /* plate length L, m */
-  double aspect;            /* L / thickness */
-  const char *cells;        /* L / dx: the run's grid, then the finer one of the dx check */
-  const char *betas;        /* angles of attack, deg, comma-separated */
-  const char *gammas;       /* directions of motion below the horizontal, deg */
-  const char *depths;       /* depths of the plate's centre in L, the first the shape set's */
-  double speed;             /* m/s */
-  double travel;            /* distance moved, in L */
-  double window;            /* the steady window: the travel's last part, in L */
-  double wall_mu;           /* plate-sand Coulomb friction */
-  double phi_control;       /* friction angle of the zeta control run, deg (0: none) */
-  double settle;            /* settling time before the drag, s */
+  double length;      /* plate length L, m */
+  double aspect;      /* L / thickness */
+  const char *cells;  /* L / dx: the run's grid, then the finer one of the dx check */
+  const char *betas;  /* angles of attack, deg, comma-separated */
+  const char *gammas; /* directions of motion below the horizontal, deg */
+  const char *depths; /* depths of the plate's centre in L, the first the shape set's */
+  double speed;       /* m/s */
+  double travel;      /* distance moved, in L */
+  double window;      /* the steady window: the travel's last part, in L */
+  double wall_mu;     /* plate-sand Coulomb friction */
+  double phi_control; /* friction angle of the zeta control run, deg (0: none) */
+  double settle;      /* settling time before the drag, s */
 } rft_options;
 
 /* One drag: what it was fed, as the simulation holds it, and what it read. */
@@ -36,9 +36,9 @@ typedef struct rft_run {
   double beta_fed, gamma_fed;            /* read back: the body's pose and velocity */
   double speed_fed;                      /* m/s, read back */
   double dx, phi_deg;
-  double surface; /* the bed's free surface read from the particles after settling, m */
-  double depth;   /* mean depth of the plate's centre below it over the window, m */
-  double fx, fz;  /* mean force on the plate over the window, N/m (simulation axes) */
+  double surface;          /* the bed's free surface read from the particles after settling, m */
+  double depth;            /* mean depth of the plate's centre below it over the window, m */
+  double fx, fz;           /* mean force on the plate over the window, N/m (simulation axes) */
   double alpha_x, alpha_z; /* N/m^3: -fx / (L |z|), fz / (L |z|) */
   double rate_number;      /* v^2 / (g |z|): inertial over hydrostatic stress */
   size_t n_particles;
@@ -48,17 +48,17 @@ typedef struct rft_run {
 } rft_run;
 
 /* rft_drag.c */
-rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, double gamma, double depth,
-                 double speed, double phi_deg, const char *tag);
+rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, double gamma,
+                 double depth, double speed, double phi_deg, const char *tag);
 
 /* rft_fit.c: the generic form of Li et al. 2013 (units of zeta), its nine
  * coefficients A00 A10 B11 B01 Bm11 C11 C01 Cm11 D10 set from references/ */
 void rft_set_coefficients(const double c[9]);
 void rft_generic(double beta, double gamma, double *az, double *ax);
 typedef struct rft_shape {
-  double zeta;                   /* N/m^3, least squares over both components */
+  double zeta;                       /* N/m^3, least squares over both components */
   double misfit, misfit_z, misfit_x; /* rms(alpha - zeta g) / rms(zeta g) */
-  double mirror;                 /* the same distance between g(beta) and g(-beta): the resolution */
+  double mirror; /* the same distance between g(beta) and g(-beta): the resolution */
 } rft_shape;
 /* fit zeta and the misfits; sign -1 reads every beta mirrored (a mutant) */
 rft_shape rft_fit_shape(const rft_run *r, int n, double sign);

@@ -44,9 +44,9 @@ typedef struct loop {
   rft_run *r;
   int32_t phase; /* 0 settling, 1 dragging */
   int32_t row;
-  double t_drag0;                /* time the drag started, s */
+  double t_drag0;                          /* time the drag started, s */
   double win_t, win_fx, win_fz, win_depth; /* window sums: time, impulses, depth x time */
-  double row_t, row_fx, row_fz;  /* the current sample's sums */
+  double row_t, row_fx, row_fz;            /* the current sample's sums */
 } loop;
 
 static void loop_pack(void *ctx, bg_lab_blob *b) {
@@ -100,8 +100,8 @@ static double read_surface(bg_sim *sim, size_t n, double dx, double x0, double x
   return s / k + 0.25 * dx;
 }
 
-rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, double gamma, double depth,
-                 double speed, double phi_deg, const char *tag) {
+rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, double gamma,
+                 double depth, double speed, double phi_deg, const char *tag) {
   rft_run r;
   memset(&r, 0, sizeof r);
   r.beta_nom = beta, r.gamma_nom = gamma, r.depth_nom = depth, r.phi_deg = phi_deg;
@@ -160,7 +160,8 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   check(bg_sim_add_particles(sim, n, x, NULL, 4), sim, "bg_sim_add_particles");
   free(x);
   r.n_particles = n;
-  check(bg_sim_set_geostatic(sim, 0.0, 1.0 - sin(phi_deg * 3.14159265358979323846 / 180.0)), sim, "bg_sim_set_geostatic");
+  check(bg_sim_set_geostatic(sim, 0.0, 1.0 - sin(phi_deg * 3.14159265358979323846 / 180.0)), sim,
+        "bg_sim_set_geostatic");
 
   r.series = xmalloc(4 * SAMPLES * sizeof *r.series);
   r.n_series = SAMPLES;
@@ -172,9 +173,11 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   bg_lab_sim *ls = bg_lab_sim_begin(lab, sim, tag, &state, &finished);
   if (state.len) loop_unpack(&l, &state);
   bg_lab_blob_free(&state);
-  bg_lab_progress(lab, "%s: L/dx %g, %zu particles, grid %zux%zu", tag, cells, n, desc.dims[0], desc.dims[2]);
+  bg_lab_progress(lab, "%s: L/dx %g, %zu particles, grid %zux%zu", tag, cells, n, desc.dims[0],
+                  desc.dims[2]);
   const double t_drag = travel / speed, t_row = t_drag / SAMPLES, t_win = o->window * L / speed;
-  const bg_real v[3] = {(bg_real)(speed * cos(gamma)), 0, (bg_real)(-speed * sin(gamma))}, w0[3] = {0, 0, 0};
+  const bg_real v[3] = {(bg_real)(speed * cos(gamma)), 0, (bg_real)(-speed * sin(gamma))},
+                w0[3] = {0, 0, 0};
   const size_t nw = bg_sim_wall_count(sim);
   double *wf = xmalloc(3 * nw * sizeof *wf);
   if (!finished && l.phase == 0) {
@@ -216,7 +219,8 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   /* what the simulation was fed, read back */
   bg_body_state bs;
   check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
-  double R20 = 2 * (bs.q[1] * bs.q[3] - bs.q[0] * bs.q[2]), R00 = 1 - 2 * (bs.q[2] * bs.q[2] + bs.q[3] * bs.q[3]);
+  double R20 = 2 * (bs.q[1] * bs.q[3] - bs.q[0] * bs.q[2]),
+         R00 = 1 - 2 * (bs.q[2] * bs.q[2] + bs.q[3] * bs.q[3]);
   r.beta_fed = atan2(R20, R00); /* the long axis' rise over +x */
   r.gamma_fed = atan2(-bs.v[2], bs.v[0]);
   r.speed_fed = hypot(bs.v[0], bs.v[2]);
@@ -228,7 +232,7 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   bg_lab_add_work(lab, (double)n * (double)st.step);
   free(wf);
   bg_sim_destroy(sim);
-  bg_lab_progress(lab, "%s: alpha_z %.4g, alpha_x %.4g N/cm^3 at |z| %.4g m (%llu steps)", tag, r.alpha_z * 1e-6,
-                  r.alpha_x * 1e-6, r.depth, (unsigned long long)r.steps);
+  bg_lab_progress(lab, "%s: alpha_z %.4g, alpha_x %.4g N/cm^3 at |z| %.4g m (%llu steps)", tag,
+                  r.alpha_z * 1e-6, r.alpha_x * 1e-6, r.depth, (unsigned long long)r.steps);
   return r;
 }

@@ -20,8 +20,10 @@ void rft_set_coefficients(const double c[9]) {
  * the direction of motion below the horizontal (both rad). */
 void rft_generic(double beta, double gamma, double *az, double *ax) {
   const double *c = g_coef;
-  *az = c[0] + c[1] * cos(2 * beta) + c[2] * sin(2 * beta + gamma) + c[3] * sin(gamma) + c[4] * sin(-2 * beta + gamma);
-  *ax = c[5] * cos(2 * beta + gamma) + c[6] * cos(gamma) + c[7] * cos(-2 * beta + gamma) + c[8] * sin(2 * beta);
+  *az = c[0] + c[1] * cos(2 * beta) + c[2] * sin(2 * beta + gamma) + c[3] * sin(gamma) +
+        c[4] * sin(-2 * beta + gamma);
+  *ax = c[5] * cos(2 * beta + gamma) + c[6] * cos(gamma) + c[7] * cos(-2 * beta + gamma) +
+        c[8] * sin(2 * beta);
 }
 
 /* zeta: y = zeta g through the origin (gsl_fit_mul) over both components of
