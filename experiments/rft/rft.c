@@ -107,6 +107,8 @@ static bg_lab *parse_options(int argc, char **argv) {
        .help = "friction angle of the zeta control run, deg (0: none)", .quick = "30", .paper = "30"},
       {.name = "settle", .type = BG_PARAM_DOUBLE, .dest = &g_o.settle, .lo = 0, .hi = 2,
        .help = "settling time with the plate at rest, s", .quick = "0.05", .paper = "0.05"},
+      {.name = "ahead", .type = BG_PARAM_DOUBLE, .dest = &g_o.ahead, .lo = 1, .hi = 10,
+       .help = "bed ahead of the plate's final position, in depths (its passive wedge)", .quick = "2", .paper = "3"},
   };
   /* clang-format on */
   (void)o;

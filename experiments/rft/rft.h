@@ -28,6 +28,7 @@ typedef struct rft_options {
   double wall_mu;     /* plate-sand Coulomb friction */
   double phi_control; /* friction angle of the zeta control run, deg (0: none) */
   double settle;      /* settling time before the drag, s */
+  double ahead;       /* bed ahead of the plate's end, in depths (the passive wedge) */
 } rft_options;
 
 /* One drag: what it was fed, as the simulation holds it, and what it read. */

@@ -109,11 +109,12 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   const double travel = o->travel * L;
   r.dx = dx;
   /* the bed: behind the plate its reach, ahead the travel and the passive
-   * wedge (about 2 depths; a plate moving down has the bed symmetric about
+   * wedge (--ahead depths; a plate moving down has the bed symmetric about
    * it), below it the travel down and a plate length. Whole cells behind,
    * so that the plate's centre starts on a node: a mirror image on the grid */
   const double behind = ceil((hx + depth) / dx + 4) * dx;
-  const double ahead = hx + travel * cos(gamma) + depth * (1 + cos(gamma)) + 4 * dx;
+  const double ahead =
+      hx + travel * cos(gamma) + depth * (1 + (o->ahead - 1) * cos(gamma)) + 4 * dx;
   const double below = depth + hx + travel * sin(gamma) + L;
   const int nx = (int)ceil((behind + ahead) / dx), nz = (int)ceil(below / dx);
   const double H = nz * dx; /* the bed's top above its floor */
