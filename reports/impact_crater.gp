@@ -21,20 +21,23 @@ n_d = words(diams)
 is_d(k) = abs(column("D_m") - real(word(diams, k))) < 1e-9
 fine(v) = column("dx_m") == dx_fine ? v : NaN
 # the guide: slope 1/4 through the geometric means of H and D_c (finest grid)
-stats f using (fine(log(column("H_m")))):(fine(log(column("crater_surface_m")))) nooutput
-h0 = exp(STATS_mean_x); c0 = exp(STATS_mean_y)
+stats f using (fine(log(column("H_m")))) nooutput
+h0 = exp(STATS_mean)
+stats f using (fine(log(column("crater_surface_m")))) nooutput
+c0 = exp(STATS_mean)
 
 set logscale xy
 set xlabel "total drop distance H = h + d (m)"
 set ylabel "crater diameter (m)"
 set key top left
+set yrange [0.02:0.5]
 AXIS = "y"; eval log_tics
 
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
   set title sprintf("Impact: crater diameter when the sphere stops (dx %g m)", dx_fine)
-  plot c0 * (x / h0)**0.25 with lines lw 2 dt 2 lc rgb "#222222" title "slope 1/4 (Uehara's D_c ~ H^{1/4}, guide)", \
+  plot c0 * (x / h0)**0.25 with lines lw 2 dt 2 lc rgb "#222222" title "slope 1/4 (Uehara's D_c ∝ H^{1/4}, a guide)", \
        for [k = 1:n_d] f using "H_m":(is_d(k) ? fine(column("crater_surface_m")) : NaN) \
          with linespoints pt 7 ps 1.6 lw 1.5 lc rgb series_color(2 * k - 1) title sprintf("D = %s m, at the surface level", word(diams, k)), \
        for [k = 1:n_d] f using "H_m":(is_d(k) ? fine(column("crater_rim_m")) : NaN) \

@@ -23,8 +23,11 @@ diams = system(sprintf("awk -F'\t' '!/^#/ && !h {for (i = 1; i <= NF; ++i) if ($
 n_d = words(diams)
 is_d(k) = abs(column("D_m") - real(word(diams, k))) < 1e-9
 undefine STATS_*
-stats fits using (column("dx_m") == dx_fine ? column("a_H") : NaN):(column("dx_m") == dx_fine ? column("b_D") : NaN) nooutput
-a_fine = STATS_min_x; b_fine = STATS_min_y
+stats fits using (column("dx_m") == dx_fine ? column("a_H") : NaN) nooutput
+a_fine = STATS_min
+undefine STATS_*
+stats fits using (column("dx_m") == dx_fine ? column("b_D") : NaN) nooutput
+b_fine = STATS_min
 undefine STATS_*
 stats fits using (column("dx_m") == dx_fine ? column("K_over_uehara") : NaN) nooutput
 k_fine = STATS_min
@@ -33,6 +36,7 @@ set logscale xy
 set xlabel "total drop distance H = h + d (m)"
 set ylabel "penetration depth d (m)"
 set key top left
+set yrange [0.01:0.3]
 AXIS = "y"; eval log_tics
 
 do for [fmt in "png svg"] {

@@ -108,7 +108,7 @@ static bg_lab *parse_options(int argc, char **argv, impact_options *o) {
       {.name = "bed-width", .type = BG_PARAM_DOUBLE, .dest = &o->bed_width, .lo = 0.05, .hi = 5,
        .help = "bed width (square), m", .quick = "0.30", .paper = "0.30"},
       {.name = "bed-depth", .type = BG_PARAM_DOUBLE, .dest = &o->bed_depth, .lo = 0.02, .hi = 5,
-       .help = "bed depth, m", .quick = "0.15", .paper = "0.15"},
+       .help = "bed depth, m", .quick = "0.15", .paper = "0.35"},
       {.name = "gap", .type = BG_PARAM_DOUBLE, .dest = &o->gap_cells, .lo = 1.0, .hi = 10,
        .help = "cells between the surface and the sphere's bottom at release", .quick = "1.5", .paper = "1.5",
        .key = "gap_cells"},
