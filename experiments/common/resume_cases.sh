@@ -90,7 +90,7 @@ else bad "exp_runout --help and the number of aspects"; fi
 # --- 2. a run killed after its first checkpoint --------------------------------------------
 # non-default parameters, so that a resume that did not read them from the
 # folder would simulate another scene (and differ from the reference)
-params=(--block 0.08 --block-height 0.04 --time 0.2 --seed 3)
+params=(--block 0.08 --block-height 0.04 --time 0.6 --seed 3)
 svc=(--backend cpu --threads 1)
 run ref "$density" "${svc[@]}" --quiet "${params[@]}" --out "$out/ref"
 claim_rc || bad "the uninterrupted reference run: exit $rc"
@@ -100,9 +100,11 @@ pid=$!
 for _ in $(seq 300); do
   compgen -G "$r/checkpoints/*.bgck" >/dev/null && break
   kill -0 "$pid" 2>/dev/null || break
-  sleep 0.05
+  sleep 0.02
 done
-sleep 0.2
+# at once: a checkpoint appears whole (written aside and renamed), and the
+# run, 0.6 s of simulated time, lasts 0.9 s on one thread (its first
+# checkpoint comes 0.2 s after its start)
 kill -9 "$pid" 2>/dev/null || echo "      the run ended before it could be killed: make it longer"
 wait "$pid" 2>/dev/null
 if [[ -e "$r/RUNNING" && -s "$r/checkpoints/drop.bgck" && ! -e "$r/manifest.json" ]]; then
