@@ -6,11 +6,11 @@
  * zeta (rft_fit.c), and the two claims RFT rests on tested: the force grows
  * linearly with depth, and does not depend on a low speed.
  *
- * Runs: the shape set (every beta x gamma at the first depth); the
- * reference configuration (the first beta and gamma of the --ref pair) at
- * the other depths, at twice the speed, on the finer grid (the dx check),
- * and at the control friction angle (zeta must grow with phi, Askari &
- * Kamrin 2016). Claims (references/claims.tsv):
+ * Runs: the shape set (every beta x gamma at --shape-depth, with its own
+ * travel, window and floor); the reference configuration (the last beta,
+ * the first gamma) at every depth of --depths, at the first of them at
+ * twice the speed, on the finer grid (the dx check), and at the control
+ * friction angle (zeta must grow with phi, Askari & Kamrin 2016). Claims (references/claims.tsv):
  *   rft.shape           misfit of alpha against zeta g(beta, gamma), less
  *                       the generic form's own resolution (g against its
  *                       mirror image g(-beta, gamma)), <= 0;
@@ -72,9 +72,11 @@ static void check_options(void *ctx) {
   if (g_l.cells[0] / g_o.aspect < 4 - 1e-9)
     bg_lab_fail("--cells %g with --aspect %g: the plate is %.3g cells thick; it must be at least 4",
                 g_l.cells[0], g_o.aspect, g_l.cells[0] / g_o.aspect);
-  if (g_o.window >= g_o.travel)
-    bg_lab_fail("--window %g must be shorter than --travel %g (the start-up must be left out)",
-                g_o.window, g_o.travel);
+  if (g_o.window >= g_o.travel || g_o.shape_window >= g_o.shape_travel)
+    bg_lab_fail(
+        "--window %g and --shape-window %g must be shorter than --travel %g and "
+        "--shape-travel %g (the start-up must be left out)",
+        g_o.window, g_o.shape_window, g_o.travel, g_o.shape_travel);
 }
 
 static bg_lab *parse_options(int argc, char **argv) {
@@ -93,14 +95,20 @@ static bg_lab *parse_options(int argc, char **argv) {
        .help = "directions of motion below the horizontal, deg in [0, 90]", .quick = "0,90",
        .paper = "0,30,60,90"},
       {.name = "depths", .type = BG_PARAM_STRING, .dest = &g_o.depths,
-       .help = "depths of the plate's centre, in L: the shape set's, then the others of the linearity claim",
+       .help = "depths of the plate's centre for the linearity claim, in L (the first: the rate pair's, dx check's, control's)",
        .quick = "1,1.5,2", .paper = "1,1.5,2,2.5"},
+      {.name = "shape-depth", .type = BG_PARAM_DOUBLE, .dest = &g_o.shape_depth, .lo = 0.75, .hi = 5,
+       .help = "depth of the plate's centre for the shape set, in L (RFT: well below the surface)", .quick = "2", .paper = "2"},
       {.name = "speed", .type = BG_PARAM_DOUBLE, .dest = &g_o.speed, .lo = 1e-3, .hi = 10,
        .help = "plate speed, m/s (the rate claim doubles it)", .quick = "0.1", .paper = "0.05"},
       {.name = "travel", .type = BG_PARAM_DOUBLE, .dest = &g_o.travel, .lo = 0.05, .hi = 3,
        .help = "distance the plate moves, in L", .quick = "2", .paper = "3"},
       {.name = "window", .type = BG_PARAM_DOUBLE, .dest = &g_o.window, .lo = 0.01, .hi = 3,
        .help = "the steady window: the travel's last part, in L", .quick = "1.2", .paper = "2"},
+      {.name = "shape-travel", .type = BG_PARAM_DOUBLE, .dest = &g_o.shape_travel, .lo = 0.05, .hi = 3,
+       .help = "distance the shape set's plates move, in L", .quick = "1.6", .paper = "3"},
+      {.name = "shape-window", .type = BG_PARAM_DOUBLE, .dest = &g_o.shape_window, .lo = 0.01, .hi = 3,
+       .help = "the shape set's steady window, in L", .quick = "1", .paper = "2"},
       {.name = "wall-mu", .type = BG_PARAM_DOUBLE, .dest = &g_o.wall_mu, .lo = 0, .hi = 2,
        .help = "plate-sand Coulomb friction", .quick = "0.5", .paper = "0.5"},
       {.name = "phi-control", .type = BG_PARAM_DOUBLE, .dest = &g_o.phi_control, .lo = 0, .hi = 60,
@@ -109,6 +117,10 @@ static bg_lab *parse_options(int argc, char **argv) {
        .help = "settling time with the plate at rest, s", .quick = "0.05", .paper = "0.05"},
       {.name = "ahead", .type = BG_PARAM_DOUBLE, .dest = &g_o.ahead, .lo = 1, .hi = 10,
        .help = "bed ahead of the plate's final position, in depths (its passive wedge)", .quick = "2", .paper = "3"},
+      {.name = "below", .type = BG_PARAM_DOUBLE, .dest = &g_o.below, .lo = 0.5, .hi = 10,
+       .help = "bed below the plate's final reach (centre + L/2), in L: the floor's distance", .quick = "1", .paper = "1"},
+      {.name = "shape-below", .type = BG_PARAM_DOUBLE, .dest = &g_o.shape_below, .lo = 0.5, .hi = 10,
+       .help = "the same for the shape set", .quick = "2", .paper = "2"},
   };
   /* clang-format on */
   (void)o;
@@ -144,7 +156,11 @@ static rft_run drag(bg_lab *lab, double cells, double b, double g, double depth_
                     double phi, const char *what) {
   char tag[96];
   snprintf(tag, sizeof tag, "%s beta %g gamma %g depth %gL", what, b, g, depth_l);
-  return rft_drag(lab, &g_o, cells, b / DEG, g / DEG, depth_l * g_o.length, v, phi, tag);
+  /* the shape set's scene: its own depth, travel, window and floor */
+  rft_options o = g_o;
+  if (!strcmp(what, "shape"))
+    o.travel = g_o.shape_travel, o.window = g_o.shape_window, o.below = g_o.shape_below;
+  return rft_drag(lab, &o, cells, b / DEG, g / DEG, depth_l * g_o.length, v, phi, tag);
 }
 
 /* Every simulation the wanted claims need; a mutant run skips the rest. */
@@ -162,11 +178,10 @@ static void run_all(bg_lab *lab, plan *p) {
       for (int j = 0; j < g_l.ng; ++j) {
         if (g_l.betas[i] == b0 && g_l.gammas[j] == g0) p->ref = p->ns;
         p->shape[p->ns++] =
-            drag(lab, c0, g_l.betas[i], g_l.gammas[j], g_l.depths[0], v, phi, "shape");
+            drag(lab, c0, g_l.betas[i], g_l.gammas[j], g_o.shape_depth, v, phi, "shape");
       }
   if (bg_lab_needed(lab, "rft.depth_linear") || bg_lab_needed(lab, "rft.rate_independent"))
-    p->depth[0] = p->ref >= 0 ? p->shape[p->ref]
-                              : drag(lab, c0, b0, g0, g_l.depths[0] + deeper, v * vf, phi, "ref");
+    p->depth[0] = drag(lab, c0, b0, g0, g_l.depths[0] + deeper, v * vf, phi, "ref");
   if (bg_lab_needed(lab, "rft.depth_linear"))
     for (int k = 1; k < g_l.nd; ++k)
       p->depth[k] = drag(lab, c0, b0, g0, g_l.depths[k] + deeper, v, phi, "depth");
@@ -310,7 +325,7 @@ int main(int argc, char **argv) {
   run_all(lab, p);
   judge(lab, p);
   for (int k = 0; k < p->ns; ++k) free(p->shape[k].series);
-  for (int k = p->ref >= 0 ? 1 : 0; k < g_l.nd; ++k) free(p->depth[k].series);
+  for (int k = 0; k < g_l.nd; ++k) free(p->depth[k].series);
   free(p->fast.series), free(p->fine.series), free(p->control.series);
   free(p);
   return bg_lab_finish(lab);

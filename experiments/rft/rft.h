@@ -29,6 +29,9 @@ typedef struct rft_options {
   double phi_control; /* friction angle of the zeta control run, deg (0: none) */
   double settle;      /* settling time before the drag, s */
   double ahead;       /* bed ahead of the plate's end, in depths (the passive wedge) */
+  double below;       /* bed below the plate's final reach (centre + L / 2), in L */
+  /* the shape set's scene (the depth series, rate pair, dx check and control keep the above) */
+  double shape_depth, shape_travel, shape_window, shape_below; /* in L */
 } rft_options;
 
 /* One drag: what it was fed, as the simulation holds it, and what it read. */

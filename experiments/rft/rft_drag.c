@@ -9,7 +9,7 @@
  * the plate), settles for a short time with the plate at rest, and the free
  * surface is then read from the particles. The plate then moves at speed v
  * forward (+x) and down at gamma below the horizontal, over a travel of a
- * few tenths of L.
+ * plate length or two.
  *
  * Read-out, through the public API: the plate's row of bg_sim_wall_forces
  * (colliders, then bodies, then faces: row 0 here) each step, averaged with
@@ -110,12 +110,12 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   r.dx = dx;
   /* the bed: behind the plate its reach, ahead the travel and the passive
    * wedge (--ahead depths; a plate moving down has the bed symmetric about
-   * it), below it the travel down and a plate length. Whole cells behind,
+   * it), below it the travel down and --below plate lengths. Whole cells behind,
    * so that the plate's centre starts on a node: a mirror image on the grid */
   const double behind = ceil((hx + depth) / dx + 4) * dx;
   const double ahead =
       hx + travel * cos(gamma) + depth * (1 + (o->ahead - 1) * cos(gamma)) + 4 * dx;
-  const double below = depth + hx + travel * sin(gamma) + L;
+  const double below = depth + hx + travel * sin(gamma) + o->below * L;
   const int nx = (int)ceil((behind + ahead) / dx), nz = (int)ceil(below / dx);
   const double H = nz * dx; /* the bed's top above its floor */
   bg_sim_desc desc = bg_sim_desc_default();
