@@ -90,9 +90,10 @@ static void check_options(void *ctx) {
   }
 }
 
-static const char *const impact_mutants[] = {"sphere-density-x4", "depth-from-release",
-                                             "heights-reversed",  "diameters-reversed",
-                                             "uehara-law-data",   NULL};
+static const char *const impact_mutants[] = {"sphere-density-x4", "friction-angle-fed",
+                                             "depth-from-release", "heights-reversed",
+                                             "diameters-reversed", "uehara-law-data",
+                                             NULL};
 
 static bg_lab *parse_options(int argc, char **argv, impact_options *o) {
   /* clang-format off */
@@ -130,7 +131,7 @@ static bg_lab *parse_options(int argc, char **argv, impact_options *o) {
 }
 
 /* Every grid's drops, grid by grid. A mutant run that judges the prefactor
- * alone (sphere-density-x4) runs the finest grid's drops of the first
+ * alone (sphere-density-x4, friction-angle-fed) runs the finest grid's drops of the first
  * diameter only: K is a mean over whichever drops ran, and the mutant moves
  * every drop alike, so half the drops show it at half the cost (CI runs
  * it). Returns the number of grids run; *per, the drops per grid. */
@@ -140,14 +141,15 @@ static int run_drops(bg_lab *lab, impact_options *o, impact_drop *drops, int *pe
   int g0 = need_exponents ? 0 : o->n_dx - 1, n = 0;
   if (!need_exponents) o->n_d = 1;
   *per = o->n_d * o->n_h;
-  double scale = bg_lab_mutant_is(lab, "sphere-density-x4") ? 4.0 : 1.0;
+  impact_feed feed = {bg_lab_mutant_is(lab, "sphere-density-x4") ? 4.0 : 1.0,
+                      bg_lab_mutant_is(lab, "friction-angle-fed") ? -10.0 : 0.0};
   for (int g = g0; g < o->n_dx; ++g)
     for (int i = 0; i < o->n_d; ++i)
       for (int j = 0; j < o->n_h; ++j) {
         char tag[96];
         snprintf(tag, sizeof tag, "dx %g D %g h %g (%d/%d)", o->dx[g], o->d[i], o->h[j], n + 1,
                  (o->n_dx - g0) * *per);
-        drops[n++] = impact_run_drop(lab, o, o->dx[g], o->d[i], o->h[j], scale, tag);
+        drops[n++] = impact_run_drop(lab, o, o->dx[g], o->d[i], o->h[j], feed, tag);
       }
   return o->n_dx - g0;
 }
@@ -222,6 +224,10 @@ static void judge(bg_lab *lab, const impact_options *o, const impact_drop *fine,
   impact_fit_mode plain = {0};
   if (bg_lab_mutant_is(lab, "sphere-density-x4")) /* the lab's own copy, not the simulation's */
     plain.rho_b_lab = o->density_ratio * bg_lab_material(lab).rho0;
+  if (bg_lab_mutant_is(lab, "friction-angle-fed")) { /* likewise mu */
+    bg_material m = bg_lab_material(lab);
+    plain.mu_lab = impact_held_friction(&m);
+  }
   impact_fit F = impact_fit_grid(fine, n, o, plain);
   impact_fit_mode release = {.use_release = 1}, rev_h = {.reverse_h = 1}, rev_d = {.reverse_d = 1},
                   law = {.law_data = 1};

@@ -68,11 +68,17 @@ typedef struct impact_fit {
 #define UEHARA_A (1.0 / 3.0)
 #define UEHARA_B (2.0 / 3.0)
 
-/* impact_drop.c: one drop (tag names it for progress and checkpoints);
- * density_scale multiplies the sphere's fed density (the mutant
- * sphere-density-x4). */
+/* What a scene mutant changes in what a drop is fed: density_scale
+ * multiplies the sphere's density (sphere-density-x4), phi_shift_deg is
+ * added to the sand's friction angle (friction-angle-fed); {1, 0} for a
+ * plain run. */
+typedef struct impact_feed {
+  double density_scale, phi_shift_deg;
+} impact_feed;
+
+/* impact_drop.c: one drop (tag names it for progress and checkpoints). */
 impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, double D, double h,
-                            double density_scale, const char *tag);
+                            impact_feed feed, const char *tag);
 
 /* impact_fit.c: the fits over the n drops of d[] (depths taken from depth
  * or, with use_release, depth_release; the heights, or the diameters, read
@@ -82,9 +88,14 @@ typedef struct impact_fit_mode {
   int use_release, reverse_h, reverse_d, law_data;
   double rho_b_lab; /* > 0: the expectation from the lab's own copy of rho_b (mutant
                        sphere-density-x4) */
+  double mu_lab;    /* > 0: the expectation from the lab's own copy of mu (mutant
+                       friction-angle-fed) */
 } impact_fit_mode;
 impact_fit impact_fit_grid(const impact_drop *d, int n, const impact_options *o,
                            impact_fit_mode mode);
+/* The friction coefficient of a material: tan phi for Drucker-Prager,
+ * mu_s for mu(I) (impact_drop.c). */
+double impact_held_friction(const bg_material *m);
 /* Uehara's depth for a drop with the given inputs. */
 double impact_uehara_depth(double mu, double rho_b, double rho_g, double D, double H);
 

@@ -41,7 +41,7 @@ static void check(bg_status s, bg_sim *sim, const char *what) {
 
 /* The friction coefficient of the material as the simulation holds it:
  * tan phi for Drucker-Prager, mu_s for mu(I). */
-static double held_friction(const bg_material *m) {
+double impact_held_friction(const bg_material *m) {
   if (m->model == BG_MODEL_DP) return tan(m->dp.phi_deg / DEG);
   double mu_s = bg_lab_static_friction(m);
   if (mu_s <= 0) bg_lab_fail("impact: the material has no friction coefficient to compare with");
@@ -130,7 +130,7 @@ static size_t add_bed(bg_sim *sim, double dx, double lo, double W, double z0, do
 }
 
 impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, double D, double h,
-                            double density_scale, const char *tag) {
+                            impact_feed feed, const char *tag) {
   impact_drop r;
   memset(&r, 0, sizeof r);
   r.dx = dx;
@@ -145,6 +145,10 @@ impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, dou
   double z_floor = lo, z_surf = lo + B, xc = lo + 0.5 * W;
   bg_sim_desc desc = bg_sim_desc_default();
   desc.material = bg_lab_material(lab);
+  if (feed.phi_shift_deg != 0) {
+    if (desc.material.model != BG_MODEL_DP) bg_lab_fail("impact: a friction-angle shift needs Drucker-Prager sand");
+    desc.material.dp.phi_deg += (bg_real)feed.phi_shift_deg;
+  }
   desc.dx = (bg_real)dx;
   desc.dims[0] = desc.dims[1] = (size_t)cw + 4;
   /* above the surface: the sphere, its gap and two cells over it */
@@ -154,7 +158,7 @@ impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, dou
   bg_body ball = bg_body_default();
   ball.shape = BG_BODY_SPHERE;
   ball.radius = (bg_real)R;
-  ball.density = (bg_real)(o->density_ratio * desc.material.rho0 * density_scale);
+  ball.density = (bg_real)(o->density_ratio * desc.material.rho0 * feed.density_scale);
   ball.x[0] = ball.x[1] = (bg_real)xc;
   ball.x[2] = (bg_real)(z_surf + gap + R);
   ball.v[2] = (bg_real)(-sqrt(2 * G * (h - gap)));
@@ -172,7 +176,7 @@ impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, dou
   /* what the claims compare with, read back from the simulation */
   bg_sim_desc held;
   check(bg_sim_describe(sim, &held), sim, "bg_sim_describe");
-  r.mu_fed = held_friction(&held.material);
+  r.mu_fed = impact_held_friction(&held.material);
   bg_body_state bs;
   check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
   r.rho_b_held = bs.mass / (PI / 6 * D * D * D);

@@ -56,6 +56,7 @@ impact_fit impact_fit_grid(const impact_drop *d, int n, const impact_options *o,
     rho_g += d[k].rho_g / n;
   }
   if (mode.rho_b_lab > 0) rho_b = mode.rho_b_lab;
+  if (mode.mu_lab > 0) mu = mode.mu_lab;
   f.K_expected = UEHARA_C / mu * sqrt(rho_b / rho_g);
   double logd[64], logH[64], logD[64];
   if (n > 64) n = 64;
