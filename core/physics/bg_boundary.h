@@ -82,6 +82,19 @@ typedef struct bg_bnode_effect {
   bg_real dv[BG_BNODE_MAX_WALLS][3];
 } bg_bnode_effect;
 
+/* The entry of node in a list ascending in node, or -1: where the rigid
+ * bodies' nodes come apart from the walls' (bg_backend_ops.set_body_nodes),
+ * a walls' entry that the bodies' list also holds is passed over. */
+BG_HD int64_t bg_bnode_find(const bg_bnode *l, int64_t n, int64_t node) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (l[mid].node < node) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && l[lo].node == node ? lo : -1;
+}
+
 /* All conditions of one solid node: its collider, then each face. walls
  * holds the user colliders first and the six faces after them. When eff is
  * not NULL it receives each wall's velocity change. */

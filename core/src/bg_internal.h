@@ -194,6 +194,14 @@ typedef struct bg_backend_ops {
                           uintptr_t stream);
   bg_status (*device_alloc)(void *state, size_t bytes, void **dev);
   void (*device_free)(void *state, void *dev);
+  /* Optional (NULL: the front end merges the rigid bodies' solid nodes into
+   * the walls' list and hands the whole to set_boundary after every step).
+   * The bodies' solid nodes alone, ascending in node, replacing the last
+   * such list; where a node is also in set_boundary's list, this entry acts
+   * instead of that one (it carries that node's faces). The walls' list,
+   * which changes only when walls move, then stays where it is: on a device
+   * it is every face node of the box, tens of MB at a few million nodes. */
+  bg_status (*set_body_nodes)(void *state, const bg_bnode *nodes, size_t n);
 } bg_backend_ops;
 
 /* One ops table per row of bg_backend_list.h (bg_backend_<ident>); the
@@ -244,7 +252,9 @@ struct bg_sim {
   bg_rbody *bodies;
   struct bg_body_mesh *body_mesh; /* per body: the mesh's geometry (zeros for other shapes) */
   size_t n_bodies;
-  bg_bnode *merged; /* bnodes with the bodies' nodes, handed to the backend */
+  bg_bnode *merged; /* bnodes with the bodies' nodes, or with set_body_nodes the
+                       bodies' alone, handed to the backend */
+  int walls_sent;   /* set_body_nodes: the backend holds bnodes as they are */
   size_t merged_cap;
   double *wall_tally; /* the backend's BG_WALL_TALLY per wall of the last step */
   bg_real cfl, fixed_dt, cp;

@@ -361,11 +361,30 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
   return BG_OK;
 }
 
+/* One node both a wall and a body hold: the faces stay; the deeper of
+ * collider and body acts. */
+static bg_bnode merge_node(bg_bnode m, double wall_phi, const cand *c) {
+  if (m.collider < 0 || c->phi < wall_phi) {
+    m.collider = c->b.collider;
+    for (int a = 0; a < 3; ++a) {
+      m.n[a] = c->b.n[a];
+      m.vw[a] = c->b.vw[a];
+    }
+  }
+  return m;
+}
+
 bg_status bg_boundary_commit(bg_sim *sim) {
   if (!sim->n_bodies) return sim->ops->set_boundary(sim->state, sim->bnodes, sim->n_bnodes);
+  const int apart = sim->ops->set_body_nodes != NULL;
+  bg_status s = BG_OK;
+  if (apart && !sim->walls_sent) {
+    if ((s = sim->ops->set_boundary(sim->state, sim->bnodes, sim->n_bnodes)) != BG_OK)
+      return bg_fail(sim, s, "backend %s could not take the solid-node list", bg_backend_ops_name(sim->ops));
+    sim->walls_sent = 1;
+  }
   cand *bl = NULL;
   size_t nb = 0, cap = 0;
-  bg_status s = BG_OK;
   for (size_t k = 0; k < sim->n_bodies && s == BG_OK; ++k)
     if (!sim->bodies[k].parked) s = body_nodes(sim, k, &bl, &nb, &cap);
   if (s != BG_OK) {
@@ -374,7 +393,7 @@ bg_status bg_boundary_commit(bg_sim *sim) {
   }
   /* where bodies overlap, the deepest holds the node (as for colliders) */
   if (nb) qsort(bl, nb, sizeof *bl, cand_cmp);
-  size_t need = sim->n_bnodes + nb;
+  size_t need = (apart ? 0 : sim->n_bnodes) + nb;
   if (need > sim->merged_cap) {
     bg_bnode *g = realloc(sim->merged, (need ? need : 1) * sizeof *g);
     if (!g) {
@@ -384,34 +403,37 @@ bg_status bg_boundary_commit(bg_sim *sim) {
     sim->merged = g;
     sim->merged_cap = need;
   }
-  /* merge with the walls' list, both ascending in node */
-  size_t i = 0, j = 0, n = 0;
-  while (i < sim->n_bnodes || j < nb) {
-    if (j < nb && j > 0 && bl[j].b.node == bl[j - 1].b.node) {
-      ++j;
-      continue;
+  size_t n = 0;
+  if (apart) {
+    /* the bodies' nodes alone, each merged with the walls' entry it replaces */
+    for (size_t j = 0; j < nb; ++j) {
+      if (j > 0 && bl[j].b.node == bl[j - 1].b.node) continue;
+      int64_t i = bg_bnode_find(sim->bnodes, (int64_t)sim->n_bnodes, bl[j].b.node);
+      sim->merged[n++] = i < 0 ? bl[j].b : merge_node(sim->bnodes[i], sim->bphi[i], &bl[j]);
     }
-    if (j >= nb || (i < sim->n_bnodes && sim->bnodes[i].node < bl[j].b.node)) {
-      sim->merged[n++] = sim->bnodes[i++];
-    } else if (i >= sim->n_bnodes || bl[j].b.node < sim->bnodes[i].node) {
-      sim->merged[n++] = bl[j++].b;
-    } else {
-      /* one node in both: the faces stay; the deeper of collider and body acts */
-      bg_bnode m = sim->bnodes[i];
-      if (m.collider < 0 || bl[j].phi < sim->bphi[i]) {
-        m.collider = bl[j].b.collider;
-        for (int a = 0; a < 3; ++a) {
-          m.n[a] = bl[j].b.n[a];
-          m.vw[a] = bl[j].b.vw[a];
-        }
+    free(bl);
+    s = sim->ops->set_body_nodes(sim->state, sim->merged, n);
+  } else {
+    /* merge with the walls' list, both ascending in node */
+    size_t i = 0, j = 0;
+    while (i < sim->n_bnodes || j < nb) {
+      if (j < nb && j > 0 && bl[j].b.node == bl[j - 1].b.node) {
+        ++j;
+        continue;
       }
-      sim->merged[n++] = m;
-      ++i;
-      ++j;
+      if (j >= nb || (i < sim->n_bnodes && sim->bnodes[i].node < bl[j].b.node)) {
+        sim->merged[n++] = sim->bnodes[i++];
+      } else if (i >= sim->n_bnodes || bl[j].b.node < sim->bnodes[i].node) {
+        sim->merged[n++] = bl[j++].b;
+      } else {
+        sim->merged[n++] = merge_node(sim->bnodes[i], sim->bphi[i], &bl[j]);
+        ++i;
+        ++j;
+      }
     }
+    free(bl);
+    s = sim->ops->set_boundary(sim->state, sim->merged, n);
   }
-  free(bl);
-  s = sim->ops->set_boundary(sim->state, sim->merged, n);
   if (s != BG_OK) return bg_fail(sim, s, "backend %s could not take the solid-node list", bg_backend_ops_name(sim->ops));
   return BG_OK;
 }

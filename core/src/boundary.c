@@ -174,6 +174,7 @@ bg_status bg_boundary_build(bg_sim *sim, double t) {
   sim->bnodes = list;
   sim->bphi = lphi;
   sim->n_bnodes = n;
+  sim->walls_sent = 0;
   bg_status s = bg_boundary_commit(sim);
   if (s != BG_OK && !sim->err[0])
     return bg_fail(sim, s, "backend %s could not take the solid-node list", bg_backend_ops_name(sim->ops));

@@ -112,6 +112,9 @@ static void cuda_destroy(void *state) {
   cudaFree(s->gm);
   cudaFree(s->mats);
   cudaFree(s->bn);
+  cudaFree(s->bb);
+  if (s->h_bb) cudaFreeHost(s->h_bb);
+  if (s->ev_bb) cudaEventDestroy(s->ev_bb);
   cudaFree(s->walls);
   cudaFree(s->sinks);
   cudaFree(s->d_tally);
@@ -422,6 +425,7 @@ extern "C" const bg_backend_ops bg_backend_cuda = {
     /* .add_device   = */ cuda_add_device,
     /* .device_alloc = */ cuda_device_alloc,
     /* .device_free  = */ cuda_device_free,
+    /* .set_body_nodes = */ cuda_set_body_nodes,
 };
 
 extern "C" const bg_backend_ops bg_backend_cuda_global = {
@@ -452,5 +456,6 @@ extern "C" const bg_backend_ops bg_backend_cuda_global = {
     /* .add_device   = */ cuda_add_device,
     /* .device_alloc = */ cuda_device_alloc,
     /* .device_free  = */ cuda_device_free,
+    /* .set_body_nodes = */ cuda_set_body_nodes,
 };
 

@@ -236,6 +236,6 @@ void cuda_memory(void *state, bg_memory *out) {
                     (s->gm ? nn * sizeof(float) : 0);
   /* the sort's key and permutation double buffers, CUB's scratch, the run list, the boundary nodes, the tallies */
   out->other_bytes = 2 * s->sort_cap * (sizeof(uint32_t) + sizeof(int64_t)) + s->cub_bytes +
-                     s->run_cap * (sizeof(int64_t) + sizeof(uint32_t)) + s->bn_cap * sizeof(bg_bnode) +
+                     s->run_cap * (sizeof(int64_t) + sizeof(uint32_t)) + (s->bn_cap + s->bb_cap) * sizeof(bg_bnode) +
                      s->tally_words * 8;
 }

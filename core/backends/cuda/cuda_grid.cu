@@ -17,14 +17,16 @@ __global__ void k_grid_update(float4 *grid, int64_t nn, float g0, float g1, floa
   }
 }
 
-/* Contact on the solid nodes; each wall's share of the momentum change,
- * over dt, is added to wf (BG_WALL_TALLY doubles per wall: minus the force
- * on it, then that force's moment about the grid's origin). */
-__global__ void k_boundary(float4 *grid, dgeom G, const bg_bnode *bn, int64_t nbn, const bg_wallc *walls, int n_colliders,
-                           double inv_dt, double *wf) {
+/* Contact on the solid nodes bn, less those listed in skip (the bodies'
+ * nodes, which carry their own entry); each wall's share of the momentum
+ * change, over dt, is added to wf (BG_WALL_TALLY doubles per wall: minus
+ * the force on it, then that force's moment about the grid's origin). */
+__global__ void k_boundary(float4 *grid, dgeom G, const bg_bnode *bn, int64_t nbn, const bg_bnode *skip, int64_t nskip,
+                           const bg_wallc *walls, int n_colliders, double inv_dt, double *wf) {
   int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (k >= nbn) return;
   const bg_bnode b = bn[k];
+  if (nskip && bg_bnode_find(skip, nskip, b.node) >= 0) return;
   const int64_t at = grid_addr_rt(G, b.node);
   if (at < 0) return; /* grid=sparse: no block, no mass */
   float4 q = grid[at];
@@ -66,13 +68,49 @@ bg_status cuda_grid_update(void *state, bg_real dt) {
   CU(cudaGetLastError());
   double *wf = (double *)(s->d_tally + 1 + 2 * ((size_t)c->n_sinks + 1));
   CU(cudaMemsetAsync(wf, 0, BG_WALL_TALLY * (size_t)c->n_walls * sizeof(double), s->st));
+  const double inv_dt = dt > 0 ? 1.0 / (double)dt : 0.0;
+  const int ncol = c->n_walls - BG_FACE_COUNT;
   if (s->n_bn) {
     k_boundary<<<grid_of((int64_t)s->n_bn, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-        s->grid, s->geo, s->bn, (int64_t)s->n_bn, s->walls, c->n_walls - BG_FACE_COUNT, dt > 0 ? 1.0 / (double)dt : 0.0,
-        wf);
+        s->grid, s->geo, s->bn, (int64_t)s->n_bn, s->bb, (int64_t)s->n_bb, s->walls, ncol, inv_dt, wf);
+    CU(cudaGetLastError());
+  }
+  if (s->n_bb) {
+    k_boundary<<<grid_of((int64_t)s->n_bb, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
+        s->grid, s->geo, s->bb, (int64_t)s->n_bb, NULL, 0, s->walls, ncol, inv_dt, wf);
     CU(cudaGetLastError());
   }
   return mark(s, 3);
+}
+
+bg_status cuda_set_body_nodes(void *state, const bg_bnode *nodes, size_t n) {
+  cuda_state *s = (cuda_state *)state;
+  /* the last upload has left the pinned copy before it is written again */
+  if (s->ev_bb) CU(cudaEventSynchronize(s->ev_bb));
+  if (n > s->h_bb_cap) {
+    bg_bnode *h = NULL;
+    const size_t cap = n + n / 2;
+    CU(cudaMallocHost((void **)&h, cap * sizeof *h));
+    if (s->h_bb) cudaFreeHost(s->h_bb);
+    s->h_bb = h;
+    s->h_bb_cap = cap;
+  }
+  if (n > s->bb_cap) {
+    bg_bnode *d = NULL;
+    const size_t cap = n + n / 2;
+    CU(cudaMalloc((void **)&d, cap * sizeof *d));
+    cudaFree(s->bb); /* synchronises with kernels still reading it */
+    s->bb = d;
+    s->bb_cap = cap;
+  }
+  if (n) {
+    memcpy(s->h_bb, nodes, n * sizeof *nodes);
+    CU(cudaMemcpyAsync(s->bb, s->h_bb, n * sizeof *nodes, cudaMemcpyHostToDevice, s->st));
+    if (!s->ev_bb) CU(cudaEventCreateWithFlags(&s->ev_bb, cudaEventDisableTiming));
+    CU(cudaEventRecord(s->ev_bb, s->st));
+  }
+  s->n_bb = n;
+  return BG_OK;
 }
 
 const void *cuda_grid_kernel(void) { return (const void *)k_grid_update; }

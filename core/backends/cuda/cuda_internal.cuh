@@ -154,6 +154,13 @@ typedef struct cuda_state {
   bg_mat *mats;
   bg_bnode *bn;
   size_t n_bn, bn_cap;
+  /* the rigid bodies' solid nodes (set_body_nodes), ascending in node: they
+   * act instead of bn's entries of the same nodes. Sent every step from a
+   * pinned copy, so the upload does not wait for the step in flight; ev_bb
+   * marks when the copy has left it */
+  bg_bnode *bb, *h_bb;
+  size_t n_bb, bb_cap, h_bb_cap;
+  cudaEvent_t ev_bb;
   bg_wallc *walls;
   bg_sink *sinks;
   /* tallies: [0] max |v|^2 of the last G2P as double bits, [1 .. ns+1]
@@ -294,6 +301,7 @@ bg_status cuda_p2g(void *state, bg_real dt);
 /* cuda_grid.cu; cuda_grid_kernel is a kernel of this build, for the
  * availability check's image probe */
 bg_status cuda_grid_update(void *state, bg_real dt);
+bg_status cuda_set_body_nodes(void *state, const bg_bnode *nodes, size_t n);
 const void *cuda_grid_kernel(void);
 /* cuda_g2p.cu */
 bg_status cuda_g2p(void *state, bg_real dt);

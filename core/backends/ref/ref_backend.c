@@ -32,6 +32,8 @@ typedef struct ref_state {
   int nl;             /* the state slot whose Laplacian the table's nonlocal entries need, or -1 */
   bg_bnode *bn;
   size_t n_bn;
+  bg_bnode *bb; /* the rigid bodies' nodes (set_body_nodes): they act instead of bn's */
+  size_t n_bb;
   double parked_mass, total_mass, max_speed;
   double *sink_mass; /* n_sinks + 1: the last, particles that left the grid */
   double *wf;        /* BG_WALL_TALLY per wall: force and moment over the last grid update */
@@ -120,6 +122,7 @@ static void ref_destroy(void *state) {
   free(s->gs);
   free(s->gm);
   free(s->bn);
+  free(s->bb);
   free(s->sink_mass);
   free(s->wf);
   free(s);
@@ -193,15 +196,26 @@ static bg_status ref_add(void *state, size_t n, const bg_real *x, const bg_real 
   return BG_OK;
 }
 
-static bg_status ref_set_boundary(void *state, const bg_bnode *nodes, size_t n) {
-  ref_state *s = state;
+static bg_status copy_list(const bg_bnode *nodes, size_t n, bg_bnode **list, size_t *len) {
   bg_bnode *copy = malloc((n ? n : 1) * sizeof *copy);
   if (!copy) return BG_ERR_NOMEM;
   if (n) memcpy(copy, nodes, n * sizeof *copy);
-  free(s->bn);
-  s->bn = copy;
-  s->n_bn = n;
+  free(*list);
+  *list = copy;
+  *len = n;
   return BG_OK;
+}
+
+static bg_status ref_set_boundary(void *state, const bg_bnode *nodes, size_t n) {
+  ref_state *s = state;
+  return copy_list(nodes, n, &s->bn, &s->n_bn);
+}
+
+/* The oracle takes the bodies' nodes apart, as the device does, so that
+ * the front end's split list is held to the same closed forms on the host. */
+static bg_status ref_set_body_nodes(void *state, const bg_bnode *nodes, size_t n) {
+  ref_state *s = state;
+  return copy_list(nodes, n, &s->bb, &s->n_bb);
 }
 
 /* No sort: the particles stay in the order they came in. */
@@ -257,8 +271,9 @@ static bg_status ref_grid_update(void *state, bg_real dt) {
    * minus the force on that wall */
   double inv_dt = dt > 0 ? 1.0 / (double)dt : 0.0;
   memset(s->wf, 0, BG_WALL_TALLY * (size_t)c->n_walls * sizeof *s->wf);
-  for (size_t k = 0; k < s->n_bn; ++k) {
-    const bg_bnode *b = &s->bn[k];
+  for (size_t k = 0; k < s->n_bn + s->n_bb; ++k) {
+    const bg_bnode *b = k < s->n_bn ? &s->bn[k] : &s->bb[k - s->n_bn];
+    if (k < s->n_bn && s->n_bb && bg_bnode_find(s->bb, (int64_t)s->n_bb, b->node) >= 0) continue;
     bg_real *g = s->grid[b->node];
     if (!(g[0] > 0)) continue;
     bg_bnode_effect eff;
@@ -449,7 +464,7 @@ static void ref_memory(void *state, bg_memory *out) {
   out->particle_bytes = s->cap * (BG_RAW_NF * sizeof *s->f + sizeof *s->id + sizeof *s->park + sizeof *s->mat);
   out->grid_nodes = nn;
   out->grid_bytes = nn * sizeof *s->grid + (s->gs ? nn * sizeof *s->gs : 0) + (s->gm ? nn * sizeof *s->gm : 0);
-  out->other_bytes = s->n_bn * sizeof *s->bn;
+  out->other_bytes = (s->n_bn + s->n_bb) * sizeof *s->bn;
 }
 
 const bg_backend_ops bg_backend_cpu_ref = {
@@ -461,6 +476,7 @@ const bg_backend_ops bg_backend_cpu_ref = {
     .destroy = ref_destroy,
     .add = ref_add,
     .set_boundary = ref_set_boundary,
+    .set_body_nodes = ref_set_body_nodes,
     .sort = ref_sort,
     .p2g = ref_p2g,
     .grid_update = ref_grid_update,
