@@ -676,7 +676,8 @@ int main(int argc, char **argv) {
   }
   if (!only || strcmp(only, "column-2d") == 0) {
     scene_column_2d(&sc);
-    nv = variants(vars, 16, col_int, col_lab, 0);
+    /* every property value too: the 2D kernels are template instances of their own */
+    nv = variants(vars, 16, col_int, col_lab, 1);
     parity(&sc, vars, nv, -1);
     scene_free(&sc);
   }

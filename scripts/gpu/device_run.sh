@@ -83,7 +83,7 @@ phase_build() {
   : >"$out/ptxas.log"
   for f in cuda_p2g.cu cuda_g2p.cu; do
     "$nvcc_bin" -std=c++17 -O3 "-arch=sm_${archs%%;*}" -I"$root/core/include" -I"$root/core/physics" \
-      -I"$root/core/src" -Xptxas -v -c "$root/core/backends/cuda/$f" -o "$out/ptxas.o" \
+      -I"$root/core/src" -I"$root/core/backends" -I"$build/generated/public" -Xptxas -v -c "$root/core/backends/cuda/$f" -o "$out/ptxas.o" \
       >>"$out/ptxas.log" 2>&1 && rm -f "$out/ptxas.o"
   done
   note "ptxas: $(grep -A2 -E "k_p2gILi2E|k_g2p" "$out/ptxas.log" | grep -E 'Used|spill' | tr -s ' ' | paste -sd ' ')"
