@@ -262,32 +262,25 @@ bg_status cuda_g2p(void *state, bg_real dt) {
   cuda_state *s = (cuda_state *)state;
   /* only the maximum speed restarts each step; parking tallies accumulate */
   CU(cudaMemsetAsync(s->d_tally, 0, sizeof(unsigned long long), s->st));
+  dmat M;
+  M.cfg = *s->cfg;
+  M.mat = s->cfg->mat;
+  M.mats = s->mats;
+  M.sinks = s->sinks;
+  M.n_sinks = s->cfg->n_sinks;
+  /* the nonlocal model is refused with g2p_gather=tile and with grid=sparse (cuda_backend.cu) */
+  const bool nl = s->nl >= 0, dim2 = s->cfg->dim == 2;
   if (s->n && s->gtile && s->n_runs > 0) {
     if (s->dirty) return fail(s, BG_ERR_INTERNAL, "g2p called before particles added since the last step were sorted");
-    dmat M;
-    M.cfg = *s->cfg;
-    M.mat = s->cfg->mat;
-    M.mats = s->mats;
-    M.sinks = s->sinks;
-    M.n_sinks = s->cfg->n_sinks;
-    /* the nonlocal model is refused with g2p_gather=tile (cuda_backend.cu) */
-    if (s->cfg->dim == 2 && s->sparse) launch_g2p_tile<2, true>(s, M, dt);
-    else if (s->cfg->dim == 2) launch_g2p_tile<2, false>(s, M, dt);
+    if (dim2 && s->sparse) launch_g2p_tile<2, true>(s, M, dt);
+    else if (dim2) launch_g2p_tile<2, false>(s, M, dt);
     else if (s->sparse) launch_g2p_tile<3, true>(s, M, dt);
     else launch_g2p_tile<3, false>(s, M, dt);
     CU(cudaGetLastError());
   } else if (s->n) {
-    dmat M;
-    M.cfg = *s->cfg;
-    M.mat = s->cfg->mat;
-    M.mats = s->mats;
-    M.sinks = s->sinks;
-    M.n_sinks = s->cfg->n_sinks;
-    /* the nonlocal model is refused with grid=sparse (cuda_backend.cu) */
-    const bool nl = s->nl >= 0;
-    if (s->cfg->dim == 2 && nl) launch_g2p<2, true, false>(s, M, dt);
-    else if (s->cfg->dim == 2 && s->sparse) launch_g2p<2, false, true>(s, M, dt);
-    else if (s->cfg->dim == 2) launch_g2p<2, false, false>(s, M, dt);
+    if (dim2 && nl) launch_g2p<2, true, false>(s, M, dt);
+    else if (dim2 && s->sparse) launch_g2p<2, false, true>(s, M, dt);
+    else if (dim2) launch_g2p<2, false, false>(s, M, dt);
     else if (nl) launch_g2p<3, true, false>(s, M, dt);
     else if (s->sparse) launch_g2p<3, false, true>(s, M, dt);
     else launch_g2p<3, false, false>(s, M, dt);
