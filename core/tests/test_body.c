@@ -24,6 +24,7 @@
 
 #include "bagnold.h"
 #include "bg_check.h"
+#include "bg_check_resume.h"
 
 static const char *g_backend = "cpu/ref";
 
@@ -403,35 +404,7 @@ static void test_checkpoint(void) {
     bg_sim_destroy(a);
     return;
   }
-  bg_sim_run(a, 30);
-  char err[512];
-  bg_sim *c = NULL;
-  bg_status s = bg_sim_load(path, g_backend, 0, &c, err, sizeof err);
-  remove(path);
-  if (!bg_check_true(s == BG_OK, "loaded (%s)", err)) {
-    bg_sim_destroy(a);
-    return;
-  }
-  bg_sim_run(c, 30);
-  bg_body_state sa, sc;
-  bg_sim_body_state(a, 0, &sa);
-  bg_sim_body_state(c, 0, &sc);
-  bg_real *xa = malloc(3 * n * sizeof *xa), *xc = malloc(3 * n * sizeof *xc);
-  bg_sim_get(a, BG_FIELD_X, xa, 3 * n);
-  bg_sim_get(c, BG_FIELD_X, xc, 3 * n);
-  double dxp = 0;
-  for (size_t i = 0; i < 3 * n; ++i) dxp = fmax(dxp, fabs((double)xa[i] - xc[i]));
-  double dz = fabs(sa.x[2] - sc.x[2]), dw = fabs(sa.w[0] - sc.w[0]);
-  printf("   body z %.6f m (moved %.4f m), spin %.4f rad/s\n", sa.x[2], (double)b.x[2] - sa.x[2], sa.w[0]);
-  /* a device's float atomics sum in another order each run */
-  const double tol = bg_backend_on_device(g_backend) == 1 ? 1e-5 : 0.0;
-  bg_check_abs(dz, 0.0, tol, "the resumed body's height is the run's");
-  bg_check_abs(dw, 0.0, tol * 1e3, "its spin");
-  bg_check_abs(dxp, 0.0, tol, "the particles' positions");
-  free(xa);
-  free(xc);
-  bg_sim_destroy(a);
-  bg_sim_destroy(c);
+  bg_check_resume_body(a, path, g_backend, 30, n);
 }
 
 /* ------------------------------------------------------------ 2D */
