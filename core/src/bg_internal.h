@@ -255,6 +255,8 @@ struct bg_sim {
   bg_bnode *merged; /* bnodes with the bodies' nodes, or with set_body_nodes the
                        bodies' alone, handed to the backend */
   int walls_sent;   /* set_body_nodes: the backend holds bnodes as they are */
+  void *body_cand;  /* the bodies' candidate nodes of the last commit (body.c), kept for the next */
+  size_t body_cand_cap;
   size_t merged_cap;
   double *wall_tally; /* the backend's BG_WALL_TALLY per wall of the last step */
   bg_real cfl, fixed_dt, cp;

@@ -142,10 +142,6 @@ static const bg_property_def cuda_properties[] = {
      "sparse: only the 4^3-node blocks some particle's stencil reaches this step hold memory (a pool of blocks "
      "and a 4-byte slot per block of the grid), so the grid's memory follows the material, not the box; dense: "
      "every node of the box, 16 bytes each"},
-    {"g2p_gather", "global|tile", "global",
-     "tile: G2P runs one 128-thread block per run of the last sort and gathers from the run's 6^3 nodes, loaded "
-     "once into shared memory (particles that drifted since the sort read the grid); global: one thread per "
-     "particle, 27 node reads through L1 and L2"},
 };
 #define CUDA_N_PROPERTIES ((int)(sizeof cuda_properties / sizeof cuda_properties[0]))
 
@@ -188,17 +184,6 @@ static bg_status read_properties(cuda_state *s) {
     return fail(s, BG_ERR_RANGE,
                 "grid=sparse does not cover the nonlocal fluidity's nodal sums (held for every node of the box): a "
                 "material with a nonlocal model runs with grid=dense");
-  const char *gg = bg_config_property(s->cfg, "g2p_gather");
-  if (!gg) gg = cuda_properties[3].def;
-  if (strcmp(gg, "global") != 0 && strcmp(gg, "tile") != 0) return fail(s, BG_ERR_RANGE, "g2p_gather must be global or tile");
-  s->gtile = gg[0] == 't';
-  if (s->gtile && s->g2p_minb > 0)
-    return fail(s, BG_ERR_RANGE,
-                "g2p_gather=tile is compiled without a register bound only: use g2p_minblocks=auto or 0 with it");
-  if (s->gtile && s->cfg->nl >= 0)
-    return fail(s, BG_ERR_RANGE,
-                "g2p_gather=tile does not cover the nonlocal fluidity's Laplacian (two more grids): a material with a "
-                "nonlocal model runs with g2p_gather=global");
   s->geo.lb = BG_BLOCK_LOG2;
   s->geo.dim = s->cfg->dim;
   return BG_OK;

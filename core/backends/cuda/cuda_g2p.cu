@@ -17,26 +17,11 @@
  * (0 when parked now). MULTI: a material table (each particle's entry
  * through its index, and the nonlocal service only for the entries that
  * need it, averaging over their own mass gm). */
-/* The gather tile of g2p_gather=tile: the nodes o .. o + 5 per axis (o
- * the origin of the run's 4^3 block; in 2D one y layer), which hold every
- * node of a particle whose lowest stencil node lies in the block. */
-typedef struct gtile {
-  const float4 *t; /* shared; NULL: every node from the grid */
-  int o[3];
-} gtile;
-
-template <int DIM>
-static __device__ __forceinline__ bool in_gtile(const gtile &T, const int base[3]) {
-  constexpr int M = (1 << BG_BLOCK_LOG2) - 1;
-  return T.t && (unsigned)(base[0] - T.o[0]) <= (unsigned)M && (DIM == 2 || (unsigned)(base[1] - T.o[1]) <= (unsigned)M) &&
-         (unsigned)(base[2] - T.o[2]) <= (unsigned)M;
-}
-
 template <bool MULTI, int DIM, bool NL, bool SP>
 static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p, const dgeom &G, const dmat &M,
                                                       float dt, const float4 *__restrict__ grid,
                                                       const float *__restrict__ gs, const float *__restrict__ gm,
-                                                      int nl, unsigned long long *tally, const gtile &T) {
+                                                      int nl, unsigned long long *tally) {
   double sp2 = 0.0;
   {
     const bg_mat *mat = MULTI ? M.mats + P.mat[p] : &M.mat;
@@ -47,14 +32,9 @@ static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p
     const float dx = G.dx, k4 = 4.0f * G.inv_dx * G.inv_dx;
     /* lanes 1..3 of the CPU's 4-lane sums (lane 0, the mass, is ignored there) */
     float av[3] = {0, 0, 0}, aa[3] = {0, 0, 0}, ab[3] = {0, 0, 0}, ac[3] = {0, 0, 0};
-    /* in the run's tile: every node from shared memory (a drifted particle
-     * reads the grid as the plain gather does) */
-    constexpr int TE = (1 << BG_BLOCK_LOG2) + 2, TY = DIM == 2 ? 1 : TE;
-    const bool in = in_gtile<DIM>(T, w.base);
-    const int t0 = in ? ((w.base[0] - T.o[0]) * TY + (w.base[1] + b0 - T.o[1])) * TE + (w.base[2] - T.o[2]) : 0;
     /* grid=sparse: the stencil's blocks, once (sparse_stencil) */
     sparse_stencil ss;
-    if (SP && !in) {
+    if (SP) {
       const int n0[3] = {w.base[0], w.base[1] + b0, w.base[2]}, span[3] = {3, b1 - b0 + 1, 3};
       sparse_stencil_load(G, n0, span, ss);
     }
@@ -63,13 +43,11 @@ static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p
       for (int b = b0; b <= b1; ++b) {
         const float dxb = ((float)b - w.fx[1]) * dx;
         const float wab = w.w[0][a] * w.w[1][b];
-        const float4 *g = SP || in ? grid : grid + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2]);
+        const float4 *g = SP ? grid : grid + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2]);
         for (int k = 0; k < 3; ++k) {
           const float dxc = ((float)k - w.fx[2]) * dx;
           const float wt = wab * w.w[2][k];
-          const float4 q = in   ? T.t[t0 + (a * TY + (b - b0)) * TE + k]
-                           : SP ? g[sparse_node(ss, a, b - b0, k)]
-                                : g[k];
+          const float4 q = SP ? g[sparse_node(ss, a, b - b0, k)] : g[k];
           const float gv[3] = {q.y, q.z, q.w};
           for (int l = 0; l < 3; ++l) {
             const float wv = wt * gv[l];
@@ -153,51 +131,8 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
                                                 const float *__restrict__ gm, int nl, unsigned long long *tally) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double sp2 = 0.0;
-  const gtile none = {NULL, {0, 0, 0}};
   if (p < n && P.park[p] < 0)
-    sp2 = g2p_particle<MULTI, DIM, NL, SP>(P, p, G, M, dt, grid, gs, gm, nl, tally, none);
-  max_speed(sp2, tally);
-}
-
-/* g2p_gather=tile: one CUDA block per run of the last sort (the particles
- * whose lowest stencil node lay in one 4^3 grid block, as P2G launches),
- * which first loads the run's 6^3 nodes into shared memory once; each
- * particle then gathers its 27 nodes from there instead of 27 reads through
- * L1 and L2, where the plain gather spends most of its stalls. Particles that
- * drifted out of the block since the sort read the grid. The arithmetic is
- * the plain gather's, node for node. */
-template <bool MULTI, int DIM, bool SP>
-__global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
-    k_g2p_tile(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
-               const int64_t *__restrict__ runstart, const uint32_t *__restrict__ runkey, int64_t n_runs,
-               unsigned long long *tally) {
-  constexpr int LB = BG_BLOCK_LOG2, TE = (1 << LB) + 2, TY = DIM == 2 ? 1 : TE, TN = TE * TY * TE;
-  __shared__ float4 tile[TN];
-  const int64_t r = blockIdx.x;
-  const uint32_t key = runkey[r];
-  if (key >= (uint32_t)G.n_blocks) return; /* the parked bucket; uniform across the block */
-  const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
-  const int64_t bz = key % G.nb[2], by = (key / G.nb[2]) % G.nb[1], bx = key / (G.nb[2] * G.nb[1]);
-  gtile T = {tile, {(int)(bx << LB), (int)(by << LB), (int)(bz << LB)}};
-  for (int t = threadIdx.x; t < TN; t += blockDim.x) {
-    const int i = T.o[0] + t / (TY * TE), j = T.o[1] + (t / TE) % TY, k = T.o[2] + t % TE;
-    float4 q = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    if (i < G.dims[0] && j < G.dims[1] && k < G.dims[2]) {
-      if (!SP) {
-        q = grid[node_index(G, i, j, k)];
-      } else {
-        /* a tile node beyond every particle's stencil may have no block this step */
-        const int64_t b = ((int64_t)(i >> LB) * G.nb[1] + (j >> LB)) * G.nb[2] + (k >> LB);
-        if (G.bslot[b] >= 0) q = grid[grid_addr<true>(G, i, j, k)];
-      }
-    }
-    tile[t] = q;
-  }
-  __syncthreads();
-  double sp2 = 0.0;
-  for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x)
-    if (P.park[p] < 0)
-      sp2 = fmax(sp2, g2p_particle<MULTI, DIM, false, SP>(P, p, G, M, dt, grid, NULL, NULL, -1, tally, T));
+    sp2 = g2p_particle<MULTI, DIM, NL, SP>(P, p, G, M, dt, grid, gs, gm, nl, tally);
   max_speed(sp2, tally);
 }
 
@@ -247,40 +182,22 @@ static void launch_g2p(cuda_state *s, const dmat &M, float dt) {
 #undef BG_G2P_ARGS
 }
 
-/* g2p_gather=tile's launch: over the runs of the last sort. */
-template <int DIM, bool SP>
-static void launch_g2p_tile(cuda_state *s, const dmat &M, float dt) {
-  const unsigned nr = (unsigned)s->n_runs;
-#define BG_G2P_ARGS <<<nr, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->runstart, \
-                                                         s->runkey, s->n_runs, s->d_tally)
-  if (!s->mats) k_g2p_tile<false, DIM, SP> BG_G2P_ARGS;
-  else k_g2p_tile<true, DIM, SP> BG_G2P_ARGS;
-#undef BG_G2P_ARGS
-}
-
 bg_status cuda_g2p(void *state, bg_real dt) {
   cuda_state *s = (cuda_state *)state;
   /* only the maximum speed restarts each step; parking tallies accumulate */
   CU(cudaMemsetAsync(s->d_tally, 0, sizeof(unsigned long long), s->st));
-  dmat M;
-  M.cfg = *s->cfg;
-  M.mat = s->cfg->mat;
-  M.mats = s->mats;
-  M.sinks = s->sinks;
-  M.n_sinks = s->cfg->n_sinks;
-  /* the nonlocal model is refused with g2p_gather=tile and with grid=sparse (cuda_backend.cu) */
-  const bool nl = s->nl >= 0, dim2 = s->cfg->dim == 2;
-  if (s->n && s->gtile && s->n_runs > 0) {
-    if (s->dirty) return fail(s, BG_ERR_INTERNAL, "g2p called before particles added since the last step were sorted");
-    if (dim2 && s->sparse) launch_g2p_tile<2, true>(s, M, dt);
-    else if (dim2) launch_g2p_tile<2, false>(s, M, dt);
-    else if (s->sparse) launch_g2p_tile<3, true>(s, M, dt);
-    else launch_g2p_tile<3, false>(s, M, dt);
-    CU(cudaGetLastError());
-  } else if (s->n) {
-    if (dim2 && nl) launch_g2p<2, true, false>(s, M, dt);
-    else if (dim2 && s->sparse) launch_g2p<2, false, true>(s, M, dt);
-    else if (dim2) launch_g2p<2, false, false>(s, M, dt);
+  if (s->n) {
+    dmat M;
+    M.cfg = *s->cfg;
+    M.mat = s->cfg->mat;
+    M.mats = s->mats;
+    M.sinks = s->sinks;
+    M.n_sinks = s->cfg->n_sinks;
+    /* the nonlocal model is refused with grid=sparse (cuda_backend.cu) */
+    const bool nl = s->nl >= 0;
+    if (s->cfg->dim == 2 && nl) launch_g2p<2, true, false>(s, M, dt);
+    else if (s->cfg->dim == 2 && s->sparse) launch_g2p<2, false, true>(s, M, dt);
+    else if (s->cfg->dim == 2) launch_g2p<2, false, false>(s, M, dt);
     else if (nl) launch_g2p<3, true, false>(s, M, dt);
     else if (s->sparse) launch_g2p<3, false, true>(s, M, dt);
     else launch_g2p<3, false, false>(s, M, dt);

@@ -114,7 +114,6 @@ typedef struct cuda_state {
   int variant;  /* BG_CUDA_TILE or BG_CUDA_GLOBAL */
   int g2p_minb; /* the property g2p_minblocks: 0, 4 or 8, or -1 for auto (cuda_g2p.cu) */
   int det;      /* the property deterministic: the grid summed in 64-bit fixed point (cuda_p2g.cu) */
-  int gtile;    /* the property g2p_gather=tile: G2P over the runs, from a shared tile of nodes (cuda_g2p.cu) */
   size_t n, cap;
   dparts P;
   /* sort: keys and permutation double buffers (also the gather's spares) */
