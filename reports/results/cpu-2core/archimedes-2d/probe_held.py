@@ -6,8 +6,6 @@ left for it to drain into. Printed per case, each as a draft (the level less
 the box's bottom), mm:
   force:   the vertical force on the box per metre, averaged over full steps,
            over rho_w g B (the level its pressure implies);
-  p-fit:   where the pressure of the water away from the box and the walls,
-           fitted linear in z, reaches zero (its slope over g: the density);
   surface: the top particles away from the box plus half their spacing;
   volume:  the level the water's volume (sum of m / rho) implies, the box's
            submerged part taken as B times the draft.
@@ -15,6 +13,9 @@ and where the water under the box stops against its bottom, in cells. Given
 two drafts or more, the force fitted as rho g (B - beta) (d - delta) per
 metre, d the draft from the surface: beta the width the box loses, delta the
 height its bottom acts above where it is, both in cells.
+With -v, the water's pressure (Tait, from each particle's density) by half-cell
+row away from the box: it alternates from row to row by up to +-300 Pa, so the
+level is read from the particles' tops, not fitted to the pressure.
 Usage: probe_held.py DX_CM DRAFT_CM [DRAFT_CM ...] [B=cm] [HB=cm] [UNDER=cm] [SX=cells] [SZ=cells] [F=slip|stick]
 (SX, SZ: the box moved off the node planes its faces lie on by these fractions of a cell.)"""
 import sys
@@ -61,22 +62,19 @@ def held(d0: float):
     s_vol0 = (float(np.sum(m / den)) + e * W - B * zb) / (W - B)
     p = K * ((den / rho) ** gam - 1)
     away = (np.abs(x[:, 0] - xc) > B / 2 + 3 * dx) & (x[:, 0] > e + 3 * dx) & (x[:, 0] < e + W - 3 * dx)
-    sfit = away & (x[:, 2] < surf0 - 2 * dx) & (x[:, 2] > e + 2 * dx)
     if "-v" in sys.argv:
         for z0 in np.arange(e, surf0 + dx, h):
             s = away & (np.abs(x[:, 2] - z0 - h / 2) < h / 2)
             if s.any():
                 print(f"  z {(z0 - e) / dx:5.2f} cells: n {s.sum():4d} p {p[s].mean():8.2f} +- {p[s].std():6.2f} Pa, "
                       f"hydrostatic from the volume level {rho * G * (s_vol0 - z0 - h / 2):8.2f}")
-    slope, icpt = np.polyfit(x[sfit, 2], p[sfit], 1)
     far = np.abs(x[:, 0] - xc) > B
     cols = np.round(x[far, 0] / h).astype(int)
     surface = float(np.mean([x[far][cols == c, 2].max() for c in np.unique(cols)])) + h / 2
     area = float(np.sum(m / den))
     s_vol = (area + e * W - B * zb) / (W - B)
     under = np.abs(x[:, 0] - xc) < B / 2 - dx
-    return dict(force=float(np.mean(fz)) / (rho * G * B), pfit=-icpt / slope - zb, rho_fit=-slope / G,
-                surface=surface - zb, volume=s_vol - zb, top_under=(float(x[under, 2].max()) - zb) / dx,
+    return dict(force=float(np.mean(fz)) / (rho * G * B), surface=surface - zb, volume=s_vol - zb, top_under=(float(x[under, 2].max()) - zb) / dx,
                 vmax=float(np.abs(v).max()))
 
 
@@ -84,9 +82,8 @@ rows = []
 for d0 in drafts:
     r = held(d0)
     rows.append((r["surface"], r["force"]))
-    print(f"dx {dx * 100:.2f} cm, B {B * 100:g} cm, shift {SX / dx:g} {SZ / dx:g} cells, {FRICTION}, held at {d0 * 1e3:.1f} mm: force {r['force'] * 1e3:.2f}, p-fit {r['pfit'] * 1e3:.2f} "
-          f"(rho {r['rho_fit']:.1f}), surface {r['surface'] * 1e3:.2f}, volume {r['volume'] * 1e3:.2f} mm; "
-          f"force - p-fit {(r['force'] - r['pfit']) / dx:+.3f} cells; water under the box tops "
+    print(f"dx {dx * 100:.2f} cm, B {B * 100:g} cm, shift {SX / dx:g} {SZ / dx:g} cells, {FRICTION}, held at {d0 * 1e3:.1f} mm: force {r['force'] * 1e3:.2f}, surface {r['surface'] * 1e3:.2f}, volume {r['volume'] * 1e3:.2f} mm; "
+          f"force - surface {(r['force'] - r['surface']) / dx:+.3f} cells; water under the box tops "
           f"{r['top_under']:+.3f} cells from its bottom; vmax {r['vmax']:.1e} m/s", flush=True)
 if len(rows) > 1:
     # F / (rho g B) = (1 - beta / B) (d - delta), d the draft from the surface
