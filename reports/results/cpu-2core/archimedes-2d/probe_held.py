@@ -14,8 +14,8 @@ two drafts or more, the force fitted as rho g (B - beta) (d - delta) per
 metre, d the draft from the surface: beta the width the box loses, delta the
 height its bottom acts above where it is, both in cells.
 With -v, the water's pressure (Tait, from each particle's density) by half-cell
-row away from the box: it alternates from row to row by up to +-300 Pa, so the
-level is read from the particles' tops, not fitted to the pressure.
+row away from the box, beside the hydrostatic pressure of the volume's level
+(README.md: why the level is read from the particles' tops instead).
 Usage: probe_held.py DX_CM DRAFT_CM [DRAFT_CM ...] [B=cm] [HB=cm] [UNDER=cm] [SX=cells] [SZ=cells] [F=slip|stick]
 (SX, SZ: the box moved off the node planes its faces lie on by these fractions of a cell.)"""
 import sys
