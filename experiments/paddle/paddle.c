@@ -42,7 +42,8 @@ static void check_options(void *ctx) {
       bg_lab_fail("--omegas: '%s' must be up to %d comma-separated numbers in (0, 1000] rad/s",
                   g_o.omegas, MAXW);
     g_omega[g_nw++] = v;
-    if (*end && *end != ',') bg_lab_fail("--omegas: '%s' is not a comma-separated list", g_o.omegas);
+    if (*end && *end != ',')
+      bg_lab_fail("--omegas: '%s' is not a comma-separated list", g_o.omegas);
     c = *end == ',' ? end + 1 : end;
   }
   if (g_o.arms != 2 && g_o.arms != 4) bg_lab_fail("--arms %d must be 2 or 4", g_o.arms);
@@ -62,7 +63,7 @@ static bg_lab *parse_options(int argc, char **argv) {
   /* clang-format off */
   static bg_lab_param params[] = {
       {.name = "arms", .type = BG_PARAM_INT, .dest = &g_o.arms, .lo = 2, .hi = 4,
-       .help = "4: the paddle, two crossing boxes; 2: one bar (a check of the arms' shielding)", .quick = "4", .paper = "4"},
+       .help = "4: the paddle, two crossing boxes; 2: one bar (a check; its period is a half turn)", .quick = "4", .paper = "4"},
       {.name = "radius", .type = BG_PARAM_DOUBLE, .dest = &g_o.radius, .lo = 0.01, .hi = 1.0,
        .help = "an arm's reach from the axis R, m", .quick = "0.05", .paper = "0.05", .key = "radius_m"},
       {.name = "thickness", .type = BG_PARAM_DOUBLE, .dest = &g_o.thickness, .lo = 0.002, .hi = 0.5,
@@ -95,9 +96,9 @@ static bg_lab *parse_options(int argc, char **argv) {
   static const char *const mutants[] = {"fast-motor", "rft-data", NULL};
   bg_lab_accept_materials("drucker-prager", "a rate-independent sand (RFT's frictional regime)");
   bg_lab_check_options(check_options, NULL);
-  return bg_lab_init("exp_paddle",
-                     "A paddle wheel turned by a motor in 2D sand: torque against angular velocity.",
-                     argc, argv, params, (int)(sizeof params / sizeof params[0]), mutants);
+  return bg_lab_init(
+      "exp_paddle", "A paddle wheel turned by a motor in 2D sand: torque against angular velocity.",
+      argc, argv, params, (int)(sizeof params / sizeof params[0]), mutants);
 }
 
 typedef struct plan {
@@ -123,8 +124,7 @@ static void run_all(bg_lab *lab, plan *p) {
     if (slow_only && nominal_froude(g_omega[k]) >= g_o.slow_froude) continue;
     char tag[64];
     snprintf(tag, sizeof tag, "omega %g", g_omega[k]);
-    p->run[k] = paddle_spin(lab, &g_o, g_o.cells, g_omega[k] * fed, g_o.below, g_o.window,
-                            p->z.zeta, tag);
+    p->run[k] = paddle_spin(lab, &g_o, g_omega[k] * fed, p->z.zeta, tag);
     p->run[k].omega_nom = g_omega[k]; /* the lab's list, whatever the motor was fed */
     p->ran[k] = 1;
   }
@@ -151,13 +151,14 @@ static void write_outputs(bg_lab *lab, const plan *p) {
   for (int k = 0; k < g_nw; ++k) {
     const paddle_run *r = &p->run[k];
     if (!p->ran[k]) continue;
-    fprintf(f,
-            "%g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.4g\t%.4g\t%.6g\t%g\t%"
-            "g\t%d\t%zu\t%llu\n",
-            r->omega_nom, r->omega_fed, r->tip_speed, r->froude, r->torque, r->sd, r->se, r->rft,
-            r->torque_first, r->rft_first, r->depth, r->sigma_v_ratio, r->p_swept_ratio, r->dx,
-            0.25 * g_o.startup, 0.25 * g_o.window, in_slow_set(lab, r), r->n_particles,
-            (unsigned long long)r->steps);
+    fprintf(
+        f,
+        "%g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.4g\t%.4g\t%.6g\t%g\t%"
+        "g\t%d\t%zu\t%llu\n",
+        r->omega_nom, r->omega_fed, r->tip_speed, r->froude, r->torque, r->sd, r->se, r->rft,
+        r->torque_first, r->rft_first, r->depth, r->sigma_v_ratio, r->p_swept_ratio, r->dx,
+        0.25 * g_o.startup, 0.25 * g_o.window, in_slow_set(lab, r), r->n_particles,
+        (unsigned long long)r->steps);
   }
   fclose(f);
   FILE *s = bg_lab_tsv(lab, "series.tsv",

@@ -18,13 +18,13 @@
 #include "bg_lab.h"
 
 typedef struct paddle_options {
-  int arms;         /* 4: two crossing boxes; 2: one bar (the shielding check) */
-  double radius;    /* R: an arm's reach from the axis, m */
-  double thickness; /* T: an arm's thickness, m */
-  double cells;     /* R / dx */
-  double depth;     /* the axis below the free surface, in R */
-  double below;     /* bed below the arms' lowest reach, in R: the floor's distance */
-  double half_width; /* bed from the axis to each side face, in R */
+  int arms;           /* 4: two crossing boxes; 2: one bar (a check; its period is a half turn) */
+  double radius;      /* R: an arm's reach from the axis, m */
+  double thickness;   /* T: an arm's thickness, m */
+  double cells;       /* R / dx */
+  double depth;       /* the axis below the free surface, in R */
+  double below;       /* bed below the arms' lowest reach, in R: the floor's distance */
+  double half_width;  /* bed from the axis to each side face, in R */
   const char *omegas; /* the sweep, rad/s, comma-separated */
   double slow_froude; /* the rate claim's set: (omega R)^2 / (g depth) below this */
   int startup;        /* quarter turns before the window */
@@ -36,21 +36,22 @@ typedef struct paddle_options {
 
 /* One spin at a fixed omega: what it was fed, read back, and what it read. */
 typedef struct paddle_run {
-  double omega_nom;   /* rad/s */
-  double omega_fed;   /* read back from the bodies' angular velocity, rad/s */
-  double radius_fed;  /* the arm's half length read back from the simulation, m */
+  double omega_nom;  /* rad/s */
+  double omega_fed;  /* read back from the bodies' angular velocity, rad/s */
+  double radius_fed; /* the arm's half length read back from the simulation, m */
   double dx;
-  double surface;      /* the free surface read from the particles after settling, m */
-  double depth;        /* the axis below it, m */
-  double tip_speed;    /* omega_fed R, m/s */
-  double froude;       /* tip_speed^2 / (g depth) */
-  double torque, sd;   /* resisting torque over the window: mean, sd of the samples, N m/m */
-  double se;           /* the mean's standard error from batch means, N m/m */
-  double torque_first; /* the mean over the first quarter turn (fresh sand), N m/m */
-  double rft;          /* the RFT torque at the read-back poses averaged over the window */
-  double rft_first;    /* the same over the first quarter turn */
+  double surface;       /* the free surface read from the particles after settling, m */
+  double depth;         /* the axis below it, m */
+  double tip_speed;     /* omega_fed R, m/s */
+  double froude;        /* tip_speed^2 / (g depth) */
+  double torque, sd;    /* resisting torque over the window: mean, sd of the samples, N m/m */
+  double se;            /* the mean's standard error from batch means, N m/m */
+  double torque_first;  /* the mean over the first quarter turn (fresh sand), N m/m */
+  double rft;           /* the RFT torque at the read-back poses averaged over the window */
+  double rft_first;     /* the same over the first quarter turn */
   double sigma_v_ratio; /* vertical stress at the axis' depth beside the paddle over rho0 g depth */
-  double p_swept_ratio; /* mean pressure in the swept annulus at the window's end over its settled value */
+  double p_swept_ratio; /* mean pressure in the swept annulus at the window's end over its settled
+                           value */
   size_t n_particles;
   uint64_t steps;
   double *series; /* per sample: turns, torque, rft torque (N m/m) */
@@ -66,10 +67,10 @@ typedef struct paddle_zeta {
   int n;
 } paddle_zeta;
 
-/* paddle_spin.c: one spin at omega (rad/s) on the grid R / dx = cells, the bed
- * `below` R under the arms' reach, averaged over `window` quarter turns */
-paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double cells, double omega,
-                       double below, int window, double zeta, const char *tag);
+/* paddle_spin.c: one spin at omega (rad/s) in the scene the options give;
+ * zeta scales the RFT torque it averages beside the measured one */
+paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, double zeta,
+                       const char *tag);
 
 /* paddle_rft.c */
 paddle_zeta paddle_calibrate(bg_lab *lab, const paddle_options *o);

@@ -18,11 +18,11 @@
 static void element_force(double zeta, const double p[2], const double t[2], double depth,
                           double omega, double f[2]) {
   f[0] = f[1] = 0;
-  if (depth <= 0) return; /* above the surface: no sand */
+  if (depth <= 0) return;                            /* above the surface: no sand */
   const double v[2] = {omega * p[1], -omega * p[0]}; /* omega y x p */
-  const double e = v[0] < 0 ? -1 : 1;                 /* the forward direction */
-  const double gamma = atan2(-v[1], fabs(v[0]));      /* below the horizontal */
-  double beta = atan2(t[1], e * t[0]);                /* the line's rise, forward */
+  const double e = v[0] < 0 ? -1 : 1;                /* the forward direction */
+  const double gamma = atan2(-v[1], fabs(v[0]));     /* below the horizontal */
+  double beta = atan2(t[1], e * t[0]);               /* the line's rise, forward */
   if (beta > HALF_PI) beta -= 2 * HALF_PI;
   if (beta < -HALF_PI) beta += 2 * HALF_PI;
   double az, ax;

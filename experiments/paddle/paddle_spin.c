@@ -5,7 +5,7 @@
  * sand between slip side faces on a Coulomb floor, in its geostatic state
  * (K0 = 1 - sin phi), and two kinematic boxes 2R long and T thick crossing
  * at their common centre, the axis, at the fed depth below the bed's top:
- * four arms reaching R from the axis. The sand is seeded around them (2 x 2
+ * four arms reaching R from the axis (or one bar, --arms 2). The sand is seeded around them (2 x 2
  * particles per cell), settles with the paddle at rest, and the free
  * surface is then read from the particles beside it. Both bodies are then
  * given the angular velocity omega about y and keep it: a kinematic body is
@@ -26,9 +26,9 @@
 
 #include "paddle.h"
 
-#define SPQ 24     /* series rows per quarter turn */
-#define MAXQ 16    /* quarter turns at most (start-up + window) */
-#define BATCHES 4  /* batch means over the window, for the standard error */
+#define SPQ 24    /* series rows per quarter turn */
+#define MAXQ 16   /* quarter turns at most (start-up + window) */
+#define BATCHES 4 /* batch means over the window, for the standard error */
 #define QUARTER 1.57079632679489661923
 
 static void check(bg_status s, bg_sim *sim, const char *what) {
@@ -46,11 +46,11 @@ typedef struct loop {
   paddle_run *r;
   int32_t phase; /* 0 settling, 1 spinning */
   int32_t row, rows;
-  double t0;                        /* time the motor started, s */
-  double p_settled;                 /* mean pressure in the swept annulus after settling, Pa */
-  double row_t, row_tau, row_rft;   /* the current sample's sums */
+  double t0;                            /* time the motor started, s */
+  double p_settled;                     /* mean pressure in the swept annulus after settling, Pa */
+  double row_t, row_tau, row_rft;       /* the current sample's sums */
   double first_t, first_tau, first_rft; /* the first quarter turn's sums */
-  double win_t, win_tau, win_rft;   /* the window's sums */
+  double win_t, win_tau, win_rft;       /* the window's sums */
 } loop;
 
 #define LOOP_DOUBLES 11
@@ -95,8 +95,7 @@ static double stress_mean(bg_sim *sim, size_t n, int kind, double R, double zc, 
   for (size_t p = 0; p < n; ++p) {
     const double px = x[3 * p], pz = x[3 * p + 2] - zc;
     const bg_real *sp = s + 9 * p;
-    if (kind == 0 && fabs(pz) < dx && fabs(px) >= 2 * R && fabs(px) <= x_side)
-      sum += -sp[8], ++k;
+    if (kind == 0 && fabs(pz) < dx && fabs(px) >= 2 * R && fabs(px) <= x_side) sum += -sp[8], ++k;
     const double r = hypot(px, pz);
     if (kind == 1 && r > 0.5 * R && r < R) sum += -(sp[0] + sp[4] + sp[8]) / 3, ++k;
   }
@@ -106,10 +105,11 @@ static double stress_mean(bg_sim *sim, size_t n, int kind, double R, double zc, 
 }
 
 /* The grid, the bodies and the bed; returns the simulation. */
-static bg_sim *build(bg_lab *lab, const paddle_options *o, double dx, double below, double *zc,
-                     size_t *np, double *x_side) {
+static bg_sim *build(bg_lab *lab, const paddle_options *o, double dx, double *zc, size_t *np,
+                     double *x_side) {
   const double R = o->radius, hT = 0.5 * o->thickness;
-  const int nh = (int)ceil(o->half_width * R / dx), nz = (int)ceil((o->depth + 1 + below) * R / dx);
+  const int nh = (int)ceil(o->half_width * R / dx),
+            nz = (int)ceil((o->depth + 1 + o->below) * R / dx);
   const double a = nh * dx, H = nz * dx; /* the axis on a node: the paddle's mirror on the grid */
   *zc = -o->depth * R;
   *x_side = a - 2 * dx;
@@ -179,23 +179,23 @@ static void window_spread(paddle_run *r, int first_row) {
   r->se = sqrt(bv / BATCHES);
 }
 
-paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double cells, double omega,
-                       double below, int window, double zeta, const char *tag) {
+paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, double zeta,
+                       const char *tag) {
   paddle_run r;
   memset(&r, 0, sizeof r);
   r.omega_nom = omega;
-  const double R = o->radius, dx = R / cells;
+  const double R = o->radius, dx = R / o->cells;
   r.dx = dx;
   double zc, x_side;
   size_t n;
-  bg_sim *sim = build(lab, o, dx, below, &zc, &n, &x_side);
+  bg_sim *sim = build(lab, o, dx, &zc, &n, &x_side);
   r.n_particles = n;
   /* the arms as the simulation holds them: RFT integrates these */
   bg_sim_desc d;
   check(bg_sim_describe(sim, &d), sim, "bg_sim_describe");
   r.radius_fed = d.bodies[0].half[0];
   const double h_fed = o->arms == 4 ? d.bodies[1].half[2] : 0; /* the hub: the other box */
-  const int nq = o->startup + window;
+  const int nq = o->startup + o->window;
   if (nq > MAXQ) bg_lab_fail("paddle: at most %d quarter turns", MAXQ);
   loop l;
   memset(&l, 0, sizeof l);
@@ -208,9 +208,9 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double cells, doubl
   bg_lab_sim *ls = bg_lab_sim_begin(lab, sim, tag, &state, &finished);
   if (state.len) loop_unpack(&l, &state);
   bg_lab_blob_free(&state);
-  bg_lab_progress(lab, "%s: R/dx %g, %zu particles", tag, cells, n);
+  bg_lab_progress(lab, "%s: R/dx %g, %zu particles", tag, o->cells, n);
   const double t_q = QUARTER / fabs(omega), t_row = t_q / SPQ, t_total = nq * t_q;
-  const double t_win = (nq - window) * t_q; /* the window starts after the start-up */
+  const double t_win = o->startup * t_q; /* the window starts after the start-up */
   const bg_real w[3] = {0, (bg_real)omega, 0}, v0[3] = {0, 0, 0};
   const double sgn = omega > 0 ? 1 : -1;
   if (!finished && l.phase == 0) {
@@ -234,7 +234,8 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double cells, doubl
     const double t = st.time - l.t0;
     if (t >= (l.row + 1) * t_row) { /* a sample is complete */
       double *s = r.series + 3 * l.row;
-      s[0] = fabs(omega) * t / (4 * QUARTER), s[1] = l.row_tau / l.row_t, s[2] = l.row_rft / l.row_t;
+      s[0] = fabs(omega) * t / (4 * QUARTER), s[1] = l.row_tau / l.row_t,
+      s[2] = l.row_rft / l.row_t;
       l.row_t = l.row_tau = l.row_rft = 0;
       l.row++;
       bg_lab_progress_sim(lab, tag, t, t_total, (double)n * (double)st.step);
@@ -248,8 +249,8 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double cells, doubl
     /* the pose as the body holds it: a turn by theta about y */
     const double theta = 2 * atan2(b0.q[2], b0.q[0]);
     const double tau = -sgn * (b0.torque[1] + (o->arms == 4 ? b1.torque[1] : 0));
-    const double rft = paddle_rft_torque(zeta, o->arms, r.radius_fed, h_fed, r.surface - b0.x[2],
-                                         theta, b0.w[1]);
+    const double rft =
+        paddle_rft_torque(zeta, o->arms, r.radius_fed, h_fed, r.surface - b0.x[2], theta, b0.w[1]);
     l.row_t += dt, l.row_tau += tau * dt, l.row_rft += rft * dt;
     if (t < t_q) l.first_t += dt, l.first_tau += tau * dt, l.first_rft += rft * dt;
     if (t + dt > t_win) l.win_t += dt, l.win_tau += tau * dt, l.win_rft += rft * dt;
@@ -271,7 +272,8 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double cells, doubl
   r.steps = st.step;
   bg_lab_add_work(lab, (double)n * (double)st.step);
   bg_sim_destroy(sim);
-  bg_lab_progress(lab, "%s: torque %.4g N m/m (sd %.3g, se %.3g), RFT %.4g, first quarter %.4g (%llu steps)",
-                  tag, r.torque, r.sd, r.se, r.rft, r.torque_first, (unsigned long long)r.steps);
+  bg_lab_progress(
+      lab, "%s: torque %.4g N m/m (sd %.3g, se %.3g), RFT %.4g, first quarter %.4g (%llu steps)",
+      tag, r.torque, r.sd, r.se, r.rft, r.torque_first, (unsigned long long)r.steps);
   return r;
 }
