@@ -132,18 +132,6 @@ static bg_lab *parse_options(int argc, char **argv) {
                      argv, params, (int)(sizeof params / sizeof params[0]), mutants);
 }
 
-/* The generic coefficients, from references/literature/li2013_rft.tsv. */
-static void read_coefficients(bg_lab *lab) {
-  static const char *const key[9] = {"A00", "A10", "B11",  "B01", "Bm11",
-                                     "C11", "C01", "Cm11", "D10"};
-  double c[9];
-  char path[1024];
-  bg_lab_reference(lab, "literature/li2013_rft.tsv", path, sizeof path);
-  for (int k = 0; k < 9; ++k)
-    c[k] = bg_lab_ref_value(lab, "literature/li2013_rft.tsv", key[k], "value");
-  rft_set_coefficients(c);
-}
-
 typedef struct plan {
   rft_run shape[MAXN * MAXN];
   int ns;
@@ -317,7 +305,7 @@ static void judge(bg_lab *lab, const plan *p) {
 
 int main(int argc, char **argv) {
   bg_lab *lab = parse_options(argc, argv);
-  read_coefficients(lab);
+  rft_read_coefficients(lab);
   bg_material m = bg_lab_material(lab);
   bg_lab_manifest_material(lab, &m);
   plan *p = calloc(1, sizeof *p);

@@ -54,10 +54,14 @@ typedef struct rft_run {
 /* rft_drag.c */
 rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, double gamma,
                  double depth, double speed, double phi_deg, const char *tag);
+/* the free surface over the particle columns in [x0, x1] (exp_paddle reads it too) */
+double rft_read_surface(bg_sim *sim, size_t n, double dx, double x0, double x1);
 
 /* rft_fit.c: the generic form of Li et al. 2013 (units of zeta), its nine
  * coefficients A00 A10 B11 B01 Bm11 C11 C01 Cm11 D10 set from references/ */
 void rft_set_coefficients(const double c[9]);
+/* the nine from references/literature/li2013_rft.tsv, checked readable */
+void rft_read_coefficients(bg_lab *lab);
 void rft_generic(double beta, double gamma, double *az, double *ax);
 typedef struct rft_shape {
   double zeta;                       /* N/m^3, least squares over both components */

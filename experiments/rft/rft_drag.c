@@ -80,7 +80,7 @@ static double plate_phi(double px, double pz, double beta, double hx, double hz)
 /* The free surface: over the columns of particles (dx / 2 wide) in
  * [x0, x1], the mean of each column's highest particle, plus the quarter
  * cell its share of the material reaches above it. */
-static double read_surface(bg_sim *sim, size_t n, double dx, double x0, double x1) {
+double rft_read_surface(bg_sim *sim, size_t n, double dx, double x0, double x1) {
   bg_real *x = xmalloc(3 * n * sizeof *x);
   check(bg_sim_get(sim, BG_FIELD_X, x, 3 * n), sim, "bg_sim_get(X)");
   int nc = (int)ceil((x1 - x0) / (0.5 * dx));
@@ -184,7 +184,7 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   if (!finished && l.phase == 0) {
     check(bg_sim_advance_to(sim, o->settle), sim, "bg_sim_advance_to (settling)");
     /* the undisturbed surface: the columns behind the plate's reach */
-    r.surface = read_surface(sim, n, dx, x0 + 2 * dx, -hx - 0.5 * depth);
+    r.surface = rft_read_surface(sim, n, dx, x0 + 2 * dx, -hx - 0.5 * depth);
     l.phase = 1;
     l.t_drag0 = o->settle;
     bg_lab_sim_tick(ls, loop_pack, &l);

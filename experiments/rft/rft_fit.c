@@ -2,7 +2,7 @@
  * the claims read: the scale zeta and the shape's misfit, the line of force
  * against depth. The coefficients live in
  * references/literature/li2013_rft.tsv; main reads them into g_coef
- * (rft_set_coefficients) before any analysis. */
+ * (rft_read_coefficients) before any analysis. */
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +14,17 @@ static double g_coef[9] = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
 
 void rft_set_coefficients(const double c[9]) {
   for (int k = 0; k < 9; ++k) g_coef[k] = c[k];
+}
+
+void rft_read_coefficients(bg_lab *lab) {
+  static const char *const key[9] = {"A00", "A10", "B11",  "B01", "Bm11",
+                                     "C11", "C01", "Cm11", "D10"};
+  double c[9];
+  char path[1024];
+  bg_lab_reference(lab, "literature/li2013_rft.tsv", path, sizeof path);
+  for (int k = 0; k < 9; ++k)
+    c[k] = bg_lab_ref_value(lab, "literature/li2013_rft.tsv", key[k], "value");
+  rft_set_coefficients(c);
 }
 
 /* Li et al. 2013's discrete Fourier fit, beta the angle of attack and gamma
