@@ -41,16 +41,6 @@
 /* Cells of the beam's root inside the clamp. */
 #define EMBED 2
 
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) bg_lab_fail("out of memory (%zu bytes)", n);
-  return p;
-}
-
-static void check(bg_status st, bg_sim *sim, const char *what) {
-  if (st != BG_OK) bg_lab_fail("%s: %s", what, sim ? bg_sim_last_error(sim) : bg_status_str(st));
-}
-
 /* The options (their defaults first, then the table) and the lab. */
 static bg_lab *cant_init(int argc, char **argv, cant_plan *pl) {
   static const char *const mutants[] = {"e-doubled", "i-wrong-axis", "plane-strain-modulus",
@@ -175,8 +165,8 @@ static cant_scene make_scene(const cant_plan *pl, int k) {
 
   /* 2 x 2 particles per cell in x and z, one layer at y = dx / 2 */
   s.n = (size_t)(2 * (beam_nl + EMBED)) * (size_t)(2 * beam_cells);
-  bg_real *x = xmalloc(3 * s.n * sizeof *x);
-  s.tip = xmalloc((size_t)(2 * beam_cells) * sizeof *s.tip);
+  bg_real *x = bg_lab_xmalloc(3 * s.n * sizeof *x);
+  s.tip = bg_lab_xmalloc((size_t)(2 * beam_cells) * sizeof *s.tip);
   s.n_tip = 0;
   s.z0_tip = 0;
   size_t p = 0;
@@ -193,14 +183,14 @@ static cant_scene make_scene(const cant_plan *pl, int k) {
   s.z0_tip /= (double)s.n_tip;
   s.x_col = (2 * beam_nl - 0.5) * 0.5 * dx;
   s.dx = dx;
-  check(bg_sim_add_particles(s.sim, s.n, x, NULL, 4), s.sim, "adding the beam");
+  bg_lab_check(bg_sim_add_particles(s.sim, s.n, x, NULL, 4), s.sim, "adding the beam");
   free(x);
   return s;
 }
 
 /* The mean downward displacement of the tip column, m. */
 static double tip_deflection(const cant_scene *s, bg_real *buf) {
-  check(bg_sim_get(s->sim, BG_FIELD_X, buf, 3 * s->n), s->sim, "reading positions");
+  bg_lab_check(bg_sim_get(s->sim, BG_FIELD_X, buf, 3 * s->n), s->sim, "reading positions");
   double z = 0;
   for (size_t i = 0; i < s->n_tip; ++i) z += buf[3 * s->tip[i] + 2];
   return s->z0_tip - z / (double)s->n_tip;
@@ -228,7 +218,7 @@ static void run_level(void *ctx, int k, bg_lab_blob *result) {
   static cant_point pt; /* large; points run one at a time (jobs 1) */
   memset(&pt, 0, sizeof pt);
   bg_sim_desc fed;
-  check(bg_sim_describe(s.sim, &fed), s.sim, "describing the simulation");
+  bg_lab_check(bg_sim_describe(s.sim, &fed), s.sim, "describing the simulation");
   pt.E = fed.material.E;
   pt.nu = fed.material.nu;
   pt.rho0 = fed.material.rho0;
@@ -239,7 +229,7 @@ static void run_level(void *ctx, int k, bg_lab_blob *result) {
   pt.T1 = 2.0 * M_PI / cant_omega1(&bm);
   const double t_end = pl->periods * pt.T1;
   const int rows = 200; /* history rows over the run */
-  bg_real *buf = xmalloc(3 * s.n * sizeof *buf);
+  bg_real *buf = bg_lab_xmalloc(3 * s.n * sizeof *buf);
   char tag[64];
   snprintf(tag, sizeof tag, "grid %d", k + 1);
   settle_loop sl = {&pt, 0};
@@ -258,8 +248,8 @@ static void run_level(void *ctx, int k, bg_lab_blob *result) {
   bg_stats stats;
   while (!finished && sl.row < rows) {
     double t_next = t_end * (sl.row + 1) / rows;
-    check(bg_sim_advance_to(s.sim, t_next), s.sim, "stepping");
-    check(bg_sim_stats(s.sim, &stats), s.sim, "stats");
+    bg_lab_check(bg_sim_advance_to(s.sim, t_next), s.sim, "stepping");
+    bg_lab_check(bg_sim_stats(s.sim, &stats), s.sim, "stats");
     pt.hist[sl.row][0] = stats.time;
     pt.hist[sl.row][1] = tip_deflection(&s, buf);
     sl.row++;
@@ -267,7 +257,7 @@ static void run_level(void *ctx, int k, bg_lab_blob *result) {
     bg_lab_sim_tick(ls, settle_pack, &sl);
   }
   bg_lab_sim_end(ls, settle_pack, &sl);
-  check(bg_sim_stats(s.sim, &stats), s.sim, "stats");
+  bg_lab_check(bg_sim_stats(s.sim, &stats), s.sim, "stats");
   pt.n_hist = sl.row;
   pt.dx = s.dx;
   pt.cells = h / s.dx;

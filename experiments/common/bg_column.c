@@ -59,14 +59,6 @@ static void fail_sim(const char *what, bg_status s, const char *msg) {
   bg_lab_fail("%s: %s (%s)", what, bg_status_name(s), msg);
 }
 
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) {
-    bg_lab_fail("out of memory (%zu bytes)", n);
-  }
-  return p;
-}
-
 static void *xcalloc(size_t n, size_t s) {
   void *p = calloc(n ? n : 1, s);
   if (!p) {
@@ -134,12 +126,12 @@ static bg_real *seed_poisson(const bg_column_scene *sc, double dx, double H0, do
   /* ppc in the whole box and half again for the denser layer at the faces */
   double box = (pd.hi[0] - pd.lo[0]) * (pd.hi[1] - pd.lo[1]) * (pd.hi[2] - pd.lo[2]);
   size_t cap = (size_t)(1.5 * pd.ppc * box / (dx * dx * dx)) + 64;
-  bg_real *x = xmalloc(3 * cap * sizeof *x);
+  bg_real *x = bg_lab_xmalloc(3 * cap * sizeof *x);
   bg_status s = bg_seed_poisson(&pd, x, cap, n, err, sizeof err);
   if (s == BG_ERR_RANGE && *n > cap) {
     cap = *n;
     free(x);
-    x = xmalloc(3 * cap * sizeof *x);
+    x = bg_lab_xmalloc(3 * cap * sizeof *x);
     gsl_rng_set(rng, rng_seed);
     s = bg_seed_poisson(&pd, x, cap, n, err, sizeof err);
   }
@@ -201,7 +193,7 @@ void bg_column_surface(bg_column_result *res, const bg_real *x, size_t n, const 
   }
   {
     /* the lattice gives every particle the same volume, so the same mass */
-    double *rp = xmalloc((n ? n : 1) * sizeof *rp);
+    double *rp = bg_lab_xmalloc((n ? n : 1) * sizeof *rp);
     for (size_t p = 0; p < n; ++p)
       rp[p] = g->ridge ? (double)x[3 * p] : hypot((double)x[3 * p], (double)x[3 * p + 1]);
     gsl_sort(rp, 1, n);
@@ -231,8 +223,8 @@ void bg_column_surface(bg_column_result *res, const bg_real *x, size_t n, const 
       cnt[b] += 1;
     }
   res->nbins = 0;
-  res->rbin = xmalloc((size_t)nb * sizeof *res->rbin);
-  res->hbin = xmalloc((size_t)nb * sizeof *res->hbin);
+  res->rbin = bg_lab_xmalloc((size_t)nb * sizeof *res->rbin);
+  res->hbin = bg_lab_xmalloc((size_t)nb * sizeof *res->hbin);
   res->runout = 0;
   double thr = g->runout_h * dx;
   for (int b = 0; b < nb; ++b) {
@@ -356,12 +348,12 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   if (sc->poisson) {
     x = seed_poisson(sc, dx, H0, Ly, rng, rng_seed, &n, &vol);
   } else {
-    x = xmalloc(3 * cap * sizeof *x);
+    x = bg_lab_xmalloc(3 * cap * sizeof *x);
     if ((s = bg_seed_lattice(&lat, x, cap, &n, err, sizeof err)) != BG_OK) fail_sim("bg_seed_lattice", s, err);
   }
   gsl_rng_free(rng);
   if (sc->poisson) {
-    bg_real *pv = xmalloc(n * sizeof *pv);
+    bg_real *pv = bg_lab_xmalloc(n * sizeof *pv);
     for (size_t p = 0; p < n; ++p) pv[p] = (bg_real)vol;
     s = bg_sim_add_particles_volume(sim, n, x, NULL, pv);
     free(pv);
@@ -378,7 +370,7 @@ bg_column_result bg_column_run(bg_lab *lab, const bg_column_scene *sc, const cha
   res.cohesion_fed = held.material.model == BG_MODEL_DP ? (double)held.material.dp.cohesion : NAN;
   res.rho0_fed = (double)held.material.rho0;
 
-  bg_real *v = xmalloc(3 * n * sizeof *v), *m = xmalloc(n * sizeof *m);
+  bg_real *v = bg_lab_xmalloc(3 * n * sizeof *v), *m = bg_lab_xmalloc(n * sizeof *m);
   double M = 0;
   bg_sim_get(sim, BG_FIELD_MASS, m, n);
   for (size_t p = 0; p < n; ++p) M += m[p];

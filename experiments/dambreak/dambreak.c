@@ -36,12 +36,6 @@
 
 static const char *const mutants[] = {"front-mean", "front-small-column", "g-taichi", NULL};
 
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) bg_lab_fail("out of memory (%zu bytes)", n);
-  return p;
-}
-
 static void check(bg_sim *sim, bg_status s, const char *what) {
   if (s != BG_OK) bg_lab_fail("%s: %s", what, sim ? bg_sim_last_error(sim) : bg_status_str(s));
 }
@@ -126,7 +120,7 @@ static size_t fill_column(bg_sim *sim, const db_options *o, double dx, double of
       .spacing = sp,
       .count = {(size_t)lround(w / sp), (size_t)lround(ly / sp), (size_t)lround(h / sp)}};
   size_t cap = ld.count[0] * ld.count[1] * ld.count[2], n = 0;
-  bg_real *x = xmalloc(3 * cap * sizeof *x);
+  bg_real *x = bg_lab_xmalloc(3 * cap * sizeof *x);
   char err[512];
   if (bg_seed_lattice(&ld, x, cap, &n, err, sizeof err) != BG_OK)
     bg_lab_fail("bg_seed_lattice: %s", err);
@@ -169,7 +163,7 @@ static void front_unpack(front_loop *l, bg_lab_blob *b) {
   bg_lab_blob_get(b, &n, sizeof n);
   if (n > (b->len - b->pos) / (3 * sizeof(double)))
     bg_lab_fail("dam break: the checkpoint's samples are cut short");
-  double *buf = xmalloc(3 * n * sizeof *buf + 1);
+  double *buf = bg_lab_xmalloc(3 * n * sizeof *buf + 1);
   bg_lab_blob_get(b, buf, 3 * n * sizeof *buf);
   for (uint64_t i = 0; i < n; ++i) front_push(l, buf[i], buf[n + i], buf[2 * n + i]);
   free(buf);
@@ -216,7 +210,7 @@ static void dam_break(bg_lab *lab, const db_options *o, int cells, db_front *f) 
   bg_lab_blob state;
   int finished;
   bg_lab_sim *ls = bg_lab_sim_begin(lab, sim, tag, &state, &finished);
-  bg_real *x = xmalloc(3 * n * sizeof *x);
+  bg_real *x = bg_lab_xmalloc(3 * n * sizeof *x);
   if (state.len) front_unpack(&l, &state);
   bg_lab_blob_free(&state);
   if (!f->n) {
@@ -263,8 +257,8 @@ static void hydrostatic(bg_lab *lab, const db_options *o, int cells, db_hydro *r
   check(sim, bg_sim_describe(sim, &held), "bg_sim_describe");
   const double g = gravity_norm(sim), rho0 = held.material.rho0;
   const double k = held.material.water.bulk_modulus, gam = held.material.water.gamma;
-  bg_real *x = xmalloc(3 * n * sizeof *x), *F = xmalloc(9 * n * sizeof *F),
-          *m = xmalloc(n * sizeof *m);
+  bg_real *x = bg_lab_xmalloc(3 * n * sizeof *x), *F = bg_lab_xmalloc(9 * n * sizeof *F),
+          *m = bg_lab_xmalloc(n * sizeof *m);
   check(sim, bg_sim_get(sim, BG_FIELD_X, x, 3 * n), "bg_sim_get x");
   check(sim, bg_sim_get(sim, BG_FIELD_MASS, m, n), "bg_sim_get mass");
   const double top = off + h;
@@ -294,8 +288,8 @@ static void hydrostatic(bg_lab *lab, const db_options *o, int cells, db_hydro *r
   }
   bg_lab_blob_free(&state);
   size_t nw = bg_sim_wall_count(sim);
-  double *imp0 = xmalloc(3 * nw * sizeof *imp0), *imp1 = xmalloc(3 * nw * sizeof *imp1);
-  double *fw = xmalloc(3 * nw * sizeof *fw);
+  double *imp0 = bg_lab_xmalloc(3 * nw * sizeof *imp0), *imp1 = bg_lab_xmalloc(3 * nw * sizeof *imp1);
+  double *fw = bg_lab_xmalloc(3 * nw * sizeof *fw);
   const size_t floor_z = 3 * (nw - 6 + BG_FACE_ZLO) + 2;
   check(sim, bg_sim_advance_to(sim, o->settle), "bg_sim_advance_to");
   check(sim, bg_sim_wall_impulses(sim, imp0, 3 * nw), "bg_sim_wall_impulses");

@@ -41,12 +41,6 @@ static const char *const mixed_mutants[] = {"mass-index-swap", "jelly-as-sand",
                                             "rest-height-all", "thrust-full-column",
                                             "dam-slick-floor", NULL};
 
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) bg_lab_fail("out of memory (%zu bytes)", n);
-  return p;
-}
-
 static void check(bg_sim *sim, bg_status s, const char *what) {
   if (s != BG_OK) bg_lab_fail("%s: %s", what, sim ? bg_sim_last_error(sim) : bg_status_str(s));
 }
@@ -176,7 +170,7 @@ static size_t fill(bg_sim *sim, const mx_options *o, double off, double x_lo, do
   char err[512];
   if (bg_seed_lattice(&ld, NULL, 0, &n, err, sizeof err) != BG_OK)
     bg_lab_fail("bg_seed_lattice: %s", err);
-  bg_real *x = xmalloc(3 * n * sizeof *x);
+  bg_real *x = bg_lab_xmalloc(3 * n * sizeof *x);
   if (bg_seed_lattice(&ld, x, n, &n, err, sizeof err) != BG_OK)
     bg_lab_fail("bg_seed_lattice: %s", err);
   check(sim, bg_sim_add_particles_material(sim, n, x, NULL, 8, k), "bg_sim_add_particles_material");
@@ -235,7 +229,7 @@ static void measure(bg_sim *sim, mx_scene *sc, fields *f, mx_sample *s) {
   size_t n = sc->n_particles, nw = bg_sim_wall_count(sim);
   check(sim, bg_sim_get(sim, BG_FIELD_X, f->x, 3 * n), "bg_sim_get x");
   check(sim, bg_sim_get(sim, BG_FIELD_F, f->F, 9 * n), "bg_sim_get F");
-  double *imp = xmalloc(3 * nw * sizeof *imp);
+  double *imp = bg_lab_xmalloc(3 * nw * sizeof *imp);
   check(sim, bg_sim_wall_impulses(sim, imp, 3 * nw), "bg_sim_wall_impulses");
   bg_stats st;
   check(sim, bg_sim_stats(sim, &st), "bg_sim_stats");
@@ -302,7 +296,7 @@ static void read_fed(bg_sim *sim, mx_scene *sc, fields *f) {
       sqrt((double)held.gravity[0] * held.gravity[0] + (double)held.gravity[1] * held.gravity[1] +
            (double)held.gravity[2] * held.gravity[2]);
   size_t n = sc->n_particles;
-  bg_real *m = xmalloc(n * sizeof *m);
+  bg_real *m = bg_lab_xmalloc(n * sizeof *m);
   check(sim, bg_sim_get(sim, BG_FIELD_MASS, m, n), "bg_sim_get mass");
   check(sim, bg_sim_get(sim, BG_FIELD_MATERIAL, f->mat, n), "bg_sim_get material");
   const double vol = pow((double)held.dx, 3) / 8;
@@ -325,8 +319,8 @@ static void read_fed(bg_sim *sim, mx_scene *sc, fields *f) {
 static void run_scene(bg_lab *lab, const mx_options *o, bg_sim *sim, mx_scene *sc, double t_end,
                       const double snap_at[MX_SNAPS], double off) {
   size_t n = sc->n_particles;
-  fields f = {xmalloc(3 * n * sizeof(bg_real)), xmalloc(9 * n * sizeof(bg_real)),
-              xmalloc(n * sizeof(bg_real)), xmalloc(n * sizeof(bg_real)), xmalloc(n)};
+  fields f = {bg_lab_xmalloc(3 * n * sizeof(bg_real)), bg_lab_xmalloc(9 * n * sizeof(bg_real)),
+              bg_lab_xmalloc(n * sizeof(bg_real)), bg_lab_xmalloc(n * sizeof(bg_real)), bg_lab_xmalloc(n)};
   read_fed(sim, sc, &f);
   check(sim, bg_sim_get(sim, BG_FIELD_X, f.x, 3 * n), "bg_sim_get x");
   sc->n_snap_p = 0;
@@ -334,7 +328,7 @@ static void run_scene(bg_lab *lab, const mx_options *o, bg_sim *sim, mx_scene *s
     f.layer[p] = f.x[3 * p + 1] < off + 0.5 * o->dx; /* the lattice's first y layer */
     sc->n_snap_p += f.layer[p];
   }
-  sc->snap = xmalloc((size_t)MX_SNAPS * sc->n_snap_p * 3 * sizeof(float));
+  sc->snap = bg_lab_xmalloc((size_t)MX_SNAPS * sc->n_snap_p * 3 * sizeof(float));
   loop l = {sc, 0, 0};
   bg_lab_blob state;
   int finished;
@@ -419,7 +413,7 @@ static void dam_scene(bg_lab *lab, const mx_options *o, mx_scene *sc) {
   const bg_material *w = &held.materials[MX_OTHER];
   const double g = fabs((double)held.gravity[2]), top = off + o->water_h;
   size_t n = sc->n_particles;
-  bg_real *x = xmalloc(3 * n * sizeof *x), *F = xmalloc(9 * n * sizeof *F);
+  bg_real *x = bg_lab_xmalloc(3 * n * sizeof *x), *F = bg_lab_xmalloc(9 * n * sizeof *F);
   check(sim, bg_sim_get(sim, BG_FIELD_X, x, 3 * n), "bg_sim_get x");
   for (size_t p = 0; p < n; ++p) {
     double s = 1;

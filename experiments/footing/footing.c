@@ -63,16 +63,6 @@ typedef struct run_result {
   int n_curve;
 } run_result;
 
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) bg_lab_fail("out of memory (%zu bytes)", n);
-  return p;
-}
-
-static void check(bg_status s, bg_sim *sim, const char *what) {
-  if (s != BG_OK) bg_lab_fail("%s: %s", what, sim ? bg_sim_last_error(sim) : "failed");
-}
-
 /* The loop's state between rows, for a checkpoint: rows so far and the
  * impulses at the window's start. */
 typedef struct loop {
@@ -146,7 +136,7 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
   bg_status s = bg_sim_create(&desc, &sim, err, sizeof err);
   if (s != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
   bg_sim_desc held;
-  check(bg_sim_describe(sim, &held), sim, "bg_sim_describe");
+  bg_lab_check(bg_sim_describe(sim, &held), sim, "bg_sim_describe");
   r.sigma_y_fed = held.material.vm.yield_stress;
   /* the sigma_y the lab holds itself: what a claim handed the lab's copy
    * would compare with (the mutant sigma-y-fed-twice shows why it must not) */
@@ -165,7 +155,7 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
   double sp = 0.5 * dx;
   int ni = (int)lround((2 * L + 2 * off) / sp), nj = (int)lround(w / sp), nk = (int)lround((D - z0) / sp);
   size_t n = (size_t)ni * nj * nk, p = 0;
-  bg_real *x = xmalloc(3 * n * sizeof *x);
+  bg_real *x = bg_lab_xmalloc(3 * n * sizeof *x);
   for (int i = 0; i < ni; ++i)
     for (int j = 0; j < nj; ++j)
       for (int k = 0; k < nk; ++k) {
@@ -174,7 +164,7 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
         x[3 * p + 2] = (bg_real)(z0 + (k + 0.5) * sp);
         p++;
       }
-  check(bg_sim_add_particles(sim, n, x, NULL, 8), sim, "bg_sim_add_particles");
+  bg_lab_check(bg_sim_add_particles(sim, n, x, NULL, 8), sim, "bg_sim_add_particles");
   free(x);
   r.n_particles = n;
 
@@ -186,10 +176,10 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
   r.window_hi = (double)(rows_lo + rows_w) / cells;
   int n_rows = (rows_lo + rows_w) * o->samples;
   r.n_curve = n_rows;
-  r.curve = xmalloc(2 * (size_t)n_rows * sizeof *r.curve);
+  r.curve = bg_lab_xmalloc(2 * (size_t)n_rows * sizeof *r.curve);
   double t_row = dx / (o->samples * v), q_ult = PRANDTL_VM * r.sigma_y_fed, area = B * w;
   size_t nw = bg_sim_wall_count(sim);
-  double *imp = xmalloc(3 * nw * sizeof *imp);
+  double *imp = bg_lab_xmalloc(3 * nw * sizeof *imp);
   const size_t floor_wall = 1 + BG_FACE_ZLO; /* the colliders come first */
   loop l = {&r, 0, {0, 0}};
   bg_lab_blob state;
@@ -201,13 +191,13 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
                   speed, n, desc.dims[0], desc.dims[1], desc.dims[2], r.window_lo, r.window_hi);
   double imp_prev_row = 0;
   if (l.row > 0) {
-    check(bg_sim_wall_impulses(sim, imp, 3 * nw), sim, "bg_sim_wall_impulses");
+    bg_lab_check(bg_sim_wall_impulses(sim, imp, 3 * nw), sim, "bg_sim_wall_impulses");
     imp_prev_row = imp[2];
   }
   while (!finished && l.row < n_rows) {
     double t = (l.row + 1) * t_row;
-    check(bg_sim_advance_to(sim, t), sim, "bg_sim_advance_to");
-    check(bg_sim_wall_impulses(sim, imp, 3 * nw), sim, "bg_sim_wall_impulses");
+    bg_lab_check(bg_sim_advance_to(sim, t), sim, "bg_sim_advance_to");
+    bg_lab_check(bg_sim_wall_impulses(sim, imp, 3 * nw), sim, "bg_sim_wall_impulses");
     double q = (imp[2] - imp_prev_row) / (t_row * area);
     imp_prev_row = imp[2];
     r.curve[2 * l.row] = v * t / B;
@@ -223,13 +213,13 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
     bg_lab_sim_tick(ls, loop_pack, &l);
   }
   bg_lab_sim_end(ls, loop_pack, &l);
-  check(bg_sim_wall_impulses(sim, imp, 3 * nw), sim, "bg_sim_wall_impulses");
+  bg_lab_check(bg_sim_wall_impulses(sim, imp, 3 * nw), sim, "bg_sim_wall_impulses");
   double t_win = (r.window_hi - r.window_lo) * B / v;
   r.q_plateau = (imp[2] - l.imp_lo[0]) / (t_win * area);
   r.q_floor = (imp[3 * floor_wall + 2] - l.imp_lo[1]) / (t_win * area);
   r.q_over_qult = r.q_plateau / q_ult;
   bg_stats st;
-  check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
+  bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
   r.steps = st.step;
   bg_lab_add_work(lab, (double)n * (double)st.step);
   free(imp);

@@ -35,10 +35,6 @@
 #define DEG 57.29577951308232
 #define PI 3.14159265358979323846
 
-static void check(bg_status s, bg_sim *sim, const char *what) {
-  if (s != BG_OK) bg_lab_fail("%s: %s", what, sim ? bg_sim_last_error(sim) : "failed");
-}
-
 /* The friction coefficient of the material as the simulation holds it:
  * tan phi for Drucker-Prager, mu_s for mu(I). */
 double impact_held_friction(const bg_material *m) {
@@ -67,8 +63,8 @@ static void read_crater(bg_sim *sim, impact_drop *r, double lo, int cw, double z
   bg_real *x = malloc(3 * n * sizeof *x), *m = malloc(n * sizeof *m);
   double *col = calloc((size_t)cw * cw, sizeof *col);
   if (!x || !m || !col) bg_lab_fail("out of memory (%zu particles)", n);
-  check(bg_sim_get(sim, BG_FIELD_X, x, 3 * n), sim, "bg_sim_get x");
-  check(bg_sim_get(sim, BG_FIELD_MASS, m, n), sim, "bg_sim_get mass");
+  bg_lab_check(bg_sim_get(sim, BG_FIELD_X, x, 3 * n), sim, "bg_sim_get x");
+  bg_lab_check(bg_sim_get(sim, BG_FIELD_MASS, m, n), sim, "bg_sim_get mass");
   for (size_t p = 0; p < n; ++p) {
     int i = (int)floor((x[3 * p] - lo) / dx), j = (int)floor((x[3 * p + 1] - lo) / dx);
     if (i >= 0 && i < cw && j >= 0 && j < cw) col[(size_t)i * cw + j] += m[p];
@@ -124,7 +120,7 @@ static size_t add_bed(bg_sim *sim, double dx, double lo, double W, double z0, do
         x[3 * p + 1] = (bg_real)(lo + (j + 0.5) * s);
         x[3 * p + 2] = (bg_real)(z0 + (k + 0.5) * s);
       }
-  check(bg_sim_add_particles(sim, n, x, NULL, 8), sim, "bg_sim_add_particles");
+  bg_lab_check(bg_sim_add_particles(sim, n, x, NULL, 8), sim, "bg_sim_add_particles");
   free(x);
   return n;
 }
@@ -175,16 +171,16 @@ impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, dou
 
   /* what the claims compare with, read back from the simulation */
   bg_sim_desc held;
-  check(bg_sim_describe(sim, &held), sim, "bg_sim_describe");
+  bg_lab_check(bg_sim_describe(sim, &held), sim, "bg_sim_describe");
   r.mu_fed = impact_held_friction(&held.material);
   bg_body_state bs;
-  check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
+  bg_lab_check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
   r.rho_b_held = bs.mass / (PI / 6 * D * D * D);
   bg_stats st;
-  check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
+  bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
   r.rho_g = st.total_mass / (W * W * B);
   double k0 = 1 - sin(atan(r.mu_fed));
-  check(bg_sim_set_geostatic(sim, z_surf, k0), sim, "bg_sim_set_geostatic");
+  bg_lab_check(bg_sim_set_geostatic(sim, z_surf, k0), sim, "bg_sim_set_geostatic");
 
   loop l = {ball.x[2] - R, 0, 0};
   bg_lab_blob state;
@@ -195,9 +191,9 @@ impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, dou
   bg_lab_progress(lab, "%s: dx %.4g m, D %.3g m, h %.3g m, %zu particles, grid %zux%zux%zu", tag,
                   dx, D, h, r.particles, desc.dims[0], desc.dims[1], desc.dims[2]);
   while (!finished && !l.stopped) {
-    check(bg_sim_step(sim, NULL), sim, "bg_sim_step");
-    check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
-    check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
+    bg_lab_check(bg_sim_step(sim, NULL), sim, "bg_sim_step");
+    bg_lab_check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
+    bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
     double bottom = bs.x[2] - R;
     if (bottom < l.zmin) l.zmin = bottom;
     /* the downward motion has ended inside the bed (its speed below
@@ -212,7 +208,7 @@ impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, dou
     bg_lab_sim_tick(ls, loop_pack, &l);
   }
   bg_lab_sim_end(ls, loop_pack, &l);
-  check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
+  bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
   r.steps = st.step;
   r.stopped = l.stopped == 1;
   r.t_stop = l.t_stop;

@@ -135,6 +135,14 @@ __attribute__((format(printf, 1, 2), noreturn))
 #endif
 void bg_lab_fail(const char *fmt, ...);
 
+/* A library call's status: on anything but BG_OK, bg_lab_fail with what
+ * was being done and the simulation's own message (the status's name
+ * when there is no simulation yet). */
+void bg_lab_check(bg_status s, bg_sim *sim, const char *what);
+/* malloc that ends the run (bg_lab_fail) when memory runs out; n = 0 is
+ * one byte, so a valid pointer comes back either way. */
+void *bg_lab_xmalloc(size_t n);
+
 /* REFERENCES/file as a path, checked readable now: call it before any
  * simulation for every reference file the run will read. */
 const char *bg_lab_reference(bg_lab *lab, const char *file, char *path, size_t n);

@@ -88,6 +88,16 @@ void bg_lab_fail(const char *fmt, ...) {
   abort(); /* die does not return */
 }
 
+void bg_lab_check(bg_status s, bg_sim *sim, const char *what) {
+  if (s != BG_OK) bg_lab_fail("%s: %s", what, sim ? bg_sim_last_error(sim) : bg_status_str(s));
+}
+
+void *bg_lab_xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) bg_lab_fail("out of memory (%zu bytes)", n);
+  return p;
+}
+
 static void on_signal(int sig) {
   if (g_in_write) {
     g_pending_signal = sig; /* the write finishes first, then the run stops */

@@ -31,16 +31,6 @@
 #define BATCHES 4 /* batch means over the window, for the standard error */
 #define QUARTER 1.57079632679489661923
 
-static void check(bg_status s, bg_sim *sim, const char *what) {
-  if (s != BG_OK) bg_lab_fail("%s: %s", what, sim ? bg_sim_last_error(sim) : "failed");
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) bg_lab_fail("out of memory (%zu bytes)", n);
-  return p;
-}
-
 /* The loop's state between samples, for a checkpoint. */
 typedef struct loop {
   paddle_run *r;
@@ -87,9 +77,9 @@ static int in_paddle(double px, double pz, double R, double hT, int arms) {
  * annulus R/2 < r < R about the axis (x 0, z zc). */
 static double stress_mean(bg_sim *sim, size_t n, int kind, double R, double zc, double dx,
                           double x_side) {
-  bg_real *x = xmalloc(3 * n * sizeof *x), *s = xmalloc(9 * n * sizeof *s);
-  check(bg_sim_get(sim, BG_FIELD_X, x, 3 * n), sim, "bg_sim_get(X)");
-  check(bg_sim_get(sim, BG_FIELD_STRESS, s, 9 * n), sim, "bg_sim_get(STRESS)");
+  bg_real *x = bg_lab_xmalloc(3 * n * sizeof *x), *s = bg_lab_xmalloc(9 * n * sizeof *s);
+  bg_lab_check(bg_sim_get(sim, BG_FIELD_X, x, 3 * n), sim, "bg_sim_get(X)");
+  bg_lab_check(bg_sim_get(sim, BG_FIELD_STRESS, s, 9 * n), sim, "bg_sim_get(STRESS)");
   double sum = 0;
   size_t k = 0;
   for (size_t p = 0; p < n; ++p) {
@@ -146,7 +136,7 @@ static bg_sim *build(bg_lab *lab, const paddle_options *o, double dx, double *zc
   /* the bed: 2 x 2 particles per cell, none inside the arms */
   const double sp = 0.5 * dx;
   const int ni = 4 * nh, nk = 2 * nz;
-  bg_real *x = xmalloc(3 * (size_t)ni * (size_t)nk * sizeof *x);
+  bg_real *x = bg_lab_xmalloc(3 * (size_t)ni * (size_t)nk * sizeof *x);
   size_t n = 0;
   for (int i = 0; i < ni; ++i)
     for (int k = 0; k < nk; ++k) {
@@ -155,10 +145,10 @@ static bg_sim *build(bg_lab *lab, const paddle_options *o, double dx, double *zc
       x[3 * n] = (bg_real)px, x[3 * n + 1] = 0, x[3 * n + 2] = (bg_real)pz;
       ++n;
     }
-  check(bg_sim_add_particles(sim, n, x, NULL, 4), sim, "bg_sim_add_particles");
+  bg_lab_check(bg_sim_add_particles(sim, n, x, NULL, 4), sim, "bg_sim_add_particles");
   free(x);
   const double phi = desc.material.dp.phi_deg * 3.14159265358979323846 / 180.0;
-  check(bg_sim_set_geostatic(sim, 0.0, 1.0 - sin(phi)), sim, "bg_sim_set_geostatic");
+  bg_lab_check(bg_sim_set_geostatic(sim, 0.0, 1.0 - sin(phi)), sim, "bg_sim_set_geostatic");
   *np = n;
   return sim;
 }
@@ -192,7 +182,7 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
   r.n_particles = n;
   /* the arms as the simulation holds them: RFT integrates these */
   bg_sim_desc d;
-  check(bg_sim_describe(sim, &d), sim, "bg_sim_describe");
+  bg_lab_check(bg_sim_describe(sim, &d), sim, "bg_sim_describe");
   r.radius_fed = d.bodies[0].half[0];
   const double h_fed = o->arms == 4 ? d.bodies[1].half[2] : 0; /* the hub: the other box */
   const int nq = o->startup + o->window;
@@ -201,7 +191,7 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
   memset(&l, 0, sizeof l);
   l.r = &r;
   l.rows = SPQ * nq;
-  r.series = xmalloc(3 * (size_t)l.rows * sizeof *r.series);
+  r.series = bg_lab_xmalloc(3 * (size_t)l.rows * sizeof *r.series);
   r.n_series = l.rows;
   bg_lab_blob state;
   int finished;
@@ -214,7 +204,7 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
   const bg_real w[3] = {0, (bg_real)omega, 0}, v0[3] = {0, 0, 0};
   const double sgn = omega > 0 ? 1 : -1;
   if (!finished && l.phase == 0) {
-    check(bg_sim_advance_to(sim, o->settle), sim, "bg_sim_advance_to (settling)");
+    bg_lab_check(bg_sim_advance_to(sim, o->settle), sim, "bg_sim_advance_to (settling)");
     /* the undisturbed surface: the columns beside the paddle */
     r.surface = rft_read_surface(sim, n, dx, -x_side, -2 * R);
     const double rho_g = bg_lab_material(lab).rho0 * 9.81;
@@ -226,11 +216,11 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
   }
   if (!finished)
     for (size_t k = 0; k < (size_t)o->arms / 2; ++k)
-      check(bg_sim_set_body_velocity(sim, k, v0, w), sim, "bg_sim_set_body_velocity");
+      bg_lab_check(bg_sim_set_body_velocity(sim, k, v0, w), sim, "bg_sim_set_body_velocity");
   bg_stats st;
   bg_body_state b0, b1;
   while (!finished && l.row < l.rows) {
-    check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
+    bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
     const double t = st.time - l.t0;
     if (t >= (l.row + 1) * t_row) { /* a sample is complete */
       double *s = r.series + 3 * l.row;
@@ -243,9 +233,9 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
       continue;
     }
     bg_real dt;
-    check(bg_sim_step(sim, &dt), sim, "bg_sim_step");
-    check(bg_sim_body_state(sim, 0, &b0), sim, "bg_sim_body_state");
-    if (o->arms == 4) check(bg_sim_body_state(sim, 1, &b1), sim, "bg_sim_body_state");
+    bg_lab_check(bg_sim_step(sim, &dt), sim, "bg_sim_step");
+    bg_lab_check(bg_sim_body_state(sim, 0, &b0), sim, "bg_sim_body_state");
+    if (o->arms == 4) bg_lab_check(bg_sim_body_state(sim, 1, &b1), sim, "bg_sim_body_state");
     /* the pose as the body holds it: a turn by theta about y */
     const double theta = 2 * atan2(b0.q[2], b0.q[0]);
     const double tau = -sgn * (b0.torque[1] + (o->arms == 4 ? b1.torque[1] : 0));
@@ -257,9 +247,9 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
   }
   bg_lab_sim_end(ls, loop_pack, &l);
   /* what the simulation was fed, read back */
-  check(bg_sim_body_state(sim, 0, &b0), sim, "bg_sim_body_state");
+  bg_lab_check(bg_sim_body_state(sim, 0, &b0), sim, "bg_sim_body_state");
   b1 = b0;
-  if (o->arms == 4) check(bg_sim_body_state(sim, 1, &b1), sim, "bg_sim_body_state");
+  if (o->arms == 4) bg_lab_check(bg_sim_body_state(sim, 1, &b1), sim, "bg_sim_body_state");
   r.omega_fed = 0.5 * (b0.w[1] + b1.w[1]);
   r.depth = r.surface - b0.x[2];
   r.tip_speed = fabs(r.omega_fed) * r.radius_fed;
@@ -268,7 +258,7 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
   r.torque_first = l.first_tau / l.first_t, r.rft_first = l.first_rft / l.first_t;
   r.p_swept_ratio = stress_mean(sim, n, 1, R, b0.x[2], dx, x_side) / l.p_settled;
   window_spread(&r, o->startup * SPQ);
-  check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
+  bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
   r.steps = st.step;
   bg_lab_add_work(lab, (double)n * (double)st.step);
   bg_sim_destroy(sim);

@@ -29,16 +29,6 @@
 
 #define SAMPLES 40 /* series rows over the travel */
 
-static void check(bg_status s, bg_sim *sim, const char *what) {
-  if (s != BG_OK) bg_lab_fail("%s: %s", what, sim ? bg_sim_last_error(sim) : "failed");
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) bg_lab_fail("out of memory (%zu bytes)", n);
-  return p;
-}
-
 /* The loop's state between samples, for a checkpoint. */
 typedef struct loop {
   rft_run *r;
@@ -81,10 +71,10 @@ static double plate_phi(double px, double pz, double beta, double hx, double hz)
  * [x0, x1], the mean of each column's highest particle, plus the quarter
  * cell its share of the material reaches above it. */
 double rft_read_surface(bg_sim *sim, size_t n, double dx, double x0, double x1) {
-  bg_real *x = xmalloc(3 * n * sizeof *x);
-  check(bg_sim_get(sim, BG_FIELD_X, x, 3 * n), sim, "bg_sim_get(X)");
+  bg_real *x = bg_lab_xmalloc(3 * n * sizeof *x);
+  bg_lab_check(bg_sim_get(sim, BG_FIELD_X, x, 3 * n), sim, "bg_sim_get(X)");
   int nc = (int)ceil((x1 - x0) / (0.5 * dx));
-  double *top = xmalloc((size_t)nc * sizeof *top);
+  double *top = bg_lab_xmalloc((size_t)nc * sizeof *top);
   for (int c = 0; c < nc; ++c) top[c] = -INFINITY;
   for (size_t p = 0; p < n; ++p) {
     int c = (int)floor((x[3 * p] - x0) / (0.5 * dx));
@@ -149,7 +139,7 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   /* the bed: 2 x 2 particles per cell, none inside the plate */
   const double sp = 0.5 * dx, x0 = -behind, z0 = -H;
   const int ni = 2 * nx, nk = 2 * nz;
-  bg_real *x = xmalloc(3 * (size_t)ni * (size_t)nk * sizeof *x);
+  bg_real *x = bg_lab_xmalloc(3 * (size_t)ni * (size_t)nk * sizeof *x);
   size_t n = 0;
   for (int i = 0; i < ni; ++i)
     for (int k = 0; k < nk; ++k) {
@@ -158,13 +148,13 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
       x[3 * n] = (bg_real)px, x[3 * n + 1] = 0, x[3 * n + 2] = (bg_real)pz;
       ++n;
     }
-  check(bg_sim_add_particles(sim, n, x, NULL, 4), sim, "bg_sim_add_particles");
+  bg_lab_check(bg_sim_add_particles(sim, n, x, NULL, 4), sim, "bg_sim_add_particles");
   free(x);
   r.n_particles = n;
-  check(bg_sim_set_geostatic(sim, 0.0, 1.0 - sin(phi_deg * 3.14159265358979323846 / 180.0)), sim,
+  bg_lab_check(bg_sim_set_geostatic(sim, 0.0, 1.0 - sin(phi_deg * 3.14159265358979323846 / 180.0)), sim,
         "bg_sim_set_geostatic");
 
-  r.series = xmalloc(4 * SAMPLES * sizeof *r.series);
+  r.series = bg_lab_xmalloc(4 * SAMPLES * sizeof *r.series);
   r.n_series = SAMPLES;
   loop l;
   memset(&l, 0, sizeof l);
@@ -180,23 +170,23 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   const bg_real v[3] = {(bg_real)(speed * cos(gamma)), 0, (bg_real)(-speed * sin(gamma))},
                 w0[3] = {0, 0, 0};
   const size_t nw = bg_sim_wall_count(sim);
-  double *wf = xmalloc(3 * nw * sizeof *wf);
+  double *wf = bg_lab_xmalloc(3 * nw * sizeof *wf);
   if (!finished && l.phase == 0) {
-    check(bg_sim_advance_to(sim, o->settle), sim, "bg_sim_advance_to (settling)");
+    bg_lab_check(bg_sim_advance_to(sim, o->settle), sim, "bg_sim_advance_to (settling)");
     /* the undisturbed surface: the columns behind the plate's reach */
     r.surface = rft_read_surface(sim, n, dx, x0 + 2 * dx, -hx - 0.5 * depth);
     l.phase = 1;
     l.t_drag0 = o->settle;
     bg_lab_sim_tick(ls, loop_pack, &l);
   }
-  if (!finished) check(bg_sim_set_body_velocity(sim, 0, v, w0), sim, "bg_sim_set_body_velocity");
+  if (!finished) bg_lab_check(bg_sim_set_body_velocity(sim, 0, v, w0), sim, "bg_sim_set_body_velocity");
   bg_stats st;
   while (!finished && l.row < SAMPLES) {
     bg_body_state bs;
-    check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
+    bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
     const double t = st.time - l.t_drag0;
     if (t >= (l.row + 1) * t_row) { /* a sample is complete */
-      check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
+      bg_lab_check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
       double *s = r.series + 4 * l.row;
       s[0] = speed * t / L, s[1] = r.surface - bs.x[2];
       s[2] = l.row_fx / l.row_t, s[3] = l.row_fz / l.row_t;
@@ -207,9 +197,9 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
       continue;
     }
     bg_real dt;
-    check(bg_sim_step(sim, &dt), sim, "bg_sim_step");
-    check(bg_sim_wall_forces(sim, wf, 3 * nw), sim, "bg_sim_wall_forces");
-    check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
+    bg_lab_check(bg_sim_step(sim, &dt), sim, "bg_sim_step");
+    bg_lab_check(bg_sim_wall_forces(sim, wf, 3 * nw), sim, "bg_sim_wall_forces");
+    bg_lab_check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
     l.row_t += dt, l.row_fx += wf[0] * dt, l.row_fz += wf[2] * dt;
     if (t + dt > t_drag - t_win) { /* the window: the last part of the travel */
       l.win_t += dt, l.win_fx += wf[0] * dt, l.win_fz += wf[2] * dt;
@@ -219,7 +209,7 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   bg_lab_sim_end(ls, loop_pack, &l);
   /* what the simulation was fed, read back */
   bg_body_state bs;
-  check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
+  bg_lab_check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
   double R20 = 2 * (bs.q[1] * bs.q[3] - bs.q[0] * bs.q[2]),
          R00 = 1 - 2 * (bs.q[2] * bs.q[2] + bs.q[3] * bs.q[3]);
   r.beta_fed = atan2(R20, R00); /* the long axis' rise over +x */
@@ -228,7 +218,7 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   r.fx = l.win_fx / l.win_t, r.fz = l.win_fz / l.win_t, r.depth = l.win_depth / l.win_t;
   r.alpha_x = -r.fx / (L * r.depth), r.alpha_z = r.fz / (L * r.depth);
   r.rate_number = r.speed_fed * r.speed_fed / (fabs(desc.gravity[2]) * r.depth);
-  check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
+  bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
   r.steps = st.step;
   bg_lab_add_work(lab, (double)n * (double)st.step);
   free(wf);

@@ -64,16 +64,6 @@ typedef struct gauge {
   double ref;           /* reference distance of the two groups' mean heights, m */
 } gauge;
 
-static void check(bg_status s, bg_sim *sim, const char *what) {
-  if (s != BG_OK) bg_lab_fail("%s: %s", what, sim ? bg_sim_last_error(sim) : bg_status_str(s));
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) bg_lab_fail("out of memory (%zu bytes)", n);
-  return p;
-}
-
 static bg_lab *snow_init(int argc, char **argv, snow_run *r) {
   /* clang-format off */
   bg_lab_param params[] = {
@@ -107,7 +97,7 @@ static bg_lab *snow_init(int argc, char **argv, snow_run *r) {
 }
 
 static gauge gauge_make(const bg_real *x, size_t n, double H0) {
-  gauge g = {xmalloc(n), 0};
+  gauge g = {bg_lab_xmalloc(n), 0};
   double z[3] = {0, 0, 0}, c[3] = {0, 0, 0};
   for (size_t p = 0; p < n; ++p) {
     double zr = x[3 * p + 2] / H0;
@@ -166,17 +156,17 @@ static bg_sim *snow_scene(snow_run *r, double H0, double dx, double W, size_t *n
   sd.count[0] = sd.count[1] = nw * (size_t)side;
   sd.count[2] = nh * (size_t)side;
   size_t n = 0;
-  check(bg_seed_lattice(&sd, NULL, 0, &n, err, sizeof err), NULL, "counting the lattice");
-  bg_real *x = xmalloc(3 * n * sizeof *x);
+  bg_lab_check(bg_seed_lattice(&sd, NULL, 0, &n, err, sizeof err), NULL, "counting the lattice");
+  bg_real *x = bg_lab_xmalloc(3 * n * sizeof *x);
   if (bg_seed_lattice(&sd, x, n, &n, err, sizeof err) != BG_OK) bg_lab_fail("seeding: %s", err);
   /* the block starts in the homogeneous compression's own velocity field,
    * v_z = -v z / H0, so the plate's start sends no wave through it */
-  bg_real *vel = xmalloc(3 * n * sizeof *vel);
+  bg_real *vel = bg_lab_xmalloc(3 * n * sizeof *vel);
   for (size_t p = 0; p < n; ++p) {
     vel[3 * p] = vel[3 * p + 1] = 0;
     vel[3 * p + 2] = (bg_real)(-r->speed * x[3 * p + 2] / H0);
   }
-  check(bg_sim_add_particles(sim, n, x, vel, (bg_real)(side * side * side)), sim, "adding particles");
+  bg_lab_check(bg_sim_add_particles(sim, n, x, vel, (bg_real)(side * side * side)), sim, "adding particles");
   free(vel);
   *gauge_out = gauge_make(x, n, H0);
   free(x);
@@ -191,18 +181,18 @@ static bg_sim *snow_scene(snow_run *r, double H0, double dx, double W, size_t *n
  * the gauge's stretch and its particles' mean Jp. buf holds 9 n values. */
 static void particle_read(bg_sim *sim, size_t n, double rho0, const gauge *g, bg_real *buf, double *rho,
                           double *row) {
-  check(bg_sim_get(sim, BG_FIELD_DENSITY, buf, n), sim, "reading densities");
+  bg_lab_check(bg_sim_get(sim, BG_FIELD_DENSITY, buf, n), sim, "reading densities");
   double sj = 0, ss = 0, z[3] = {0, 0, 0}, c[3] = {0, 0, 0}, jp = 0;
   for (size_t p = 0; p < n; ++p) rho[p] = buf[p];
   for (size_t p = 0; p < n; ++p) sj += rho0 / rho[p];
-  check(bg_sim_get(sim, BG_FIELD_STRESS, buf, 9 * n), sim, "reading stresses");
+  bg_lab_check(bg_sim_get(sim, BG_FIELD_STRESS, buf, 9 * n), sim, "reading stresses");
   for (size_t p = 0; p < n; ++p) ss += -(double)buf[9 * p + 8] * rho0 / rho[p];
-  check(bg_sim_get(sim, BG_FIELD_X, buf, 3 * n), sim, "reading positions");
+  bg_lab_check(bg_sim_get(sim, BG_FIELD_X, buf, 3 * n), sim, "reading positions");
   for (size_t p = 0; p < n; ++p) {
     z[g->group[p]] += buf[3 * p + 2];
     c[g->group[p]] += 1;
   }
-  check(bg_sim_get(sim, BG_FIELD_JP, buf, n), sim, "reading Jp");
+  bg_lab_check(bg_sim_get(sim, BG_FIELD_JP, buf, n), sim, "reading Jp");
   for (size_t p = 0; p < n; ++p)
     if (g->group[p]) jp += buf[p];
   row[R_J] = sj / (double)n;
@@ -238,9 +228,9 @@ static void snow_load(snow_run *r, bg_sim *sim, size_t n, const gauge *g, double
                       double *rows) {
   bg_lab *lab = r->lab;
   size_t nw = bg_sim_wall_count(sim);
-  double *imp0 = xmalloc(3 * nw * sizeof *imp0), *imp1 = xmalloc(3 * nw * sizeof *imp1);
-  bg_real *buf = xmalloc(9 * n * sizeof *buf);
-  double *rho = xmalloc(n * sizeof *rho);
+  double *imp0 = bg_lab_xmalloc(3 * nw * sizeof *imp0), *imp1 = bg_lab_xmalloc(3 * nw * sizeof *imp1);
+  bg_real *buf = bg_lab_xmalloc(9 * n * sizeof *buf);
+  double *rho = bg_lab_xmalloc(n * sizeof *rho);
   const size_t floor_wall = 1 + BG_FACE_ZLO; /* after the one collider */
   load_loop l = {0, r->samples, rows};
   bg_lab_blob state;
@@ -248,12 +238,12 @@ static void snow_load(snow_run *r, bg_sim *sim, size_t n, const gauge *g, double
   bg_lab_sim *ls = bg_lab_sim_begin(lab, sim, "compression", &state, &finished);
   if (state.len) load_unpack(&l, &state);
   bg_lab_blob_free(&state);
-  check(bg_sim_wall_impulses(sim, imp0, 3 * nw), sim, "wall impulses");
+  bg_lab_check(bg_sim_wall_impulses(sim, imp0, 3 * nw), sim, "wall impulses");
   while (!finished && l.done < r->samples) {
     int k = l.done;
     double t0 = t_end * k / r->samples, t1 = t_end * (k + 1) / r->samples;
-    check(bg_sim_advance_to(sim, t1), sim, "stepping");
-    check(bg_sim_wall_impulses(sim, imp1, 3 * nw), sim, "wall impulses");
+    bg_lab_check(bg_sim_advance_to(sim, t1), sim, "stepping");
+    bg_lab_check(bg_sim_wall_impulses(sim, imp1, 3 * nw), sim, "wall impulses");
     double *row = rows + (size_t)R_NCOL * k;
     row[R_T] = 0.5 * (t0 + t1);
     /* the material pushes the plate up and the floor down */
@@ -266,14 +256,14 @@ static void snow_load(snow_run *r, bg_sim *sim, size_t n, const gauge *g, double
     row[R_JP] = 0.5 * (jp0 + row[R_JP_END]);
     memcpy(imp0, imp1, 3 * nw * sizeof *imp0);
     bg_stats st;
-    check(bg_sim_stats(sim, &st), sim, "stats");
+    bg_lab_check(bg_sim_stats(sim, &st), sim, "stats");
     bg_lab_progress_sim(lab, "compression", st.time, t_end, (double)n * (double)st.step);
     l.done = k + 1;
     bg_lab_sim_tick(ls, load_pack, &l);
   }
   bg_lab_sim_end(ls, load_pack, &l);
   bg_stats st;
-  check(bg_sim_stats(sim, &st), sim, "stats");
+  bg_lab_check(bg_sim_stats(sim, &st), sim, "stats");
   bg_lab_add_work(lab, (double)n * (double)st.step);
   bg_lab_manifest_num(lab, "steps", (double)st.step);
   bg_lab_manifest_num(lab, "dt_last_s", st.dt);
@@ -299,8 +289,8 @@ static law_table law_make(const bg_material *mat, double s_min, double ds) {
   char err[512];
   if (bg_material_params(mat, &m, err, sizeof err) != BG_OK) bg_lab_fail("law: %s", err);
   law_table L = {s_min, ds, (int)ceil((1 - s_min) / ds) + 1, NULL, NULL};
-  L.sig = xmalloc((size_t)L.n * sizeof *L.sig);
-  L.jp = xmalloc((size_t)L.n * sizeof *L.jp);
+  L.sig = bg_lab_xmalloc((size_t)L.n * sizeof *L.sig);
+  L.jp = bg_lab_xmalloc((size_t)L.n * sizeof *L.jp);
   bg_mat3 F = bg_mat3_identity(), tau = bg_mat3_zero(), C = bg_mat3_zero();
   bg_real st[BG_NSTATE] = {0, 0, 0, 0};
   /* a unit time per step: C is the step's strain rate */
@@ -365,7 +355,7 @@ static double plate_lag_cells(const double *rows, int samples, double v, double 
  * the clamp (snow.md sec. 5); returns -slope, NaN with fewer than 5
  * samples. */
 static double hardening_rate(const double *rows, int samples) {
-  double *x = xmalloc((size_t)samples * sizeof *x), *y = xmalloc((size_t)samples * sizeof *y);
+  double *x = bg_lab_xmalloc((size_t)samples * sizeof *x), *y = bg_lab_xmalloc((size_t)samples * sizeof *y);
   size_t m = 0;
   for (int k = 0; k < samples; ++k) {
     const double *row = rows + (size_t)R_NCOL * k;
@@ -394,7 +384,7 @@ static snow_plan snow_read_back(snow_run *r, bg_sim *sim, double H0, double W, s
   bg_lab *lab = r->lab;
   snow_plan pl;
   bg_sim_desc fed;
-  check(bg_sim_describe(sim, &fed), sim, "describing the simulation");
+  bg_lab_check(bg_sim_describe(sim, &fed), sim, "describing the simulation");
   pl.expect = fed.material;
   /* the lab expects the hardening it meant to feed, not the mutant's 0 */
   if (bg_lab_mutant_is(lab, "snow-hardening-0"))
@@ -416,7 +406,7 @@ static snow_plan snow_read_back(snow_run *r, bg_sim *sim, double H0, double W, s
   /* the law's stress at the elastic limit, F_E = diag(1, 1, 1 - theta_c) */
   pl.sig_y = (la0 + 2 * mu0) * pl.expect.snow.theta_c;
   bg_real dt0 = 0, bound = 0;
-  check(bg_sim_next_dt(sim, &dt0, &bound), sim, "timestep");
+  bg_lab_check(bg_sim_next_dt(sim, &dt0, &bound), sim, "timestep");
   bg_lab_manifest_num(lab, "H0_m", H0);
   bg_lab_manifest_num(lab, "dx_m", H0 / r->cells);
   bg_lab_manifest_num(lab, "width_m", W);
@@ -440,7 +430,7 @@ static void snow_judge(const snow_run *r, const snow_plan *pl, const double *row
   /* the law past the scene's and the plate's deepest stretch (and the
    * plate-speed mutant's, 1 - 2 strain) */
   law_table L = law_make(&pl->expect, fmax(1 - 2 * v * pl->t_end / H0 - 0.02, 0.05), 1e-5);
-  double *rel = xmalloc((size_t)r->samples * sizeof *rel);
+  double *rel = bg_lab_xmalloc((size_t)r->samples * sizeof *rel);
   double misfit = curve_misfit(rows, &L, r->samples, pl->sig_y, rel);
   FILE *f = bg_lab_tsv(lab, "curve.tsv",
                        "oedometric compression of snow: the plate's and the floor's stress (windowed wall "
@@ -475,7 +465,7 @@ int main(int argc, char **argv) {
   bg_sim *sim = snow_scene(&r, H0, dx, W, &n, &g);
   snow_plan pl = snow_read_back(&r, sim, H0, W, n);
   /* run */
-  double *rows = xmalloc((size_t)R_NCOL * (size_t)r.samples * sizeof *rows);
+  double *rows = bg_lab_xmalloc((size_t)R_NCOL * (size_t)r.samples * sizeof *rows);
   snow_load(&r, sim, n, &g, pl.t_end, W * W, pl.rho0, rows);
   bg_sim_destroy(sim);
   free(g.group);
