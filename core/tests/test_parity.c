@@ -15,7 +15,7 @@
  * argv[1] is the backend (a name of bg_backend_name other than the oracle;
  * exit 77 when it is unavailable). argv[2], optional: one scene only (fall,
  * column, column-2d, column-MODEL for each registered model, mixed-column,
- * jelly-on-sand, water-dam, silo). */
+ * jelly-on-sand, water-dam, body, silo). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +44,7 @@ typedef struct scene {
   bg_material mats[4];
   int n_mats;
   unsigned char *mat;
+  bg_body body; /* with d.n_bodies 1: the scene's rigid body (run() points d.bodies here) */
 } scene;
 
 static uint64_t rng_s;
@@ -130,6 +131,45 @@ static void scene_column(scene *s) {
   double lo[3] = {0.135, 0.135, 0.025}, L[3] = {0.12, 0.12, 0.12}, v0[3] = {0, 0, 0};
   fill(s, lo, L, 0.01, v0, in_disk, &c);
   s->steps = 150;
+}
+
+typedef struct slab {
+  double zmax;
+} slab;
+
+static int below(const double *p, const void *arg) { return p[2] <= ((const slab *)arg)->zmax; }
+
+/* A sphere of 3 rho0 (R 4 dx, Coulomb mu 0.5) thrown down at 1 m/s and
+ * towards -x at 0.5 m/s into a bed
+ * 6 dx deep on a Coulomb floor, against the -x face (its surface 0.8 dx
+ * past the face's last solid node, so that some nodes are both the body's
+ * and the face's), 120 steps: the two-way coupling, its nodes sent apart
+ * from the walls' where the backend takes them so (cpu/ref, cuda) and
+ * merged where it does not (cpu), the body's contact and its integration
+ * from the force tallies. */
+static void scene_body(scene *s) {
+  memset(s, 0, sizeof *s);
+  s->name = "sphere into a bed";
+  s->d = base(28, 28, 24);
+  s->d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
+  s->d.walls[BG_FACE_ZLO].mu = 0.5f;
+  rng_s = 0x5EEDB0D1ull;
+  slab c = {0.085};
+  double lo[3] = {0.025, 0.025, 0.025}, L[3] = {0.23, 0.23, 0.06}, v0[3] = {0, 0, 0};
+  fill(s, lo, L, 0.01, v0, below, &c);
+  s->body = bg_body_default();
+  s->body.shape = BG_BODY_SPHERE;
+  s->body.radius = 0.04f;
+  s->body.density = 3.0f * s->d.material.rho0;
+  s->body.x[0] = 0.048f;
+  s->body.x[1] = 0.14f;
+  s->body.x[2] = 0.135f;
+  s->body.v[0] = -0.5f;
+  s->body.v[2] = -1.0f;
+  s->body.friction = BG_FRICTION_COULOMB;
+  s->body.mu = 0.5f;
+  s->d.n_bodies = 1;
+  s->steps = 120;
 }
 
 /* The column's cross-section in 2D (plane strain, dim 2): W = 6 dx,
@@ -290,6 +330,7 @@ typedef struct result {
   bg_real *x, *v;
   bg_real *active; /* BG_FIELD_ACTIVE: 1 active, 0 parked */
   bg_stats st;
+  bg_body_state body; /* the scene's body, when it has one */
   int ok;
 } result;
 
@@ -307,6 +348,7 @@ static result run(const scene *sc, const char *backend, int sort_interval, const
   d.backend = backend;
   d.properties = properties;
   d.sort_interval = sort_interval;
+  if (d.n_bodies) d.bodies = &sc->body;
   bg_sim *sim = NULL;
   char err[512];
   bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
@@ -341,6 +383,7 @@ static result run(const scene *sc, const char *backend, int sort_interval, const
   if (s == BG_OK) s = bg_sim_get(sim, BG_FIELD_V, v, 3 * n);
   if (s == BG_OK) s = bg_sim_get(sim, BG_FIELD_ACTIVE, act, n);
   if (s == BG_OK) s = bg_sim_stats(sim, &r.st);
+  if (s == BG_OK && d.n_bodies) s = bg_sim_body_state(sim, 0, &r.body);
   if (s != BG_OK) {
     printf("  %s on %s: %s: %s\n", sc->name, backend, bg_status_name(s), bg_sim_last_error(sim));
   } else {
@@ -386,6 +429,7 @@ typedef struct diff {
   size_t worst_at;
   size_t flips;      /* parking flips, left out of ex and ev */
   size_t flip_at;    /* the first of them (diagnostic) */
+  double eb, ebv;    /* the body's position against its displacement, its velocity against itself */
 } diff;
 
 static diff compare(const scene *sc, const result *a, const result *b) {
@@ -422,6 +466,18 @@ static diff compare(const scene *sc, const result *a, const result *b) {
   }
   d.ex = disp2 > 0 ? sqrt(dx2 / disp2) : sqrt(dx2);
   d.ev = v2 > 0 ? sqrt(dv2 / v2) : sqrt(dv2);
+  if (sc->d.n_bodies) {
+    double e2 = 0, u2 = 0, f2 = 0, w2 = 0;
+    for (int i = 0; i < 3; ++i) {
+      double e = a->body.x[i] - b->body.x[i], u = b->body.x[i] - sc->body.x[i], f = a->body.v[i] - b->body.v[i];
+      e2 += e * e;
+      u2 += u * u;
+      f2 += f * f;
+      w2 += b->body.v[i] * b->body.v[i];
+    }
+    d.eb = u2 > 0 ? sqrt(e2 / u2) : sqrt(e2);
+    d.ebv = w2 > 0 ? sqrt(f2 / w2) : sqrt(f2);
+  }
   return d;
 }
 
@@ -548,6 +604,12 @@ static void check_variant(const scene *sc, const result *cpu, double tol, size_t
   bg_check_rel(g.st.time, cpu->st.time, tol, "%s, %s: simulated time after %d adaptive steps", sc->name,
                va->label, sc->steps);
   bg_check_rel(g.st.total_mass, cpu->st.total_mass, 1e-12, "%s, %s: total mass", sc->name, va->label);
+  if (sc->d.n_bodies) {
+    printf("  %s, %s: body at z %.5f m, off by %.3g of its displacement, velocity by %.3g\n", sc->name, va->label,
+           g.body.x[2], e.eb, e.ebv);
+    bg_check_le(e.eb, tol, "%s, %s: the body's position vs " ORACLE ", |dx| / |displacement|", sc->name, va->label);
+    bg_check_le(e.ebv, tol, "%s, %s: the body's velocity vs " ORACLE ", |dv| / |v|", sc->name, va->label);
+  }
   if (want_drift) {
     double f = drifted_fraction(sc, &g);
     printf("  %s, %s: %.1f%% of particles left their sorted block\n", sc->name, va->label, 100 * f);
@@ -565,7 +627,8 @@ static void parity(scene *sc, const variant *vars, size_t n_vars, int drift_vari
   free(order);
   if (!bg_check_true(cpu.ok && perm.ok, "%s: cpu reference runs", sc->name)) goto done;
   diff dp = compare(sc, &perm, &cpu);
-  double d_perm = dp.ex > dp.ev ? dp.ex : dp.ev;
+  /* the body's own round-off response counts as the particles' does */
+  double d_perm = fmax(fmax(dp.ex, dp.ev), fmax(dp.eb, dp.ebv));
   double d_ulp = 0;
   size_t flips_ref = dp.flips;
   {
@@ -577,7 +640,7 @@ static void parity(scene *sc, const variant *vars, size_t n_vars, int drift_vari
     free(nudged.x);
     if (bg_check_true(u.ok, "%s: cpu run from ulp-nudged positions", sc->name)) {
       diff du = compare(sc, &u, &cpu);
-      d_ulp = du.ex > du.ev ? du.ex : du.ev;
+      d_ulp = fmax(fmax(du.ex, du.ev), fmax(du.eb, du.ebv));
       printf("  %s: " ORACLE " vs itself (positions nudged 1 ulp): positions %.3g, velocities %.3g (worst particle %.3g dx, "
              "%zu parking flips)\n", sc->name, du.ex, du.ev, du.worst, du.flips);
       flips_ref = du.flips > flips_ref ? du.flips : flips_ref;
@@ -659,7 +722,7 @@ int main(int argc, char **argv) {
   const char *const silo_lab[] = {"default (sort every 32)", "sort every 8", NULL};
   variant vars[16];
   size_t nv;
-  /* argv[2], optional: only that scene (fall, column, column-MODEL, column-cohesion, silo) */
+  /* argv[2], optional: only that scene (fall, column, column-MODEL, column-cohesion, body, silo) */
   const char *only = argc > 2 ? argv[2] : NULL;
   scene sc;
   if (!only || strcmp(only, "fall") == 0) {
@@ -725,6 +788,12 @@ int main(int argc, char **argv) {
     sc.d.material.dp.beta = 0.5f;
     sc.name = "column collapse, cohesive drucker-prager (c 300 Pa, beta 0.5)";
     nv = variants(vars, 16, col_int, col_lab, 0);
+    parity(&sc, vars, nv, -1);
+    scene_free(&sc);
+  }
+  if (!only || strcmp(only, "body") == 0) {
+    scene_body(&sc);
+    nv = variants(vars, 16, col_int, col_lab, 1);
     parity(&sc, vars, nv, -1);
     scene_free(&sc);
   }
