@@ -100,12 +100,7 @@ static bg_sim *make_tank(bg_lab *lab, const db_options *o, double dx, double len
   d.dims[1] = (size_t)o->slab + 4;
   d.dims[2] = (size_t)ceil(height / dx) + 8;
   for (int i = 0; i < 3; ++i) d.origin[i] = (bg_real)(-1.5 * dx);
-  d.backend = bg_lab_backend(lab);
-  d.threads = bg_lab_threads(lab);
-  char err[512];
-  bg_sim *sim = NULL;
-  bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
-  if (s != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
+  bg_sim *sim = bg_lab_create_sim(lab, &d);
   return sim;
 }
 

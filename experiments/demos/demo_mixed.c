@@ -132,11 +132,7 @@ static bg_sim *make_tank(bg_lab *lab, const mx_options *o, const bg_material *ta
   for (int i = 0; i < 3; ++i) d.origin[i] = (bg_real)(-1.5 * o->dx);
   d.walls[BG_FACE_ZLO].friction = mu > 0 ? BG_FRICTION_COULOMB : BG_FRICTION_SLIP;
   d.walls[BG_FACE_ZLO].mu = (bg_real)mu;
-  d.backend = bg_lab_backend(lab);
-  d.threads = bg_lab_threads(lab);
-  char err[512];
-  bg_sim *sim = NULL;
-  if (bg_sim_create(&d, &sim, err, sizeof err) != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
+  bg_sim *sim = bg_lab_create_sim(lab, &d);
   return sim;
 }
 

@@ -129,12 +129,7 @@ static run_result footing_run(bg_lab *lab, const options *o, int cells, double s
   f.velocity[2] = (bg_real)(-v);
   desc.colliders = &f;
   desc.n_colliders = 1;
-  desc.backend = bg_lab_backend(lab);
-  desc.threads = bg_lab_threads(lab);
-  char err[512];
-  bg_sim *sim = NULL;
-  bg_status s = bg_sim_create(&desc, &sim, err, sizeof err);
-  if (s != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
+  bg_sim *sim = bg_lab_create_sim(lab, &desc);
   bg_sim_desc held;
   bg_lab_check(bg_sim_describe(sim, &held), sim, "bg_sim_describe");
   r.sigma_y_fed = held.material.vm.yield_stress;

@@ -162,11 +162,7 @@ impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, dou
   ball.mu = (bg_real)o->wall_mu;
   desc.bodies = &ball;
   desc.n_bodies = 1;
-  desc.backend = bg_lab_backend(lab);
-  desc.threads = bg_lab_threads(lab);
-  char err[512];
-  bg_sim *sim = NULL;
-  if (bg_sim_create(&desc, &sim, err, sizeof err) != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
+  bg_sim *sim = bg_lab_create_sim(lab, &desc);
   r.particles = add_bed(sim, dx, lo, W, z_floor, B);
 
   /* what the claims compare with, read back from the simulation */

@@ -139,6 +139,9 @@ void bg_lab_fail(const char *fmt, ...);
  * was being done and the simulation's own message (the status's name
  * when there is no simulation yet). */
 void bg_lab_check(bg_status s, bg_sim *sim, const char *what);
+/* A simulation of d on the run's backend and threads (--backend,
+ * --threads, written into d), or bg_lab_fail with the library's message. */
+bg_sim *bg_lab_create_sim(bg_lab *lab, bg_sim_desc *d);
 /* malloc that ends the run (bg_lab_fail) when memory runs out; n = 0 is
  * one byte, so a valid pointer comes back either way. */
 void *bg_lab_xmalloc(size_t n);

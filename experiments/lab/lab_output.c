@@ -92,6 +92,15 @@ void bg_lab_check(bg_status s, bg_sim *sim, const char *what) {
   if (s != BG_OK) bg_lab_fail("%s: %s", what, sim ? bg_sim_last_error(sim) : bg_status_str(s));
 }
 
+bg_sim *bg_lab_create_sim(bg_lab *lab, bg_sim_desc *d) {
+  d->backend = bg_lab_backend(lab);
+  d->threads = bg_lab_threads(lab);
+  char err[512];
+  bg_sim *sim = NULL;
+  if (bg_sim_create(d, &sim, err, sizeof err) != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
+  return sim;
+}
+
 void *bg_lab_xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
   if (!p) bg_lab_fail("out of memory (%zu bytes)", n);

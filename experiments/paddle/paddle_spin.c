@@ -128,11 +128,7 @@ static bg_sim *build(bg_lab *lab, const paddle_options *o, double dx, double *zc
   b[1].q[0] = (bg_real)cos(0.5 * QUARTER), b[1].q[2] = (bg_real)sin(0.5 * QUARTER);
   desc.bodies = b;
   desc.n_bodies = (size_t)o->arms / 2;
-  desc.backend = bg_lab_backend(lab);
-  desc.threads = bg_lab_threads(lab);
-  char err[512];
-  bg_sim *sim = NULL;
-  if (bg_sim_create(&desc, &sim, err, sizeof err) != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
+  bg_sim *sim = bg_lab_create_sim(lab, &desc);
   /* the bed: 2 x 2 particles per cell, none inside the arms */
   const double sp = 0.5 * dx;
   const int ni = 4 * nh, nk = 2 * nz;

@@ -130,11 +130,7 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   b.mu = (bg_real)o->wall_mu;
   desc.bodies = &b;
   desc.n_bodies = 1;
-  desc.backend = bg_lab_backend(lab);
-  desc.threads = bg_lab_threads(lab);
-  char err[512];
-  bg_sim *sim = NULL;
-  if (bg_sim_create(&desc, &sim, err, sizeof err) != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
+  bg_sim *sim = bg_lab_create_sim(lab, &desc);
 
   /* the bed: 2 x 2 particles per cell, none inside the plate */
   const double sp = 0.5 * dx, x0 = -behind, z0 = -H;
