@@ -142,6 +142,10 @@ static const bg_property_def cuda_properties[] = {
      "sparse: only the 4^3-node blocks some particle's stencil reaches this step hold memory (a pool of blocks "
      "and a 4-byte slot per block of the grid), so the grid's memory follows the material, not the box; dense: "
      "every node of the box, 16 bytes each"},
+    {"p2g_words", "2|1", "2",
+     "int32 words per value in the P2G shared tile (resource cuda): 2, a hi and a lo word, resolving 2^-51 of "
+     "the block's bound on a node sum; 1, the hi word alone, resolving 2^-31 (about what float atomics keep) "
+     "with half the shared atomics"},
 };
 #define CUDA_N_PROPERTIES ((int)(sizeof cuda_properties / sizeof cuda_properties[0]))
 
@@ -184,6 +188,11 @@ static bg_status read_properties(cuda_state *s) {
     return fail(s, BG_ERR_RANGE,
                 "grid=sparse does not cover the nonlocal fluidity's nodal sums (held for every node of the box): a "
                 "material with a nonlocal model runs with grid=dense");
+  const char *pw = bg_config_property(s->cfg, "p2g_words");
+  if (!pw) pw = cuda_properties[3].def;
+  if (strcmp(pw, "1") != 0 && strcmp(pw, "2") != 0)
+    return fail(s, BG_ERR_RANGE, "p2g_words must be 2 or 1 (int32 words per value in the P2G tile)");
+  s->p2g_words = pw[0] - '0';
   s->geo.lb = BG_BLOCK_LOG2;
   s->geo.dim = s->cfg->dim;
   return BG_OK;

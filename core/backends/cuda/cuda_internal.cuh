@@ -114,6 +114,7 @@ typedef struct cuda_state {
   int variant;  /* BG_CUDA_TILE or BG_CUDA_GLOBAL */
   int g2p_minb; /* the property g2p_minblocks: 0, 4 or 8, or -1 for auto (cuda_g2p.cu) */
   int det;      /* the property deterministic: the grid summed in 64-bit fixed point (cuda_p2g.cu) */
+  int p2g_words; /* the property p2g_words: int32 words per value in the P2G tile, 2 (hi, lo) or 1 (cuda_p2g.cu) */
   size_t n, cap;
   dparts P;
   /* sort: keys and permutation double buffers (also the gather's spares) */

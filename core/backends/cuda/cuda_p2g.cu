@@ -106,7 +106,7 @@ static __device__ __forceinline__ void fix_add(unsigned long long *gfix, int64_t
   atomicAdd(gfix + l * nn + node, (unsigned long long)__double2ll_rn(v * gscale[l]));
 }
 
-template <int LB, int MODE, bool DET, bool SP>
+template <int LB, int MODE, int W, bool DET, bool SP>
 static __device__ __forceinline__ void scatter_node(const dgeom &G, const contrib &c, bool in, int o0, int o1, int o2,
                                              int a, int b, int k, float dx, float *tile, const fixscale &fs,
                                              float4 *grid, unsigned long long *gfix, const double *gscale,
@@ -121,11 +121,14 @@ static __device__ __forceinline__ void scatter_node(const dgeom &G, const contri
     for (int l = 0; l < 4; ++l) {
       /* v sh is exact (a power of two), so is hi / sh, and so is the
        * remainder v - hi / sh (it is smaller than either): hi and lo carry
-       * v to within 0.5 / sl, whatever its size */
+       * v to within 0.5 / sl, whatever its size; hi alone (W = 1) to
+       * within 0.5 / sh, 2^-31 of the block's bound */
       const float h = rintf(val[l] * fs.sh[l]);
-      const float r = val[l] - h * fs.ish[l];
       atomicAdd(&ti[l * TN + t], (int)h);
-      atomicAdd(&ti[(4 + l) * TN + t], __float2int_rn(r * fs.sl[l]));
+      if (W == 2) {
+        const float r = val[l] - h * fs.ish[l];
+        atomicAdd(&ti[(4 + l) * TN + t], __float2int_rn(r * fs.sl[l]));
+      }
     }
   } else if (DET) {
     const int64_t node = node_index(G, c.w.base[0] + a, c.w.base[1] + b, c.w.base[2] + k);
@@ -232,22 +235,22 @@ static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, 
  * nodes at once and serialise; offset per lane, they mostly do not. The
  * order of the additions into a node changes, as any parallel float
  * scatter does; each particle's contribution does not. */
-template <int LB, int MODE, int DIM, bool DET, bool SP>
+template <int LB, int MODE, int W, int DIM, bool DET, bool SP>
 __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
                       int64_t n, float dt, float4 *grid, unsigned long long *gfix, const double *gscale) {
   constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
   /* component-major (the four hi planes: mass, then the three momenta;
-   * then the four lo ones): lanes adding to different nodes t then fall in
-   * banks t mod 32, where a node-major layout used only t mod 8 */
+   * then the four lo ones, W = 2): lanes adding to different nodes t then
+   * fall in banks t mod 32, where a node-major layout used only t mod 8 */
   constexpr bool FIXPT = MODE == P2G_FIXED;
-  __shared__ float tile[FIXPT ? 8 * TN : 1];
+  __shared__ float tile[FIXPT ? 4 * W * TN : 1];
   const int64_t r = blockIdx.x;
   const uint32_t key = runkey[r];
   if (key >= (uint32_t)G.n_blocks) return; /* the parked bucket; uniform across the block */
   const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
   const int64_t bz = key % G.nb[2], by = (key / G.nb[2]) % G.nb[1], bx = key / (G.nb[2] * G.nb[1]);
   const int o0 = (int)(bx << LB), o1 = (int)(by << LB), o2 = (int)(bz << LB);
-  constexpr int TW = 8 * TN;
+  constexpr int TW = 4 * W * TN;
   if (FIXPT) {
     for (int i = threadIdx.x; i < TW; i += blockDim.x) tile[i] = 0.0f; /* also int 0 */
     __syncthreads();
@@ -278,7 +281,7 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
     for (int s = 0; s < NCOL; ++s) {
 #pragma unroll
       for (int k = 0; k < 3; ++k)
-        scatter_node<LB, MODE, DET, SP>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid, gfix, gscale, ss, b0);
+        scatter_node<LB, MODE, W, DET, SP>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid, gfix, gscale, ss, b0);
       if (DIM == 2) {
         a = a == 2 ? 0 : a + 1;
       } else if (++b == 3) {
@@ -292,10 +295,11 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
     for (int t = threadIdx.x; t < TN; t += blockDim.x) {
       float q[4];
       const int *ti = (const int *)tile;
-      if (ti[t] == 0 && ti[4 * TN + t] == 0) continue; /* no mass: untouched, or weights below resolution */
+      if (ti[t] == 0 && (W == 1 || ti[4 * TN + t] == 0)) continue; /* no mass: untouched, or below resolution */
       double qd[4];
       for (int l = 0; l < 4; ++l) {
-        qd[l] = (double)ti[l * TN + t] * (double)fs.ish[l] + (double)ti[(4 + l) * TN + t] / (double)fs.sl[l];
+        qd[l] = (double)ti[l * TN + t] * (double)fs.ish[l];
+        if (W == 2) qd[l] += (double)ti[(4 + l) * TN + t] / (double)fs.sl[l];
         q[l] = (float)qd[l];
       }
       const int li = t / (T * T), lj = (t / T) % T, lk = t % T;
@@ -418,9 +422,16 @@ bg_status cuda_p2g(void *state, bg_real dt) {
       k_det_scale<<<1, 1, 0, s->st>>>(bound, s->n_runs, gscale);
       CU(cudaGetLastError());
     }
+    /* the tile's words per value (the property p2g_words); the global
+     * scatter has no tile and takes one instance */
+#define BG_P2G_W(MODE, W, DIM, DET, SP)                                                                             \
+  k_p2g<BG_BLOCK_LOG2, MODE, W, DIM, DET, SP><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,   \
+                                                               (int64_t)s->n, dt, s->grid, s->gfix, gscale)
 #define BG_P2G(MODE, DIM, DET, SP)                                                                                 \
-  k_p2g<BG_BLOCK_LOG2, MODE, DIM, DET, SP><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,      \
-                                                            (int64_t)s->n, dt, s->grid, s->gfix, gscale)
+  do {                                                                                                             \
+    if (MODE == P2G_FIXED && s->p2g_words == 1) BG_P2G_W(P2G_FIXED, 1, DIM, DET, SP);                              \
+    else BG_P2G_W(MODE, 2, DIM, DET, SP);                                                                          \
+  } while (0)
     if (s->det) {
       if (c->dim == 2 && glob) BG_P2G(P2G_GLOBAL, 2, true, false);
       else if (c->dim == 2) BG_P2G(P2G_FIXED, 2, true, false);
@@ -438,6 +449,7 @@ bg_status cuda_p2g(void *state, bg_real dt) {
       else BG_P2G(P2G_FIXED, 3, false, false);
     }
 #undef BG_P2G
+#undef BG_P2G_W
     CU(cudaGetLastError());
     if (s->nl >= 0) {
       CU(cudaMemsetAsync(s->gs, 0, (size_t)c->n_nodes * sizeof(float), s->st));
