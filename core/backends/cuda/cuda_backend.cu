@@ -142,10 +142,10 @@ static const bg_property_def cuda_properties[] = {
      "sparse: only the 4^3-node blocks some particle's stencil reaches this step hold memory (a pool of blocks "
      "and a 4-byte slot per block of the grid), so the grid's memory follows the material, not the box; dense: "
      "every node of the box, 16 bytes each"},
-    {"p2g_words", "2|1", "2",
-     "int32 words per value in the P2G shared tile (resource cuda): 2, a hi and a lo word, resolving 2^-51 of "
-     "the block's bound on a node sum; 1, the hi word alone, resolving 2^-31 (about what float atomics keep) "
-     "with half the shared atomics"},
+    {"p2g_words", "1|2", "1",
+     "int32 words per value in the P2G shared tile (resource cuda): 1, one word per value, resolving 2^-31 of "
+     "the block's bound on a node sum (about 2^-22 of one particle's term; a float add keeps 2^-24 of its partial "
+     "sum); 2, a hi and a lo word, resolving 2^-51, with twice the shared atomics"},
 };
 #define CUDA_N_PROPERTIES ((int)(sizeof cuda_properties / sizeof cuda_properties[0]))
 
