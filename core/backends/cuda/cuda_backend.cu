@@ -108,6 +108,7 @@ static void cuda_destroy(void *state) {
   cudaFree(s->d_nact);
   cudaFree(s->gfix);
   cudaFree(s->gbound);
+  cudaFree(s->pbound);
   cudaFree(s->gs);
   cudaFree(s->gm);
   cudaFree(s->mats);
@@ -142,6 +143,10 @@ static const bg_property_def cuda_properties[] = {
      "sparse: only the 4^3-node blocks some particle's stencil reaches this step hold memory (a pool of blocks "
      "and a 4-byte slot per block of the grid), so the grid's memory follows the material, not the box; dense: "
      "every node of the box, 16 bytes each"},
+    {"p2g_bound", "g2p|pass", "g2p",
+     "where the P2G tile's per-block scales come from (resource cuda, p2g_words=1, deterministic=0): g2p, sums "
+     "the previous G2P left per grid block, checked against the scatter's own sums (a block they do not cover "
+     "is redone from a pass); pass, a pass over the block's particles before the scatter, which reads them twice"},
     {"p2g_words", "1|2", "1",
      "int32 words per value in the P2G shared tile (resource cuda): 1, one word per value, resolving 2^-31 of "
      "the block's bound on a node sum (about 2^-22 of one particle's term; a float add keeps 2^-24 of its partial "
@@ -189,10 +194,18 @@ static bg_status read_properties(cuda_state *s) {
                 "grid=sparse does not cover the nonlocal fluidity's nodal sums (held for every node of the box): a "
                 "material with a nonlocal model runs with grid=dense");
   const char *pw = bg_config_property(s->cfg, "p2g_words");
-  if (!pw) pw = cuda_properties[3].def;
+  if (!pw) pw = cuda_properties[4].def;
   if (strcmp(pw, "1") != 0 && strcmp(pw, "2") != 0)
     return fail(s, BG_ERR_RANGE, "p2g_words must be 2 or 1 (int32 words per value in the P2G tile)");
   s->p2g_words = pw[0] - '0';
+  const char *pb = bg_config_property(s->cfg, "p2g_bound");
+  if (!pb) pb = cuda_properties[3].def;
+  if (strcmp(pb, "g2p") != 0 && strcmp(pb, "pass") != 0)
+    return fail(s, BG_ERR_RANGE, "p2g_bound must be g2p or pass (where the P2G tile's scales come from)");
+  /* only the one-word tile of the float grid takes them: deterministic=1
+   * bounds the whole grid in a pass of its own, and p2g_words=2 needs each
+   * block's particle count, which the pass gives */
+  s->p2g_bound = pb[0] == 'g' && s->p2g_words == 1 && !s->det && s->variant == BG_CUDA_TILE;
   s->geo.lb = BG_BLOCK_LOG2;
   s->geo.dim = s->cfg->dim;
   return BG_OK;
@@ -258,6 +271,8 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
       TRY(cudaMalloc((void **)&s->grid, grid_bytes));
       TRY(cudaMemsetAsync(s->grid, 0, grid_bytes, s->st));
     }
+    if (s->p2g_bound)
+      TRY(cudaMalloc((void **)&s->pbound, (size_t)G->n_blocks * BG_CUDA_PBOUND * sizeof(float)));
     if (s->det) {
       /* the fixed-point grid, component-major, and its per-step scales */
       TRY(cudaMalloc((void **)&s->gfix, 4 * (size_t)cfg->n_nodes * sizeof(unsigned long long)));
@@ -346,6 +361,7 @@ bg_status cuda_grow(cuda_state *s, size_t need) {
 
 static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol, int mat) {
   cuda_state *s = (cuda_state *)state;
+  s->pbound_ok = 0; /* the particles change: G2P's bounds no longer describe them */
   bg_status st = cuda_flush(s); /* the speeds below must max into the last step's, not be overwritten */
   if (st != BG_OK) return st;
   if ((st = cuda_grow(s, s->n + n)) != BG_OK) return st;

@@ -151,6 +151,17 @@ static __device__ __forceinline__ void add_bound(const contrib &c, float h, floa
   for (int l = 0; l < 4; ++l) sum[l] += fabsf(c.b4[l]) + h * (fabsf(c.ax[l]) + fabsf(c.ay[l]) + fabsf(c.az[l]));
 }
 
+/* The exponent e with S 1.001 < 2^e (0 for S = 0): the float sums of the
+ * bounds round below the true ones by far less than the factor 2 that the
+ * power of two leaves, and 1.001 covers them. ok: S is finite. */
+static __device__ __forceinline__ int bound_exp(float S, bool &ok) {
+  S *= 1.001f;
+  int e = 0;
+  ok = isfinite(S);
+  if (ok && S > 0.0f) (void)frexpf(S, &e);
+  return e;
+}
+
 /* The fixed-point tile's scales for one block, from a first pass over its
  * particles. Every node sum of component l is bounded by
  * S_l = sum_p (|b_l| + 1.5 dx (|ax_l| + |ay_l| + |az_l|)) (weights <= 1,
@@ -198,12 +209,9 @@ static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, 
     int lb = 0; /* ceil log2 (n + 1) */
     while ((1 << lb) < scount + 1) ++lb;
     for (int l = 0; l < 4; ++l) {
-      /* the float sums of the bounds round below the true ones by far less
-       * than the factor 2 that ceil log2 leaves; 1.001 covers them */
-      const float S = ssum[l] * 1.001f;
-      int e = 0;
-      if (!isfinite(S)) ok = 0;
-      else if (S > 0.0f) (void)frexpf(S, &e); /* S < 2^e */
+      bool fin;
+      const int e = bound_exp(ssum[l], fin);
+      if (!fin) ok = 0;
       const int eh = 30 - e, el = eh + 30 - lb;
       if (eh < -126 || el > 126) ok = 0;
       ssh[l] = ok ? ldexpf(1.0f, eh) : 1.0f;
@@ -235,30 +243,18 @@ static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, 
  * nodes at once and serialise; offset per lane, they mostly do not. The
  * order of the additions into a node changes, as any parallel float
  * scatter does; each particle's contribution does not. */
-template <int LB, int MODE, int W, int DIM, bool DET, bool SP>
-__global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
-                      int64_t n, float dt, float4 *grid, unsigned long long *gfix, const double *gscale) {
-  constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
-  /* component-major (the four hi planes: mass, then the three momenta;
-   * then the four lo ones, W = 2): lanes adding to different nodes t then
-   * fall in banks t mod 32, where a node-major layout used only t mod 8 */
-  constexpr bool FIXPT = MODE == P2G_FIXED;
-  __shared__ float tile[FIXPT ? 4 * W * TN : 1];
-  const int64_t r = blockIdx.x;
-  const uint32_t key = runkey[r];
-  if (key >= (uint32_t)G.n_blocks) return; /* the parked bucket; uniform across the block */
-  const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
-  const int64_t bz = key % G.nb[2], by = (key / G.nb[2]) % G.nb[1], bx = key / (G.nb[2] * G.nb[1]);
+/* A run's particles, one lane each: in-block ones into the tile (use_tile)
+ * or the global grid, drifted ones to the global grid unless only_in (a
+ * block redone: they went there already). act sums the in-block
+ * particles' bound terms when BND, for the check of scales taken from
+ * G2P's sums (k_p2g). */
+template <int LB, int MODE, int W, int DIM, bool DET, bool SP, bool BND>
+static __device__ __forceinline__ void scatter_run(const dparts &P, const dgeom &G, int64_t beg, int64_t end,
+                                                   int64_t bx, int64_t by, int64_t bz, float dt, bool use_tile,
+                                                   bool only_in, float *tile, const fixscale &fs, float4 *grid,
+                                                   unsigned long long *gfix, const double *gscale, float act[4]) {
   const int o0 = (int)(bx << LB), o1 = (int)(by << LB), o2 = (int)(bz << LB);
-  constexpr int TW = 4 * W * TN;
-  if (FIXPT) {
-    for (int i = threadIdx.x; i < TW; i += blockDim.x) tile[i] = 0.0f; /* also int 0 */
-    __syncthreads();
-  }
-  fixscale fs;
-  bool use_tile = FIXPT;
-  if (FIXPT) use_tile = fix_scales<LB, DIM>(P, G, beg, end, bx, by, bz, dt, fs);
-  const float dx = G.dx;
+  const float dx = G.dx, h = 1.5f * G.dx;
   const unsigned lane = threadIdx.x & 31u;
   /* the stencil's (a, b) columns: nine, or in 2D the three of b = 1 */
   constexpr int NCOL = DIM == 2 ? 3 : 9;
@@ -270,7 +266,10 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
     /* in the block iff the lowest stencil node is: then base - origin is in
      * [0, B) and base - origin + {0,1,2} in [0, B+2) = the tile (in 2D,
      * base[1] + 1 = 0: the tile's y layer 0) */
-    const bool in = use_tile && in_block<LB, DIM>(c, bx, by, bz);
+    const bool inb = MODE == P2G_FIXED && in_block<LB, DIM>(c, bx, by, bz);
+    if (only_in && !inb) continue;
+    if (BND && inb) add_bound(c, h, act);
+    const bool in = use_tile && inb;
     constexpr int b0 = DIM == 2 ? 1 : 0; /* the y stencil's first b */
     sparse_stencil ss;
     if (SP && !in) {
@@ -288,6 +287,95 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
         b = 0;
         a = a == 2 ? 0 : a + 1;
       }
+    }
+  }
+}
+
+/* One CUDA block per run of particles sharing a grid block (the run list of
+ * the last sort). P2G_FIXED: in-block particles accumulate into the shared
+ * tile, drifted ones go to global atomics; P2G_GLOBAL: every particle goes
+ * global. On sm_80/90 a shared float atomicAdd is a compare-and-swap loop
+ * (ATOMS.CAST.SPIN in the SASS, retried on every collision), and so is a
+ * 64-bit integer one, while a 32-bit integer add is one native ATOMS.ADD:
+ * the tile holds each float as one or two int32 fixed-point words
+ * (fix_scales), converted once per node at the flush.
+ * A lane visits its particle's 27 nodes as the nine (a, b) columns starting
+ * at column (L * BG_CUDA_P2G_ROT_MUL) mod 9 for lane L, each column's three
+ * nodes in a fixed, unrolled order. Sorted neighbours share most of their
+ * stencil, so in one order for all lanes a warp's adds go to the same few
+ * nodes at once and serialise; offset per lane, they mostly do not. The
+ * order of the additions into a node changes, as any parallel float
+ * scatter does; each particle's contribution does not.
+ * BND (p2g_bound=g2p, one word): the scales come from the sums the last
+ * G2P left for this block (pbound: every particle it left here, so at
+ * least the run's in-block ones, unless the particles changed since), not
+ * from a pass that reads every particle once more. The scatter sums the
+ * exact bound of what it added; where that needs a larger power of two than
+ * the scales took (the sums did not cover the block), the tile may have
+ * wrapped: it is cleared and the block's in-block particles are added
+ * again at scales from a pass, as without BND. */
+template <int LB, int MODE, int W, int DIM, bool DET, bool SP, bool BND>
+__global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
+                      int64_t n, float dt, float4 *grid, unsigned long long *gfix, const double *gscale,
+                      const float *pbound) {
+  constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
+  /* component-major (the four hi planes: mass, then the three momenta;
+   * then the four lo ones, W = 2): lanes adding to different nodes t then
+   * fall in banks t mod 32, where a node-major layout used only t mod 8 */
+  constexpr bool FIXPT = MODE == P2G_FIXED;
+  static_assert(!BND || (FIXPT && W == 1 && !DET), "G2P's bounds serve the one-word tile of the float grid only");
+  __shared__ float tile[FIXPT ? 4 * W * TN : 1];
+  const int64_t r = blockIdx.x;
+  const uint32_t key = runkey[r];
+  if (key >= (uint32_t)G.n_blocks) return; /* the parked bucket; uniform across the block */
+  const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
+  const int64_t bz = key % G.nb[2], by = (key / G.nb[2]) % G.nb[1], bx = key / (G.nb[2] * G.nb[1]);
+  const int o0 = (int)(bx << LB), o1 = (int)(by << LB), o2 = (int)(bz << LB);
+  constexpr int TW = 4 * W * TN;
+  if (FIXPT) {
+    for (int i = threadIdx.x; i < TW; i += blockDim.x) tile[i] = 0.0f; /* also int 0 */
+    __syncthreads();
+  }
+  fixscale fs;
+  bool use_tile = FIXPT, pre = false;
+  int eu[4] = {0, 0, 0, 0}; /* BND: the exponents the scales were taken for */
+  if (BND) {
+    const float *b = pbound + (size_t)key * BG_CUDA_PBOUND;
+    const float S[4] = {b[0], b[1] + dt * b[4], b[2] + dt * b[5], b[3] + dt * b[6]};
+    pre = true;
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      bool fin;
+      eu[l] = bound_exp(S[l], fin);
+      if (!fin || 30 - eu[l] < -126) pre = false;
+      fs.sh[l] = ldexpf(1.0f, 30 - eu[l]);
+      fs.ish[l] = 1.0f / fs.sh[l];
+      fs.sl[l] = 1.0f;
+    }
+  }
+  if (FIXPT && !pre) use_tile = fix_scales<LB, DIM>(P, G, beg, end, bx, by, bz, dt, fs);
+  float act[4] = {0, 0, 0, 0};
+  scatter_run<LB, MODE, W, DIM, DET, SP, BND>(P, G, beg, end, bx, by, bz, dt, use_tile, false, tile, fs, grid, gfix,
+                                              gscale, act);
+  if (BND && pre) {
+    /* one warp per block (BG_CUDA_P2G_THREADS): lane 0's sums decide for all */
+    for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+      for (int l = 0; l < 4; ++l) act[l] += __shfl_xor_sync(0xffffffffu, act[l], off);
+    bool redo = false;
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      bool fin;
+      const int e = bound_exp(__shfl_sync(0xffffffffu, act[l], 0), fin);
+      if (!fin || e > eu[l]) redo = true;
+    }
+    if (redo) {
+      __syncthreads();
+      for (int i = threadIdx.x; i < TW; i += blockDim.x) tile[i] = 0.0f;
+      __syncthreads();
+      use_tile = fix_scales<LB, DIM>(P, G, beg, end, bx, by, bz, dt, fs);
+      scatter_run<LB, MODE, W, DIM, DET, SP, false>(P, G, beg, end, bx, by, bz, dt, use_tile, true, tile, fs, grid,
+                                                    gfix, gscale, act);
     }
   }
   if (FIXPT && use_tile) {
@@ -424,13 +512,17 @@ bg_status cuda_p2g(void *state, bg_real dt) {
     }
     /* the tile's words per value (the property p2g_words); the global
      * scatter has no tile and takes one instance */
-#define BG_P2G_W(MODE, W, DIM, DET, SP)                                                                             \
-  k_p2g<BG_BLOCK_LOG2, MODE, W, DIM, DET, SP><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,   \
-                                                               (int64_t)s->n, dt, s->grid, s->gfix, gscale)
+    /* and whether the scales come from G2P's bounds (p2g_bound=g2p, taken
+     * only where they describe the particles as they are) */
+    const bool bnd = s->p2g_bound && s->pbound_ok;
+#define BG_P2G_W(MODE, W, DIM, DET, SP, BND)                                                                       \
+  k_p2g<BG_BLOCK_LOG2, MODE, W, DIM, DET, SP, BND><<<nr, th, 0, s->st>>>(                                          \
+      s->P, s->geo, s->runstart, s->runkey, s->n_runs, (int64_t)s->n, dt, s->grid, s->gfix, gscale, s->pbound)
 #define BG_P2G(MODE, DIM, DET, SP)                                                                                 \
   do {                                                                                                             \
-    if (MODE == P2G_FIXED && s->p2g_words == 1) BG_P2G_W(P2G_FIXED, 1, DIM, DET, SP);                              \
-    else BG_P2G_W(MODE, 2, DIM, DET, SP);                                                                          \
+    if (MODE == P2G_FIXED && !DET && s->p2g_words == 1 && bnd) BG_P2G_W(P2G_FIXED, 1, DIM, false, SP, true);       \
+    else if (MODE == P2G_FIXED && s->p2g_words == 1) BG_P2G_W(P2G_FIXED, 1, DIM, DET, SP, false);                  \
+    else BG_P2G_W(MODE, 2, DIM, DET, SP, false);                                                                   \
   } while (0)
     if (s->det) {
       if (c->dim == 2 && glob) BG_P2G(P2G_GLOBAL, 2, true, false);
