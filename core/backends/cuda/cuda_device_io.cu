@@ -235,10 +235,11 @@ void cuda_memory(void *state, bg_memory *out) {
                                       : nn * sizeof(float4);
   out->grid_nodes = s->sparse ? (size_t)s->pool_cap * BG_CUDA_BLOCK_NODES : nn;
   out->grid_bytes = grid_array + (s->gfix ? 4 * nn * sizeof *s->gfix : 0) + (s->gs ? nn * sizeof(float) : 0) +
-                    (s->gm ? nn * sizeof(float) : 0) +
-                    (s->pbound ? (size_t)s->geo.n_blocks * BG_CUDA_PBOUND * sizeof(float) : 0);
-  /* the sort's key and permutation double buffers, CUB's scratch, the run list, the boundary nodes, the tallies */
+                    (s->gm ? nn * sizeof(float) : 0);
+  /* the sort's key and permutation double buffers, CUB's scratch, the run list, G2P's bounds per block
+   * (p2g_bound), the boundary nodes, the tallies */
   out->other_bytes = 2 * s->sort_cap * (sizeof(uint32_t) + sizeof(int64_t)) + s->cub_bytes +
+                     (s->pbound ? (size_t)s->geo.n_blocks * BG_CUDA_PBOUND * sizeof(float) : 0) +
                      s->run_cap * (sizeof(int64_t) + sizeof(uint32_t)) + (s->bn_cap + s->bb_cap) * sizeof(bg_bnode) +
                      s->tally_words * 8;
 }

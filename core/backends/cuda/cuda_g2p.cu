@@ -128,8 +128,9 @@ static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p
         /* P2G's A = m C - dt V0 4/dx^2 tau, entry by entry at most
          * m |C| + dt V0 4/dx^2 |tau|: the dt-free sums here, dt there */
         const float m = P.f[PM][p], kt = 1.5f * dx * P.f[PVOL][p] * k4;
-        const float t[6] = {P.f[PT + 0][p], P.f[PT + 1][p], P.f[PT + 2][p],
-                            P.f[PT + 3][p], P.f[PT + 4][p], P.f[PT + 5][p]};
+        /* the stress as stored above (symmetrised), from registers */
+        const float t[6] = {tau.m[0][0], tau.m[1][1], tau.m[2][2], 0.5f * (tau.m[0][1] + tau.m[1][0]),
+                            0.5f * (tau.m[0][2] + tau.m[2][0]), 0.5f * (tau.m[1][2] + tau.m[2][1])};
         const float trow[3] = {fabsf(t[0]) + fabsf(t[3]) + fabsf(t[4]), fabsf(t[3]) + fabsf(t[1]) + fabsf(t[5]),
                                fabsf(t[4]) + fabsf(t[5]) + fabsf(t[2])};
         bkey = block_key_x(G, xp);
@@ -144,25 +145,30 @@ static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p
   return sp2;
 }
 
-/* The warp's bound terms into their blocks' sums: sorted particles mostly
- * share one block per warp, summed by shuffles into one atomic per value;
- * a warp over several blocks adds lane by lane. */
+/* The warp's bound terms into their blocks' sums. Sorted particles come
+ * in runs of lanes sharing a block (one run per warp in a falling block,
+ * a few where the flow has mixed them since the sort): a segmented sum by
+ * shuffles over each run of equal keys, and one atomic per value from the
+ * run's last lane. */
 static __device__ __forceinline__ void leave_bound(float *pbound, int64_t n_blocks, uint32_t key,
                                                    const float bt[BG_CUDA_PBOUND]) {
   const unsigned full = 0xffffffffu;
-  const unsigned act = __ballot_sync(full, key != BG_NO_BLOCK);
-  if (!act) return;
-  const int src = __ffs(act) - 1;
-  const uint32_t k0 = __shfl_sync(full, key, src);
-  if (__all_sync(full, key == BG_NO_BLOCK || key == k0)) {
+  if (!__any_sync(full, key != BG_NO_BLOCK)) return;
+  const int lane = (int)(threadIdx.x & 31);
+  const uint32_t prev = __shfl_up_sync(full, key, 1), next = __shfl_down_sync(full, key, 1);
+  const unsigned heads = __ballot_sync(full, lane == 0 || prev != key);
+  const int start = 31 - __clz(heads & (0xffffffffu >> (31 - lane))); /* this run's first lane */
+  const bool tail = lane == 31 || next != key;
+  const bool add = tail && key != BG_NO_BLOCK && key < (uint64_t)n_blocks;
 #pragma unroll
-    for (int i = 0; i < BG_CUDA_PBOUND; ++i) {
-      float v = bt[i];
-      for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(full, v, off);
-      if ((int)(threadIdx.x & 31) == src && k0 < (uint64_t)n_blocks) atomicAdd(pbound + (size_t)k0 * BG_CUDA_PBOUND + i, v);
+  for (int i = 0; i < BG_CUDA_PBOUND; ++i) {
+    float v = bt[i];
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      const float o = __shfl_up_sync(full, v, off);
+      if (lane - off >= start) v += o;
     }
-  } else if (key != BG_NO_BLOCK && key < (uint64_t)n_blocks) {
-    for (int i = 0; i < BG_CUDA_PBOUND; ++i) atomicAdd(pbound + (size_t)key * BG_CUDA_PBOUND + i, bt[i]);
+    if (add) atomicAdd(pbound + (size_t)key * BG_CUDA_PBOUND + i, v);
   }
 }
 
