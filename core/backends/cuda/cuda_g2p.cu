@@ -232,7 +232,7 @@ static bool launch_g2p(cuda_state *s, const dmat &M, float dt) {
    * slower, reports/results/h100/issue36-sparse; cuda_backend.cu refuses them) */
   const int minb = SP ? 0 : s->g2p_minb >= 0 ? s->g2p_minb : NL ? 4 : 0;
   if constexpr (!NL) {
-    if (s->p2g_bound && minb == 0) {
+    if (s->p2g_bound == 1 && minb == 0) {
       if (!s->mats) k_g2p_free<false, DIM, NL, SP, true> BG_G2P_ARGS;
       else k_g2p_free<true, DIM, NL, SP, true> BG_G2P_ARGS;
       return true;
@@ -258,7 +258,7 @@ bg_status cuda_g2p(void *state, bg_real dt) {
   /* only the maximum speed restarts each step; parking tallies accumulate */
   CU(cudaMemsetAsync(s->d_tally, 0, sizeof(unsigned long long), s->st));
   /* the next P2G's bounds: summed afresh over the particles this G2P leaves */
-  if (s->p2g_bound)
+  if (s->p2g_bound == 1)
     CU(cudaMemsetAsync(s->pbound, 0, (size_t)s->geo.n_blocks * BG_CUDA_PBOUND * sizeof(float), s->st));
   if (s->n) {
     dmat M;
@@ -279,7 +279,7 @@ bg_status cuda_g2p(void *state, bg_real dt) {
     CU(cudaGetLastError());
     s->pbound_ok = left;
   } else {
-    s->pbound_ok = s->p2g_bound; /* no particles: the zero sums are theirs */
+    s->pbound_ok = s->p2g_bound == 1; /* no particles: the zero sums are theirs */
   }
   bg_status st = mark(s, 4);
   if (st != BG_OK) return st;

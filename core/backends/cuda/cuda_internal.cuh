@@ -119,7 +119,7 @@ typedef struct cuda_state {
   int g2p_minb; /* the property g2p_minblocks: 0, 4 or 8, or -1 for auto (cuda_g2p.cu) */
   int det;      /* the property deterministic: the grid summed in 64-bit fixed point (cuda_p2g.cu) */
   int p2g_words; /* the property p2g_words: int32 words per value in the P2G tile, 2 (hi, lo) or 1 (cuda_p2g.cu) */
-  int p2g_bound; /* the property p2g_bound: 1 (g2p) the tile's scales from bounds the last G2P summed per block, 0 (pass) from a pass of P2G's own */
+  int p2g_bound; /* the property p2g_bound, where the one-word tile's scales come from: 0 pass, 1 g2p (sums the last G2P left per block), 2 running (cuda_p2g.cu) */
   size_t n, cap;
   dparts P;
   /* sort: keys and permutation double buffers (also the gather's spares) */

@@ -243,6 +243,37 @@ static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, 
  * nodes at once and serialise; offset per lane, they mostly do not. The
  * order of the additions into a node changes, as any parallel float
  * scatter does; each particle's contribution does not. */
+/* The tile's sums into the grid: each node's words back to a float at the
+ * block's scales, one vector atomic per node (or, deterministic, the exact
+ * sums rounded once to the grid's integer scale). */
+template <int LB, int W, bool DET, bool SP>
+static __device__ __forceinline__ void flush_tile(const dgeom &G, const float *tile, const fixscale &fs, int o0,
+                                                  int o1, int o2, float4 *grid, unsigned long long *gfix,
+                                                  const double *gscale) {
+  constexpr int T = (1 << LB) + 2, TN = T * T * T;
+  for (int t = threadIdx.x; t < TN; t += blockDim.x) {
+    float q[4];
+    const int *ti = (const int *)tile;
+    if (ti[t] == 0 && (W == 1 || ti[4 * TN + t] == 0)) continue; /* no mass: untouched, or below resolution */
+    double qd[4];
+    for (int l = 0; l < 4; ++l) {
+      qd[l] = (double)ti[l * TN + t] * (double)fs.ish[l];
+      if (W == 2) qd[l] += (double)ti[(4 + l) * TN + t] / (double)fs.sl[l];
+      q[l] = (float)qd[l];
+    }
+    const int li = t / (T * T), lj = (t / T) % T, lk = t % T;
+    const int i = o0 + li, j = o1 + lj, k = o2 + lk;
+    if (i >= G.dims[0] || j >= G.dims[1] || k >= G.dims[2]) continue;
+    if (DET) {
+      /* the block's exact integer sums, rounded once to the grid's scale */
+      const int64_t node = node_index(G, i, j, k), nn = G.dims[0] * G.dims[1] * G.dims[2];
+      for (int l = 0; l < 4; ++l) fix_add(gfix, nn, l, node, qd[l], gscale);
+    } else {
+      atomic_add4(grid + grid_addr<SP>(G, i, j, k), q[0], q[1], q[2], q[3]);
+    }
+  }
+}
+
 /* A run's particles, one lane each: in-block ones into the tile (use_tile)
  * or the global grid, drifted ones to the global grid unless only_in (a
  * block redone: they went there already). act sums the in-block
@@ -380,27 +411,116 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
   }
   if (FIXPT && use_tile) {
     __syncthreads();
-    for (int t = threadIdx.x; t < TN; t += blockDim.x) {
-      float q[4];
-      const int *ti = (const int *)tile;
-      if (ti[t] == 0 && (W == 1 || ti[4 * TN + t] == 0)) continue; /* no mass: untouched, or below resolution */
-      double qd[4];
+    flush_tile<LB, W, DET, SP>(G, tile, fs, o0, o1, o2, grid, gfix, gscale);
+  }
+}
+
+/* p2g_bound=running (one word, float grid): the scales from a bound that
+ * grows as the run is read, 32 particles (one per lane) at a time, so each
+ * particle is read once. Before a chunk scatters, its in-block particles'
+ * bound terms (add_bound) join the running sums; where a sum needs a larger
+ * power of two, the scale drops by that many bits and every word of the
+ * tile is shifted right by them, rounded, so the tile always holds its sums
+ * at the current scale and never more than the running bound (< 2^30 of a
+ * word). The final scale is the one the pass gives; each shift adds at most
+ * half a unit to a word. A bound that is not finite (a broken state) sends
+ * what the tile holds and the rest of the run to the global grid, as the
+ * pass's float path does. */
+template <int LB, int DIM, bool SP>
+__global__ void k_p2g_running(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
+                              int64_t n, float dt, float4 *grid) {
+  constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
+  __shared__ float tile[4 * TN];
+  const int64_t r = blockIdx.x;
+  const uint32_t key = runkey[r];
+  if (key >= (uint32_t)G.n_blocks) return; /* the parked bucket; uniform across the block */
+  const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
+  const int64_t bz = key % G.nb[2], by = (key / G.nb[2]) % G.nb[1], bx = key / (G.nb[2] * G.nb[1]);
+  const int o0 = (int)(bx << LB), o1 = (int)(by << LB), o2 = (int)(bz << LB);
+  int *ti = (int *)tile;
+  for (int i = threadIdx.x; i < 4 * TN; i += blockDim.x) ti[i] = 0;
+  __syncwarp();
+  const unsigned full = 0xffffffffu;
+  const int lane = (int)(threadIdx.x & 31);
+  const float dx = G.dx, h = 1.5f * G.dx;
+  constexpr int NCOL = DIM == 2 ? 3 : 9;
+  constexpr int b0 = DIM == 2 ? 1 : 0;
+  const int rot = (lane * BG_CUDA_P2G_ROT_MUL) % NCOL;
+  fixscale fs;
+  float srun[4] = {0, 0, 0, 0};
+  int e[4] = {0, 0, 0, 0};
+  bool use_tile = true, started = false;
+  /* one warp per block (BG_CUDA_P2G_THREADS): every lane takes every chunk */
+  for (int64_t p0 = beg; p0 < end; p0 += 32) {
+    const int64_t p = p0 + lane;
+    const bool live = p < end && P.park[p] < 0;
+    contrib c;
+    bool inb = false;
+    if (live) {
+      particle_contrib<DIM>(P, p, G, dt, c);
+      inb = in_block<LB, DIM>(c, bx, by, bz);
+    }
+    if (use_tile) {
+      float b[4] = {0, 0, 0, 0};
+      if (inb) add_bound(c, h, b);
+      bool ok = true, grow = false;
+      int need[4];
+#pragma unroll
       for (int l = 0; l < 4; ++l) {
-        qd[l] = (double)ti[l * TN + t] * (double)fs.ish[l];
-        if (W == 2) qd[l] += (double)ti[(4 + l) * TN + t] / (double)fs.sl[l];
-        q[l] = (float)qd[l];
+        for (int off = 16; off > 0; off >>= 1) b[l] += __shfl_xor_sync(full, b[l], off);
+        srun[l] += __shfl_sync(full, b[l], 0); /* lane 0's sum: the same on every lane */
+        bool fin;
+        need[l] = bound_exp(srun[l], fin);
+        if (!fin || 30 - need[l] < -126) ok = false;
+        if (!started || need[l] > e[l]) grow = true;
       }
-      const int li = t / (T * T), lj = (t / T) % T, lk = t % T;
-      const int i = o0 + li, j = o1 + lj, k = o2 + lk;
-      if (i >= G.dims[0] || j >= G.dims[1] || k >= G.dims[2]) continue;
-      if (DET) {
-        /* the block's exact integer sums, rounded once to the grid's scale */
-        const int64_t node = node_index(G, i, j, k), nn = G.dims[0] * G.dims[1] * G.dims[2];
-        for (int l = 0; l < 4; ++l) fix_add(gfix, nn, l, node, qd[l], gscale);
-      } else {
-        atomic_add4(grid + grid_addr<SP>(G, i, j, k), q[0], q[1], q[2], q[3]);
+      if (!ok) {
+        __syncwarp();
+        if (started) flush_tile<LB, 1, false, SP>(G, tile, fs, o0, o1, o2, grid, NULL, NULL);
+        use_tile = false;
+      } else if (grow) {
+        __syncwarp();
+#pragma unroll
+        for (int l = 0; l < 4; ++l) {
+          const int k = started ? need[l] - e[l] : 0;
+          if (k > 0)
+            for (int i = lane; i < TN; i += 32) {
+              const int w = ti[l * TN + i];
+              ti[l * TN + i] = k >= 31 ? 0 : (w + (1 << (k - 1))) >> k;
+            }
+          if (!started || need[l] > e[l]) e[l] = need[l];
+          fs.sh[l] = ldexpf(1.0f, 30 - e[l]);
+          fs.ish[l] = 1.0f / fs.sh[l];
+          fs.sl[l] = 1.0f;
+        }
+        started = true;
+        __syncwarp();
       }
     }
+    if (!live) continue;
+    const bool in = use_tile && inb;
+    sparse_stencil ss;
+    if (SP && !in) {
+      const int n0[3] = {c.w.base[0], c.w.base[1] + b0, c.w.base[2]}, span[3] = {3, DIM == 2 ? 1 : 3, 3};
+      sparse_stencil_load(G, n0, span, ss);
+    }
+    int a = DIM == 2 ? rot : rot / 3, bb = DIM == 2 ? 1 : rot - 3 * (rot / 3);
+    for (int s = 0; s < NCOL; ++s) {
+#pragma unroll
+      for (int k = 0; k < 3; ++k)
+        scatter_node<LB, P2G_FIXED, 1, false, SP>(G, c, in, o0, o1, o2, a, bb, k, dx, tile, fs, grid, NULL, NULL, ss,
+                                                  b0);
+      if (DIM == 2) {
+        a = a == 2 ? 0 : a + 1;
+      } else if (++bb == 3) {
+        bb = 0;
+        a = a == 2 ? 0 : a + 1;
+      }
+    }
+  }
+  if (use_tile && started) {
+    __syncwarp();
+    flush_tile<LB, 1, false, SP>(G, tile, fs, o0, o1, o2, grid, NULL, NULL);
   }
 }
 
@@ -514,7 +634,7 @@ bg_status cuda_p2g(void *state, bg_real dt) {
      * scatter has no tile and takes one instance */
     /* and whether the scales come from G2P's bounds (p2g_bound=g2p, taken
      * only where they describe the particles as they are) */
-    const bool bnd = s->p2g_bound && s->pbound_ok;
+    const bool bnd = s->p2g_bound == 1 && s->pbound_ok;
 #define BG_P2G_W(MODE, W, DIM, DET, SP, BND)                                                                       \
   k_p2g<BG_BLOCK_LOG2, MODE, W, DIM, DET, SP, BND><<<nr, th, 0, s->st>>>(                                          \
       s->P, s->geo, s->runstart, s->runkey, s->n_runs, (int64_t)s->n, dt, s->grid, s->gfix, gscale, s->pbound)
@@ -524,7 +644,17 @@ bg_status cuda_p2g(void *state, bg_real dt) {
     else if (MODE == P2G_FIXED && s->p2g_words == 1) BG_P2G_W(P2G_FIXED, 1, DIM, DET, SP, false);                  \
     else BG_P2G_W(MODE, 2, DIM, DET, SP, false);                                                                   \
   } while (0)
-    if (s->det) {
+    if (s->p2g_bound == 2) {
+      /* running: the one-word tile of the float grid (cuda_backend.cu) */
+#define BG_P2G_RUN(DIM, SP)                                                                                        \
+  k_p2g_running<BG_BLOCK_LOG2, DIM, SP><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,      \
+                                                              (int64_t)s->n, dt, s->grid)
+      if (c->dim == 2 && s->sparse) BG_P2G_RUN(2, true);
+      else if (c->dim == 2) BG_P2G_RUN(2, false);
+      else if (s->sparse) BG_P2G_RUN(3, true);
+      else BG_P2G_RUN(3, false);
+#undef BG_P2G_RUN
+    } else if (s->det) {
       if (c->dim == 2 && glob) BG_P2G(P2G_GLOBAL, 2, true, false);
       else if (c->dim == 2) BG_P2G(P2G_FIXED, 2, true, false);
       else if (glob) BG_P2G(P2G_GLOBAL, 3, true, false);
