@@ -144,8 +144,10 @@ phase_sweep() {
 }
 
 # The GPU resources and properties side by side at P2G_PARTICLES (default
-# 8M) on both scenes, one bench_gpu per variant in P2G_VARIANTS (default:
-# all below, in order); first the default tile under racecheck and memcheck.
+# 8M) on both scenes, one bench_gpu per variant in P2G_VARIANTS (default,
+# global, g2p-mb4, or any NAME=VALUE property of cuda; default: the default
+# against the P2G properties' other values and the global scatter); first the
+# default tile under racecheck and memcheck.
 phase_p2g() {
   [[ -x "$build/bin/bench_gpu" ]] || { note "FAIL  p2g: no bench_gpu"; status=1; return 1; }
   local b="$build/bin/bench_gpu" v
@@ -156,12 +158,13 @@ phase_p2g() {
     run racecheck_tile "${cs[@]}" --tool racecheck "$b" "${small[@]}"
     run memcheck_tile "${cs[@]}" --tool memcheck "$b" "${small[@]}"
   fi
-  for v in ${P2G_VARIANTS:-default global g2p-mb4}; do
+  for v in ${P2G_VARIANTS:-default p2g_bound=running p2g_bound=g2p p2g_words=2 global}; do
     case "$v" in
       default) run p2g_default "$b" "${common[@]}" --tag "backend=cuda" ;;
       global) run p2g_global "$b" "${common[@]}" --backend cuda/global --tag "backend=cuda/global" ;;
       g2p-mb4) run p2g_g2p-mb4 "$b" "${common[@]}" --property g2p_minblocks=4 --tag "g2p_minblocks=4" ;;
-      *) note "unknown P2G variant '$v' (default global g2p-mb4)"; status=1 ;;
+      *=*) run "p2g_${v//[^A-Za-z0-9_]/_}" "$b" "${common[@]}" --property "$v" --tag "$v" ;;
+      *) note "unknown P2G variant '$v' (default global g2p-mb4 NAME=VALUE)"; status=1 ;;
     esac
   done
   for f in "$out"/p2g_*.log; do
