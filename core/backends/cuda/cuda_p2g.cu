@@ -274,6 +274,35 @@ static __device__ __forceinline__ void flush_tile(const dgeom &G, const float *t
   }
 }
 
+/* One particle's 27 nodes (9 in 2D), into the tile (in) or the global
+ * grid, as the (a, b) columns from column rot on (k_p2g: the per-lane
+ * rotation). */
+template <int LB, int MODE, int W, int DIM, bool DET, bool SP>
+static __device__ __forceinline__ void scatter_particle(const dgeom &G, const contrib &c, bool in, int o0, int o1,
+                                                        int o2, int rot, float *tile, const fixscale &fs,
+                                                        float4 *grid, unsigned long long *gfix,
+                                                        const double *gscale) {
+  constexpr int NCOL = DIM == 2 ? 3 : 9;
+  constexpr int b0 = DIM == 2 ? 1 : 0; /* the y stencil's first b */
+  sparse_stencil ss;
+  if (SP && !in) {
+    const int n0[3] = {c.w.base[0], c.w.base[1] + b0, c.w.base[2]}, span[3] = {3, DIM == 2 ? 1 : 3, 3};
+    sparse_stencil_load(G, n0, span, ss);
+  }
+  int a = DIM == 2 ? rot : rot / 3, b = DIM == 2 ? 1 : rot - 3 * (rot / 3);
+  for (int s = 0; s < NCOL; ++s) {
+#pragma unroll
+    for (int k = 0; k < 3; ++k)
+      scatter_node<LB, MODE, W, DET, SP>(G, c, in, o0, o1, o2, a, b, k, G.dx, tile, fs, grid, gfix, gscale, ss, b0);
+    if (DIM == 2) {
+      a = a == 2 ? 0 : a + 1;
+    } else if (++b == 3) {
+      b = 0;
+      a = a == 2 ? 0 : a + 1;
+    }
+  }
+}
+
 /* A run's particles, one lane each: in-block ones into the tile (use_tile)
  * or the global grid, drifted ones to the global grid unless only_in (a
  * block redone: they went there already). act sums the in-block
@@ -285,7 +314,7 @@ static __device__ __forceinline__ void scatter_run(const dparts &P, const dgeom 
                                                    bool only_in, float *tile, const fixscale &fs, float4 *grid,
                                                    unsigned long long *gfix, const double *gscale, float act[4]) {
   const int o0 = (int)(bx << LB), o1 = (int)(by << LB), o2 = (int)(bz << LB);
-  const float dx = G.dx, h = 1.5f * G.dx;
+  const float h = 1.5f * G.dx;
   const unsigned lane = threadIdx.x & 31u;
   /* the stencil's (a, b) columns: nine, or in 2D the three of b = 1 */
   constexpr int NCOL = DIM == 2 ? 3 : 9;
@@ -300,25 +329,7 @@ static __device__ __forceinline__ void scatter_run(const dparts &P, const dgeom 
     const bool inb = MODE == P2G_FIXED && in_block<LB, DIM>(c, bx, by, bz);
     if (only_in && !inb) continue;
     if (BND && inb) add_bound(c, h, act);
-    const bool in = use_tile && inb;
-    constexpr int b0 = DIM == 2 ? 1 : 0; /* the y stencil's first b */
-    sparse_stencil ss;
-    if (SP && !in) {
-      const int n0[3] = {c.w.base[0], c.w.base[1] + b0, c.w.base[2]}, span[3] = {3, DIM == 2 ? 1 : 3, 3};
-      sparse_stencil_load(G, n0, span, ss);
-    }
-    int a = DIM == 2 ? rot : rot / 3, b = DIM == 2 ? 1 : rot - 3 * (rot / 3);
-    for (int s = 0; s < NCOL; ++s) {
-#pragma unroll
-      for (int k = 0; k < 3; ++k)
-        scatter_node<LB, MODE, W, DET, SP>(G, c, in, o0, o1, o2, a, b, k, dx, tile, fs, grid, gfix, gscale, ss, b0);
-      if (DIM == 2) {
-        a = a == 2 ? 0 : a + 1;
-      } else if (++b == 3) {
-        b = 0;
-        a = a == 2 ? 0 : a + 1;
-      }
-    }
+    scatter_particle<LB, MODE, W, DIM, DET, SP>(G, c, use_tile && inb, o0, o1, o2, rot, tile, fs, grid, gfix, gscale);
   }
 }
 
@@ -442,9 +453,8 @@ __global__ void k_p2g_running(dparts P, dgeom G, const int64_t *runstart, const 
   __syncwarp();
   const unsigned full = 0xffffffffu;
   const int lane = (int)(threadIdx.x & 31);
-  const float dx = G.dx, h = 1.5f * G.dx;
+  const float h = 1.5f * G.dx;
   constexpr int NCOL = DIM == 2 ? 3 : 9;
-  constexpr int b0 = DIM == 2 ? 1 : 0;
   const int rot = (lane * BG_CUDA_P2G_ROT_MUL) % NCOL;
   fixscale fs;
   float srun[4] = {0, 0, 0, 0};
@@ -498,25 +508,8 @@ __global__ void k_p2g_running(dparts P, dgeom G, const int64_t *runstart, const 
       }
     }
     if (!live) continue;
-    const bool in = use_tile && inb;
-    sparse_stencil ss;
-    if (SP && !in) {
-      const int n0[3] = {c.w.base[0], c.w.base[1] + b0, c.w.base[2]}, span[3] = {3, DIM == 2 ? 1 : 3, 3};
-      sparse_stencil_load(G, n0, span, ss);
-    }
-    int a = DIM == 2 ? rot : rot / 3, bb = DIM == 2 ? 1 : rot - 3 * (rot / 3);
-    for (int s = 0; s < NCOL; ++s) {
-#pragma unroll
-      for (int k = 0; k < 3; ++k)
-        scatter_node<LB, P2G_FIXED, 1, false, SP>(G, c, in, o0, o1, o2, a, bb, k, dx, tile, fs, grid, NULL, NULL, ss,
-                                                  b0);
-      if (DIM == 2) {
-        a = a == 2 ? 0 : a + 1;
-      } else if (++bb == 3) {
-        bb = 0;
-        a = a == 2 ? 0 : a + 1;
-      }
-    }
+    scatter_particle<LB, P2G_FIXED, 1, DIM, false, SP>(G, c, use_tile && inb, o0, o1, o2, rot, tile, fs, grid, NULL,
+                                                      NULL);
   }
   if (use_tile && started) {
     __syncwarp();
