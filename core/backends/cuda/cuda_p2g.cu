@@ -274,6 +274,28 @@ static __device__ __forceinline__ void flush_tile(const dgeom &G, const float *t
   }
 }
 
+/* Run r of the last sort: its particles [beg, end), its grid block b and
+ * the block's first node o; false for the parked bucket. */
+typedef struct run_block {
+  uint32_t key;
+  int64_t beg, end, b[3];
+  int o[3];
+} run_block;
+
+template <int LB>
+static __device__ __forceinline__ bool run_of(const dgeom &G, const int64_t *runstart, const uint32_t *runkey,
+                                              int64_t n_runs, int64_t n, int64_t r, run_block &rb) {
+  rb.key = runkey[r];
+  if (rb.key >= (uint32_t)G.n_blocks) return false;
+  rb.beg = runstart[r];
+  rb.end = r + 1 < n_runs ? runstart[r + 1] : n;
+  rb.b[2] = rb.key % G.nb[2];
+  rb.b[1] = (rb.key / G.nb[2]) % G.nb[1];
+  rb.b[0] = rb.key / (G.nb[2] * G.nb[1]);
+  for (int d = 0; d < 3; ++d) rb.o[d] = (int)(rb.b[d] << LB);
+  return true;
+}
+
 /* One particle's 27 nodes (9 in 2D), into the tile (in) or the global
  * grid, as the (a, b) columns from column rot on (k_p2g: the per-lane
  * rotation). */
@@ -367,12 +389,11 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
   constexpr bool FIXPT = MODE == P2G_FIXED;
   static_assert(!BND || (FIXPT && W == 1 && !DET), "G2P's bounds serve the one-word tile of the float grid only");
   __shared__ float tile[FIXPT ? 4 * W * TN : 1];
-  const int64_t r = blockIdx.x;
-  const uint32_t key = runkey[r];
-  if (key >= (uint32_t)G.n_blocks) return; /* the parked bucket; uniform across the block */
-  const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
-  const int64_t bz = key % G.nb[2], by = (key / G.nb[2]) % G.nb[1], bx = key / (G.nb[2] * G.nb[1]);
-  const int o0 = (int)(bx << LB), o1 = (int)(by << LB), o2 = (int)(bz << LB);
+  run_block rb;
+  if (!run_of<LB>(G, runstart, runkey, n_runs, n, blockIdx.x, rb)) return; /* uniform across the block */
+  const uint32_t key = rb.key;
+  const int64_t beg = rb.beg, end = rb.end, bx = rb.b[0], by = rb.b[1], bz = rb.b[2];
+  const int o0 = rb.o[0], o1 = rb.o[1], o2 = rb.o[2];
   constexpr int TW = 4 * W * TN;
   if (FIXPT) {
     for (int i = threadIdx.x; i < TW; i += blockDim.x) tile[i] = 0.0f; /* also int 0 */
@@ -442,12 +463,10 @@ __global__ void k_p2g_running(dparts P, dgeom G, const int64_t *runstart, const 
                               int64_t n, float dt, float4 *grid) {
   constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
   __shared__ float tile[4 * TN];
-  const int64_t r = blockIdx.x;
-  const uint32_t key = runkey[r];
-  if (key >= (uint32_t)G.n_blocks) return; /* the parked bucket; uniform across the block */
-  const int64_t beg = runstart[r], end = r + 1 < n_runs ? runstart[r + 1] : n;
-  const int64_t bz = key % G.nb[2], by = (key / G.nb[2]) % G.nb[1], bx = key / (G.nb[2] * G.nb[1]);
-  const int o0 = (int)(bx << LB), o1 = (int)(by << LB), o2 = (int)(bz << LB);
+  run_block rb;
+  if (!run_of<LB>(G, runstart, runkey, n_runs, n, blockIdx.x, rb)) return; /* uniform across the block */
+  const int64_t beg = rb.beg, end = rb.end, bx = rb.b[0], by = rb.b[1], bz = rb.b[2];
+  const int o0 = rb.o[0], o1 = rb.o[1], o2 = rb.o[2];
   int *ti = (int *)tile;
   for (int i = threadIdx.x; i < 4 * TN; i += blockDim.x) ti[i] = 0;
   __syncwarp();
