@@ -228,21 +228,6 @@ static __device__ bool fix_scales(const dparts &P, const dgeom &G, int64_t beg, 
   return sok != 0;
 }
 
-/* One CUDA block per run of particles sharing a grid block (the run list of
- * the last sort). P2G_FIXED: in-block particles accumulate into the shared
- * tile, drifted ones go to global atomics; P2G_GLOBAL: every particle goes
- * global. On sm_80/90 a shared float atomicAdd is a compare-and-swap loop
- * (ATOMS.CAST.SPIN in the SASS, retried on every collision), and so is a
- * 64-bit integer one, while a 32-bit integer add is one native ATOMS.ADD:
- * the tile holds each float as two int32 fixed-point words (fix_scales),
- * converted once per node at the flush.
- * A lane visits its particle's 27 nodes as the nine (a, b) columns starting
- * at column (L * BG_CUDA_P2G_ROT_MUL) mod 9 for lane L, each column's three
- * nodes in a fixed, unrolled order. Sorted neighbours share most of their
- * stencil, so in one order for all lanes a warp's adds go to the same few
- * nodes at once and serialise; offset per lane, they mostly do not. The
- * order of the additions into a node changes, as any parallel float
- * scatter does; each particle's contribution does not. */
 /* The tile's sums into the grid: each node's words back to a float at the
  * block's scales, one vector atomic per node (or, deterministic, the exact
  * sums rounded once to the grid's integer scale). */
