@@ -108,7 +108,6 @@ static void cuda_destroy(void *state) {
   cudaFree(s->d_nact);
   cudaFree(s->gfix);
   cudaFree(s->gbound);
-  cudaFree(s->pbound);
   cudaFree(s->gs);
   cudaFree(s->gm);
   cudaFree(s->mats);
@@ -143,12 +142,11 @@ static const bg_property_def cuda_properties[] = {
      "sparse: only the 4^3-node blocks some particle's stencil reaches this step hold memory (a pool of blocks "
      "and a 4-byte slot per block of the grid), so the grid's memory follows the material, not the box; dense: "
      "every node of the box, 16 bytes each"},
-    {"p2g_bound", "pass|g2p|running", "pass",
+    {"p2g_bound", "pass|running", "pass",
      "where the P2G tile's per-block scales come from (resource cuda, p2g_words=1, deterministic=0): pass, a pass "
-     "over the block's particles before the scatter, which reads them twice; g2p, sums the previous G2P left per "
-     "grid block, checked against the scatter's own sums (a block they do not cover is redone from a pass): P2G "
-     "20% faster, G2P slower by as much; running, a bound raised 32 particles at a time as the scatter reads "
-     "them, the tile's words shifted right when the scale drops, so each particle is read once"},
+     "over the block's particles before the scatter, which reads them twice; running, a bound raised 32 "
+     "particles at a time as the scatter reads them, the tile's words shifted right when the scale drops, so "
+     "each particle is read once"},
     {"p2g_words", "1|2", "1",
      "int32 words per value in the P2G shared tile (resource cuda): 1, one word per value, resolving 2^-31 of "
      "the block's bound on a node sum (about 2^-22 of one particle's term; a float add keeps 2^-24 of its partial "
@@ -202,13 +200,13 @@ static bg_status read_properties(cuda_state *s) {
   s->p2g_words = pw[0] - '0';
   const char *pb = bg_config_property(s->cfg, "p2g_bound");
   if (!pb) pb = cuda_properties[3].def;
-  if (strcmp(pb, "g2p") != 0 && strcmp(pb, "pass") != 0 && strcmp(pb, "running") != 0)
-    return fail(s, BG_ERR_RANGE, "p2g_bound must be pass, g2p or running (where the P2G tile's scales come from)");
+  if (strcmp(pb, "pass") != 0 && strcmp(pb, "running") != 0)
+    return fail(s, BG_ERR_RANGE, "p2g_bound must be pass or running (where the P2G tile's scales come from)");
   /* only the one-word tile of the float grid takes them: deterministic=1
    * bounds the whole grid in a pass of its own, and p2g_words=2 needs each
    * block's particle count, which the pass gives */
   const int one_word_float = s->p2g_words == 1 && !s->det && s->variant == BG_CUDA_TILE;
-  s->p2g_bound = !one_word_float ? 0 : pb[0] == 'g' ? 1 : pb[0] == 'r' ? 2 : 0;
+  s->p2g_bound = one_word_float && pb[0] == 'r';
   s->geo.lb = BG_BLOCK_LOG2;
   s->geo.dim = s->cfg->dim;
   return BG_OK;
@@ -274,8 +272,6 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
       TRY(cudaMalloc((void **)&s->grid, grid_bytes));
       TRY(cudaMemsetAsync(s->grid, 0, grid_bytes, s->st));
     }
-    if (s->p2g_bound == 1)
-      TRY(cudaMalloc((void **)&s->pbound, (size_t)G->n_blocks * BG_CUDA_PBOUND * sizeof(float)));
     if (s->det) {
       /* the fixed-point grid, component-major, and its per-step scales */
       TRY(cudaMalloc((void **)&s->gfix, 4 * (size_t)cfg->n_nodes * sizeof(unsigned long long)));
@@ -364,7 +360,6 @@ bg_status cuda_grow(cuda_state *s, size_t need) {
 
 static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol, int mat) {
   cuda_state *s = (cuda_state *)state;
-  s->pbound_ok = 0; /* the particles change: G2P's bounds no longer describe them */
   bg_status st = cuda_flush(s); /* the speeds below must max into the last step's, not be overwritten */
   if (st != BG_OK) return st;
   if ((st = cuda_grow(s, s->n + n)) != BG_OK) return st;

@@ -162,7 +162,6 @@ static bg_status refuse(cuda_state *s, const dcheck *h, const float *x) {
 
 bg_status cuda_set_device(void *state, bg_field f, const bg_real *dev_in, uintptr_t stream) {
   cuda_state *s = (cuda_state *)state;
-  s->pbound_ok = 0; /* the particles change: G2P's bounds no longer describe them */
   (void)f; /* BG_FIELD_V, checked by the front end */
   bg_status st = cuda_flush(s);
   if (st == BG_OK) st = enter(s, stream);
@@ -193,7 +192,6 @@ bg_status cuda_set_device(void *state, bg_field f, const bg_real *dev_in, uintpt
 bg_status cuda_add_device(void *state, size_t n, const bg_real *x, const bg_real *v, bg_real vol, int mat,
                           uintptr_t stream) {
   cuda_state *s = (cuda_state *)state;
-  s->pbound_ok = 0; /* the particles change: G2P's bounds no longer describe them */
   bg_status st = cuda_flush(s); /* the speeds below must max into the last step's */
   if (st == BG_OK) st = enter(s, stream);
   dcheck h;
@@ -236,10 +234,8 @@ void cuda_memory(void *state, bg_memory *out) {
   out->grid_nodes = s->sparse ? (size_t)s->pool_cap * BG_CUDA_BLOCK_NODES : nn;
   out->grid_bytes = grid_array + (s->gfix ? 4 * nn * sizeof *s->gfix : 0) + (s->gs ? nn * sizeof(float) : 0) +
                     (s->gm ? nn * sizeof(float) : 0);
-  /* the sort's key and permutation double buffers, CUB's scratch, the run list, G2P's bounds per block
-   * (p2g_bound), the boundary nodes, the tallies */
+  /* the sort's key and permutation double buffers, CUB's scratch, the run list, the boundary nodes, the tallies */
   out->other_bytes = 2 * s->sort_cap * (sizeof(uint32_t) + sizeof(int64_t)) + s->cub_bytes +
-                     (s->pbound ? (size_t)s->geo.n_blocks * BG_CUDA_PBOUND * sizeof(float) : 0) +
                      s->run_cap * (sizeof(int64_t) + sizeof(uint32_t)) + (s->bn_cap + s->bb_cap) * sizeof(bg_bnode) +
                      s->tally_words * 8;
 }

@@ -13,21 +13,15 @@
  * without it), though only a nonlocal model ever takes it. */
 #include "cuda_internal.cuh"
 
-/* No block: a lane whose particle leaves no bound (none, or parked now). */
-#define BG_NO_BLOCK 0xffffffffu
-
 /* One particle's G2P, returning its |v|^2 for the step's maximum speed
  * (0 when parked now). MULTI: a material table (each particle's entry
  * through its index, and the nonlocal service only for the entries that
- * need it, averaging over their own mass gm). With BND (p2g_bound=g2p),
- * also the block the particle's next P2G sees it in and its terms of that
- * block's bound (BG_CUDA_PBOUND, cuda_p2g.cu), from the values it stores. */
-template <bool MULTI, int DIM, bool NL, bool SP, bool BND>
+ * need it, averaging over their own mass gm). */
+template <bool MULTI, int DIM, bool NL, bool SP>
 static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p, const dgeom &G, const dmat &M,
                                                       float dt, const float4 *__restrict__ grid,
                                                       const float *__restrict__ gs, const float *__restrict__ gm,
-                                                      int nl, unsigned long long *tally, uint32_t &bkey,
-                                                      float bt[BG_CUDA_PBOUND]) {
+                                                      int nl, unsigned long long *tally) {
   double sp2 = 0.0;
   {
     const bg_mat *mat = MULTI ? M.mats + P.mat[p] : &M.mat;
@@ -78,12 +72,6 @@ static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p
       P.f[PX + d][p] = xp[d];
     }
     for (int e = 0; e < 9; ++e) P.f[PC + e][p] = C.m[e / 3][e % 3];
-    /* BND: |v_d| + h sum_j |C_dj| now, so that C need not live through
-     * the return map (three registers instead of nine) */
-    float ub[3];
-    if (BND)
-      for (int d = 0; d < 3; ++d)
-        ub[d] = fabsf(av[d]) + 1.5f * dx * (fabsf(C.m[d][0]) + fabsf(C.m[d][1]) + fabsf(C.m[d][2]));
     bg_mat3 F;
     for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = P.f[PF + e][p];
     F = bg_f_update(&C, &F, dt);
@@ -124,52 +112,9 @@ static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p
       atomicAdd((double *)(tally + 1 + (M.n_sinks + 1)) + code, (double)P.f[PM][p]);
     } else {
       sp2 = (double)av[0] * av[0] + (double)av[1] * av[1] + (double)av[2] * av[2];
-      if (BND) {
-        /* P2G's A = m C - dt V0 4/dx^2 tau, entry by entry at most
-         * m |C| + dt V0 4/dx^2 |tau|: the dt-free sums here, dt there */
-        const float m = P.f[PM][p], kt = 1.5f * dx * P.f[PVOL][p] * k4;
-        /* the stress as stored above (symmetrised), from registers */
-        const float t[6] = {tau.m[0][0], tau.m[1][1], tau.m[2][2], 0.5f * (tau.m[0][1] + tau.m[1][0]),
-                            0.5f * (tau.m[0][2] + tau.m[2][0]), 0.5f * (tau.m[1][2] + tau.m[2][1])};
-        const float trow[3] = {fabsf(t[0]) + fabsf(t[3]) + fabsf(t[4]), fabsf(t[3]) + fabsf(t[1]) + fabsf(t[5]),
-                               fabsf(t[4]) + fabsf(t[5]) + fabsf(t[2])};
-        bkey = block_key_x(G, xp);
-        bt[0] = m;
-        for (int d = 0; d < 3; ++d) {
-          bt[1 + d] = m * ub[d];
-          bt[4 + d] = kt * trow[d];
-        }
-      }
     }
   }
   return sp2;
-}
-
-/* The warp's bound terms into their blocks' sums. Sorted particles come
- * in runs of lanes sharing a block (one run per warp in a falling block,
- * a few where the flow has mixed them since the sort): a segmented sum by
- * shuffles over each run of equal keys, and one atomic per value from the
- * run's last lane. */
-static __device__ __forceinline__ void leave_bound(float *pbound, int64_t n_blocks, uint32_t key,
-                                                   const float bt[BG_CUDA_PBOUND]) {
-  const unsigned full = 0xffffffffu;
-  if (!__any_sync(full, key != BG_NO_BLOCK)) return;
-  const int lane = (int)(threadIdx.x & 31);
-  const uint32_t prev = __shfl_up_sync(full, key, 1), next = __shfl_down_sync(full, key, 1);
-  const unsigned heads = __ballot_sync(full, lane == 0 || prev != key);
-  const int start = 31 - __clz(heads & (0xffffffffu >> (31 - lane))); /* this run's first lane */
-  const bool tail = lane == 31 || next != key;
-  const bool add = tail && key != BG_NO_BLOCK && key < (uint64_t)n_blocks;
-#pragma unroll
-  for (int i = 0; i < BG_CUDA_PBOUND; ++i) {
-    float v = bt[i];
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-      const float o = __shfl_up_sync(full, v, off);
-      if (lane - off >= start) v += o;
-    }
-    if (add) atomicAdd(pbound + (size_t)key * BG_CUDA_PBOUND + i, v);
-  }
 }
 
 /* The step's maximum |v|^2: a warp maximum, one atomic per warp;
@@ -180,86 +125,67 @@ static __device__ __forceinline__ void max_speed(double sp2, unsigned long long 
 }
 
 /* One thread per particle, the global grid through L1 and L2. */
-template <bool MULTI, int DIM, bool NL, bool SP, bool BND>
+template <bool MULTI, int DIM, bool NL, bool SP>
 static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, const dmat &M, float dt,
                                                 const float4 *__restrict__ grid, const float *__restrict__ gs,
-                                                const float *__restrict__ gm, int nl, unsigned long long *tally,
-                                                float *pbound) {
+                                                const float *__restrict__ gm, int nl, unsigned long long *tally) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double sp2 = 0.0;
-  uint32_t key = BG_NO_BLOCK;
-  float bt[BG_CUDA_PBOUND] = {0, 0, 0, 0, 0, 0, 0};
   if (p < n && P.park[p] < 0)
-    sp2 = g2p_particle<MULTI, DIM, NL, SP, BND>(P, p, G, M, dt, grid, gs, gm, nl, tally, key, bt);
+    sp2 = g2p_particle<MULTI, DIM, NL, SP>(P, p, G, M, dt, grid, gs, gm, nl, tally);
   max_speed(sp2, tally);
-  if (BND) leave_bound(pbound, G.n_blocks, key, bt);
 }
 
 /* No bound on the resident blocks: the compiler's own choice (sm_90: 71
  * registers for one material in 3D, 168 with the nonlocal Laplacian). Note
  * that __launch_bounds__(128, 1) is not the same: it lets ptxas take 247. */
-template <bool MULTI, int DIM, bool NL, bool SP, bool BND>
+template <bool MULTI, int DIM, bool NL, bool SP>
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
     k_g2p_free(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
-               const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally,
-               float *pbound) {
-  g2p_body<MULTI, DIM, NL, SP, BND>(P, n, G, M, dt, grid, gs, gm, nl, tally, pbound);
+               const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally) {
+  g2p_body<MULTI, DIM, NL, SP>(P, n, G, M, dt, grid, gs, gm, nl, tally);
 }
 
 /* At least MINB resident blocks per SM: at most 65536 / (128 MINB) registers. */
 template <int MINB, bool MULTI, int DIM, bool NL, bool SP>
 __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS, MINB)
     k_g2p(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
-          const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally,
-          float *pbound) {
-  g2p_body<MULTI, DIM, NL, SP, false>(P, n, G, M, dt, grid, gs, gm, nl, tally, pbound);
+          const float *__restrict__ gs, const float *__restrict__ gm, int nl, unsigned long long *tally) {
+  g2p_body<MULTI, DIM, NL, SP>(P, n, G, M, dt, grid, gs, gm, nl, tally);
 }
 
 /* The launch of one instance: the properties and the table pick the
  * bound and MULTI at run time, the dimension DIM, and NL whether the
- * nonlocal service's Laplacian is compiled in at all. Returns whether it
- * left the next P2G's bounds (p2g_bound=g2p: only the unbounded kernel of
- * a local model has them compiled in; elsewhere P2G takes its pass). */
+ * nonlocal service's Laplacian is compiled in at all. */
 template <int DIM, bool NL, bool SP>
-static bool launch_g2p(cuda_state *s, const dmat &M, float dt) {
+static void launch_g2p(cuda_state *s, const dmat &M, float dt) {
   const dim3 nb = grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS);
   const int64_t n = (int64_t)s->n;
-#define BG_G2P_ARGS <<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm, s->nl, s->d_tally, s->pbound)
-  /* auto: no bound where the registers are few (71 on sm_90, fastest at 8M
-   * on an H100 and an H200); 4 where the Laplacian takes 168 (measured 6%
-   * faster with it when every run carried them, reports/results/h200/issue32-backends).
-   * The sparse grid is compiled without a bound only (its 4 and 8 were
+#define BG_G2P_ARGS <<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, n, s->geo, M, dt, s->grid, s->gs, s->gm, s->nl, s->d_tally)
+  /* the sparse grid is compiled without a bound only (its 4 and 8 were
    * slower, reports/results/h100/issue36-sparse; cuda_backend.cu refuses them) */
-  const int minb = SP ? 0 : s->g2p_minb >= 0 ? s->g2p_minb : NL ? 4 : 0;
-  if constexpr (!NL) {
-    if (s->p2g_bound == 1 && minb == 0) {
-      if (!s->mats) k_g2p_free<false, DIM, NL, SP, true> BG_G2P_ARGS;
-      else k_g2p_free<true, DIM, NL, SP, true> BG_G2P_ARGS;
-      return true;
-    }
-  }
   if constexpr (SP) {
-    if (!s->mats) k_g2p_free<false, DIM, NL, SP, false> BG_G2P_ARGS;
-    else k_g2p_free<true, DIM, NL, SP, false> BG_G2P_ARGS;
+    if (!s->mats) k_g2p_free<false, DIM, NL, SP> BG_G2P_ARGS;
+    else k_g2p_free<true, DIM, NL, SP> BG_G2P_ARGS;
   } else {
+    /* auto: no bound where the registers are few (71 on sm_90, fastest at 8M
+     * on an H100 and an H200); 4 where the Laplacian takes 168 (measured 6%
+     * faster with it when every run carried them, reports/results/h200/issue32-backends) */
+    const int minb = s->g2p_minb >= 0 ? s->g2p_minb : NL ? 4 : 0;
     if (minb == 8 && !s->mats) k_g2p<8, false, DIM, NL, SP> BG_G2P_ARGS;
     else if (minb == 8) k_g2p<8, true, DIM, NL, SP> BG_G2P_ARGS;
     else if (minb == 4 && !s->mats) k_g2p<4, false, DIM, NL, SP> BG_G2P_ARGS;
     else if (minb == 4) k_g2p<4, true, DIM, NL, SP> BG_G2P_ARGS;
-    else if (!s->mats) k_g2p_free<false, DIM, NL, SP, false> BG_G2P_ARGS;
-    else k_g2p_free<true, DIM, NL, SP, false> BG_G2P_ARGS;
+    else if (!s->mats) k_g2p_free<false, DIM, NL, SP> BG_G2P_ARGS;
+    else k_g2p_free<true, DIM, NL, SP> BG_G2P_ARGS;
   }
 #undef BG_G2P_ARGS
-  return false;
 }
 
 bg_status cuda_g2p(void *state, bg_real dt) {
   cuda_state *s = (cuda_state *)state;
   /* only the maximum speed restarts each step; parking tallies accumulate */
   CU(cudaMemsetAsync(s->d_tally, 0, sizeof(unsigned long long), s->st));
-  /* the next P2G's bounds: summed afresh over the particles this G2P leaves */
-  if (s->p2g_bound == 1)
-    CU(cudaMemsetAsync(s->pbound, 0, (size_t)s->geo.n_blocks * BG_CUDA_PBOUND * sizeof(float), s->st));
   if (s->n) {
     dmat M;
     M.cfg = *s->cfg;
@@ -269,17 +195,13 @@ bg_status cuda_g2p(void *state, bg_real dt) {
     M.n_sinks = s->cfg->n_sinks;
     /* the nonlocal model is refused with grid=sparse (cuda_backend.cu) */
     const bool nl = s->nl >= 0;
-    bool left;
-    if (s->cfg->dim == 2 && nl) left = launch_g2p<2, true, false>(s, M, dt);
-    else if (s->cfg->dim == 2 && s->sparse) left = launch_g2p<2, false, true>(s, M, dt);
-    else if (s->cfg->dim == 2) left = launch_g2p<2, false, false>(s, M, dt);
-    else if (nl) left = launch_g2p<3, true, false>(s, M, dt);
-    else if (s->sparse) left = launch_g2p<3, false, true>(s, M, dt);
-    else left = launch_g2p<3, false, false>(s, M, dt);
+    if (s->cfg->dim == 2 && nl) launch_g2p<2, true, false>(s, M, dt);
+    else if (s->cfg->dim == 2 && s->sparse) launch_g2p<2, false, true>(s, M, dt);
+    else if (s->cfg->dim == 2) launch_g2p<2, false, false>(s, M, dt);
+    else if (nl) launch_g2p<3, true, false>(s, M, dt);
+    else if (s->sparse) launch_g2p<3, false, true>(s, M, dt);
+    else launch_g2p<3, false, false>(s, M, dt);
     CU(cudaGetLastError());
-    s->pbound_ok = left;
-  } else {
-    s->pbound_ok = s->p2g_bound == 1; /* no particles: the zero sums are theirs */
   }
   bg_status st = mark(s, 4);
   if (st != BG_OK) return st;

@@ -46,10 +46,6 @@
  * for at least 4 (128 registers) or 8 (64, with a few spills), 0 for the
  * compiler's choice, or auto (0, or 4 for the nonlocal model; cuda_g2p.cu). */
 #define BG_CUDA_G2P_THREADS 128
-/* Floats per grid block of the bound G2P leaves for P2G's scales (p2g_bound=g2p):
- * sum m, then per momentum component d sum |m v_d| + h m sum_j |C_dj|, then
- * sum h V0 4/dx^2 sum_j |tau_dj|, which P2G multiplies by its dt. */
-#define BG_CUDA_PBOUND 7
 /* Element-wise kernels (keys, gathers, node update, read-back). */
 #define BG_CUDA_EW_THREADS 256
 /* Particles uploaded per staging chunk in add(): bounds the device scratch
@@ -119,7 +115,7 @@ typedef struct cuda_state {
   int g2p_minb; /* the property g2p_minblocks: 0, 4 or 8, or -1 for auto (cuda_g2p.cu) */
   int det;      /* the property deterministic: the grid summed in 64-bit fixed point (cuda_p2g.cu) */
   int p2g_words; /* the property p2g_words: int32 words per value in the P2G tile, 2 (hi, lo) or 1 (cuda_p2g.cu) */
-  int p2g_bound; /* the property p2g_bound, where the one-word tile's scales come from: 0 pass, 1 g2p (sums the last G2P left per block), 2 running (cuda_p2g.cu) */
+  int p2g_bound; /* the property p2g_bound: 1 running, the one-word tile's scales raised as the run is read; 0 pass (cuda_p2g.cu) */
   size_t n, cap;
   dparts P;
   /* sort: keys and permutation double buffers (also the gather's spares) */
@@ -135,12 +131,6 @@ typedef struct cuda_state {
   int64_t *d_nsel;
   int end_bit;
   int dirty; /* particles added since the last sort: the run list misses them */
-  /* p2g_bound=g2p: per grid block, the sums the last G2P left for the
-   * tile's scales (BG_CUDA_PBOUND floats, cuda_p2g.cu); pbound_ok: they
-   * describe the particles as they are (cleared by every write of
-   * particles other than G2P's) */
-  float *pbound;
-  int pbound_ok;
   /* grid and boundaries: the dense array of every node, or with
    * grid=sparse the pool of the blocks allocated this step, 64 nodes per
    * block (block-major, k fastest), pool_cap blocks held, n_act in use */
@@ -230,18 +220,6 @@ static inline bg_status mark(cuda_state *s, int k) {
 
 static __device__ __forceinline__ int64_t node_index(const dgeom &G, int i, int j, int k) {
   return ((int64_t)i * G.dims[1] + j) * G.dims[2] + k;
-}
-
-/* The grid block holding the lowest stencil node of a particle at x: the
- * sort's key, and the block G2P leaves a particle's bound in (p2g_bound). */
-static __device__ __forceinline__ uint32_t block_key_x(const dgeom &G, const float x[3]) {
-  int64_t b[3];
-  for (int d = 0; d < 3; ++d) {
-    const int base = bg_floor_int((x[d] - G.origin[d]) * G.inv_dx - 0.5f);
-    b[d] = base >> G.lb;
-  }
-  if (G.dim == 2) b[1] = 0; /* the plane's one node layer */
-  return (uint32_t)((b[0] * G.nb[1] + b[1]) * G.nb[2] + b[2]);
 }
 
 /* Nodes per block of the sparse pool (BG_BLOCK_LOG2 = 2: 4^3). */

@@ -311,17 +311,13 @@ static __device__ __forceinline__ void scatter_particle(const dgeom &G, const co
 }
 
 /* A run's particles, one lane each: in-block ones into the tile (use_tile)
- * or the global grid, drifted ones to the global grid unless only_in (a
- * block redone: they went there already). act sums the in-block
- * particles' bound terms when BND, for the check of scales taken from
- * G2P's sums (k_p2g). */
-template <int LB, int MODE, int W, int DIM, bool DET, bool SP, bool BND>
+ * or the global grid, drifted ones to the global grid. */
+template <int LB, int MODE, int W, int DIM, bool DET, bool SP>
 static __device__ __forceinline__ void scatter_run(const dparts &P, const dgeom &G, int64_t beg, int64_t end,
                                                    int64_t bx, int64_t by, int64_t bz, float dt, bool use_tile,
-                                                   bool only_in, float *tile, const fixscale &fs, float4 *grid,
-                                                   unsigned long long *gfix, const double *gscale, float act[4]) {
+                                                   float *tile, const fixscale &fs, float4 *grid,
+                                                   unsigned long long *gfix, const double *gscale) {
   const int o0 = (int)(bx << LB), o1 = (int)(by << LB), o2 = (int)(bz << LB);
-  const float h = 1.5f * G.dx;
   const unsigned lane = threadIdx.x & 31u;
   /* the stencil's (a, b) columns: nine, or in 2D the three of b = 1 */
   constexpr int NCOL = DIM == 2 ? 3 : 9;
@@ -334,8 +330,6 @@ static __device__ __forceinline__ void scatter_run(const dparts &P, const dgeom 
      * [0, B) and base - origin + {0,1,2} in [0, B+2) = the tile (in 2D,
      * base[1] + 1 = 0: the tile's y layer 0) */
     const bool inb = MODE == P2G_FIXED && in_block<LB, DIM>(c, bx, by, bz);
-    if (only_in && !inb) continue;
-    if (BND && inb) add_bound(c, h, act);
     scatter_particle<LB, MODE, W, DIM, DET, SP>(G, c, use_tile && inb, o0, o1, o2, rot, tile, fs, grid, gfix, gscale);
   }
 }
@@ -354,29 +348,18 @@ static __device__ __forceinline__ void scatter_run(const dparts &P, const dgeom 
  * stencil, so in one order for all lanes a warp's adds go to the same few
  * nodes at once and serialise; offset per lane, they mostly do not. The
  * order of the additions into a node changes, as any parallel float
- * scatter does; each particle's contribution does not.
- * BND (p2g_bound=g2p, one word): the scales come from the sums the last
- * G2P left for this block (pbound: every particle it left here, so at
- * least the run's in-block ones, unless the particles changed since), not
- * from a pass that reads every particle once more. The scatter sums the
- * exact bound of what it added; where that needs a larger power of two than
- * the scales took (the sums did not cover the block), the tile may have
- * wrapped: it is cleared and the block's in-block particles are added
- * again at scales from a pass, as without BND. */
-template <int LB, int MODE, int W, int DIM, bool DET, bool SP, bool BND>
+ * scatter does; each particle's contribution does not. */
+template <int LB, int MODE, int W, int DIM, bool DET, bool SP>
 __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
-                      int64_t n, float dt, float4 *grid, unsigned long long *gfix, const double *gscale,
-                      const float *pbound) {
+                      int64_t n, float dt, float4 *grid, unsigned long long *gfix, const double *gscale) {
   constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
   /* component-major (the four hi planes: mass, then the three momenta;
    * then the four lo ones, W = 2): lanes adding to different nodes t then
    * fall in banks t mod 32, where a node-major layout used only t mod 8 */
   constexpr bool FIXPT = MODE == P2G_FIXED;
-  static_assert(!BND || (FIXPT && W == 1 && !DET), "G2P's bounds serve the one-word tile of the float grid only");
   __shared__ float tile[FIXPT ? 4 * W * TN : 1];
   run_block rb;
   if (!run_of<LB>(G, runstart, runkey, n_runs, n, blockIdx.x, rb)) return; /* uniform across the block */
-  const uint32_t key = rb.key;
   const int64_t beg = rb.beg, end = rb.end, bx = rb.b[0], by = rb.b[1], bz = rb.b[2];
   const int o0 = rb.o[0], o1 = rb.o[1], o2 = rb.o[2];
   constexpr int TW = 4 * W * TN;
@@ -385,47 +368,9 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
     __syncthreads();
   }
   fixscale fs;
-  bool use_tile = FIXPT, pre = false;
-  int eu[4] = {0, 0, 0, 0}; /* BND: the exponents the scales were taken for */
-  if (BND) {
-    const float *b = pbound + (size_t)key * BG_CUDA_PBOUND;
-    const float S[4] = {b[0], b[1] + dt * b[4], b[2] + dt * b[5], b[3] + dt * b[6]};
-    pre = true;
-#pragma unroll
-    for (int l = 0; l < 4; ++l) {
-      bool fin;
-      eu[l] = bound_exp(S[l], fin);
-      if (!fin || 30 - eu[l] < -126) pre = false;
-      fs.sh[l] = ldexpf(1.0f, 30 - eu[l]);
-      fs.ish[l] = 1.0f / fs.sh[l];
-      fs.sl[l] = 1.0f;
-    }
-  }
-  if (FIXPT && !pre) use_tile = fix_scales<LB, DIM>(P, G, beg, end, bx, by, bz, dt, fs);
-  float act[4] = {0, 0, 0, 0};
-  scatter_run<LB, MODE, W, DIM, DET, SP, BND>(P, G, beg, end, bx, by, bz, dt, use_tile, false, tile, fs, grid, gfix,
-                                              gscale, act);
-  if (BND && pre) {
-    /* one warp per block (BG_CUDA_P2G_THREADS): lane 0's sums decide for all */
-    for (int off = 16; off > 0; off >>= 1)
-#pragma unroll
-      for (int l = 0; l < 4; ++l) act[l] += __shfl_xor_sync(0xffffffffu, act[l], off);
-    bool redo = false;
-#pragma unroll
-    for (int l = 0; l < 4; ++l) {
-      bool fin;
-      const int e = bound_exp(__shfl_sync(0xffffffffu, act[l], 0), fin);
-      if (!fin || e > eu[l]) redo = true;
-    }
-    if (redo) {
-      __syncthreads();
-      for (int i = threadIdx.x; i < TW; i += blockDim.x) tile[i] = 0.0f;
-      __syncthreads();
-      use_tile = fix_scales<LB, DIM>(P, G, beg, end, bx, by, bz, dt, fs);
-      scatter_run<LB, MODE, W, DIM, DET, SP, false>(P, G, beg, end, bx, by, bz, dt, use_tile, true, tile, fs, grid,
-                                                    gfix, gscale, act);
-    }
-  }
+  bool use_tile = FIXPT;
+  if (FIXPT) use_tile = fix_scales<LB, DIM>(P, G, beg, end, bx, by, bz, dt, fs);
+  scatter_run<LB, MODE, W, DIM, DET, SP>(P, G, beg, end, bx, by, bz, dt, use_tile, tile, fs, grid, gfix, gscale);
   if (FIXPT && use_tile) {
     __syncthreads();
     flush_tile<LB, W, DET, SP>(G, tile, fs, o0, o1, o2, grid, gfix, gscale);
@@ -629,19 +574,15 @@ bg_status cuda_p2g(void *state, bg_real dt) {
     }
     /* the tile's words per value (the property p2g_words); the global
      * scatter has no tile and takes one instance */
-    /* and whether the scales come from G2P's bounds (p2g_bound=g2p, taken
-     * only where they describe the particles as they are) */
-    const bool bnd = s->p2g_bound == 1 && s->pbound_ok;
-#define BG_P2G_W(MODE, W, DIM, DET, SP, BND)                                                                       \
-  k_p2g<BG_BLOCK_LOG2, MODE, W, DIM, DET, SP, BND><<<nr, th, 0, s->st>>>(                                          \
-      s->P, s->geo, s->runstart, s->runkey, s->n_runs, (int64_t)s->n, dt, s->grid, s->gfix, gscale, s->pbound)
+#define BG_P2G_W(MODE, W, DIM, DET, SP)                                                                             \
+  k_p2g<BG_BLOCK_LOG2, MODE, W, DIM, DET, SP><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,   \
+                                                               (int64_t)s->n, dt, s->grid, s->gfix, gscale)
 #define BG_P2G(MODE, DIM, DET, SP)                                                                                 \
   do {                                                                                                             \
-    if (MODE == P2G_FIXED && !DET && s->p2g_words == 1 && bnd) BG_P2G_W(P2G_FIXED, 1, DIM, false, SP, true);       \
-    else if (MODE == P2G_FIXED && s->p2g_words == 1) BG_P2G_W(P2G_FIXED, 1, DIM, DET, SP, false);                  \
-    else BG_P2G_W(MODE, 2, DIM, DET, SP, false);                                                                   \
+    if (MODE == P2G_FIXED && s->p2g_words == 1) BG_P2G_W(P2G_FIXED, 1, DIM, DET, SP);                              \
+    else BG_P2G_W(MODE, 2, DIM, DET, SP);                                                                          \
   } while (0)
-    if (s->p2g_bound == 2) {
+    if (s->p2g_bound == 1) {
       /* running: the one-word tile of the float grid (cuda_backend.cu) */
 #define BG_P2G_RUN(DIM, SP)                                                                                        \
   k_p2g_running<BG_BLOCK_LOG2, DIM, SP><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,      \

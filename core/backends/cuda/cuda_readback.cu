@@ -183,7 +183,6 @@ bg_status cuda_export(void *state, bg_raw *r) {
 
 bg_status cuda_import(void *state, const bg_raw *r) {
   cuda_state *s = (cuda_state *)state;
-  s->pbound_ok = 0; /* the particles change: G2P's bounds no longer describe them */
   bg_status st = cuda_flush(s);
   if (st != BG_OK) return st;
   if ((st = cuda_grow(s, r->n)) != BG_OK) return st;

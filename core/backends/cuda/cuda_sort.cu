@@ -13,8 +13,13 @@
 /* Sort key of a particle: the block holding its lowest stencil node, as on
  * the CPU (there for the coloured scatter). */
 static __device__ __forceinline__ uint32_t block_key(const dgeom &G, const dparts &P, int64_t p) {
-  const float x[3] = {P.f[PX][p], P.f[PX + 1][p], P.f[PX + 2][p]};
-  return block_key_x(G, x);
+  int64_t b[3];
+  for (int d = 0; d < 3; ++d) {
+    int base = bg_floor_int((P.f[PX + d][p] - G.origin[d]) * G.inv_dx - 0.5f);
+    b[d] = base >> G.lb;
+  }
+  if (G.dim == 2) b[1] = 0; /* the plane's one node layer */
+  return (uint32_t)((b[0] * G.nb[1] + b[1]) * G.nb[2] + b[2]);
 }
 
 /* Sort keys: block of active particles, n_blocks (last) for parked ones. */
