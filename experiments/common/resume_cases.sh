@@ -95,7 +95,7 @@ svc=(--backend cpu --threads 1)
 run ref "$density" "${svc[@]}" --quiet "${params[@]}" --out "$out/ref"
 claim_rc || bad "the uninterrupted reference run: exit $rc"
 r="$out/run"
-"$density" "${svc[@]}" --quiet "${params[@]}" --checkpoint-every 0.2 --out "$r" >"$out/killed.log" 2>&1 &
+"$density" "${svc[@]}" --quiet "${params[@]}" --checkpoint-every 0.1 --out "$r" >"$out/killed.log" 2>&1 &
 pid=$!
 for _ in $(seq 300); do
   compgen -G "$r/checkpoints/*.bgck" >/dev/null && break
@@ -104,7 +104,7 @@ for _ in $(seq 300); do
 done
 # at once: a checkpoint appears whole (written aside and renamed), and the
 # run, 0.6 s of simulated time, lasts 0.9 s on one thread (its first
-# checkpoint comes 0.2 s after its start)
+# checkpoint comes 0.1 s after its start)
 kill -9 "$pid" 2>/dev/null || echo "      the run ended before it could be killed: make it longer"
 wait "$pid" 2>/dev/null
 if [[ -e "$r/RUNNING" && -s "$r/checkpoints/drop.bgck" && ! -e "$r/manifest.json" ]]; then
@@ -144,7 +144,7 @@ for f in "$out/ref"/*.tsv; do
 done
 if ((same)); then ok "the parameters came from the folder: every TSV as the uninterrupted run given every flag wrote it"
 else bad "the resumed run's TSVs differ from the uninterrupted run's"; fi
-if grep -q '"checkpoint_every_s": 0.2' "$r/manifest.json"; then ok "--checkpoint-every 0.2 inherited (the manifest says so)"
+if grep -q '"checkpoint_every_s": 0.1' "$r/manifest.json"; then ok "--checkpoint-every 0.1 inherited (the manifest says so)"
 else bad "--checkpoint-every not inherited: $(grep -o '"checkpoint_every_s": [^,]*' "$r/manifest.json")"; fi
 
 # --- 6. a finished run: left alone in place, not simulated again elsewhere -------------------

@@ -29,7 +29,7 @@ ref_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 # 2. the same run with checkpoints, killed at a random moment after the first
 run="$out/run"
 t0=$(date +%s.%N)
-"$bin" "${common[@]}" --quiet --checkpoint-every 0.5 --out "$run" 2>"$out/killed.log" &
+"$bin" "${common[@]}" --quiet --checkpoint-every 0.1 --out "$run" 2>"$out/killed.log" &
 pid=$!
 for ((i = 0; i < 600; ++i)); do
   compgen -G "$run/checkpoints/*.bgck" >/dev/null && break
@@ -60,7 +60,7 @@ rc=0
 
 # 4. resume in place, then once more: every simulation is finished by then
 rc=0
-"$bin" "${common[@]}" --checkpoint-every 0.5 --resume "$run" 2>"$out/resumed.log" || rc=$?
+"$bin" "${common[@]}" --checkpoint-every 0.1 --resume "$run" 2>"$out/resumed.log" || rc=$?
 ok_rc $rc || { echo "FAIL: the resumed run exited $rc (see $out/resumed.log)" >&2; exit 1; }
 grep -q "resumed from" "$out/resumed.log" || { echo "FAIL: the resumed run did not resume (see $out/resumed.log)" >&2; exit 1; }
 [[ ! -e "$run/RUNNING" && ! -e "$run/FAILED" && -s "$run/manifest.json" ]] || { echo "FAIL: the resumed folder is not complete" >&2; exit 1; }
