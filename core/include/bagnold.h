@@ -211,7 +211,15 @@ struct bg_mesh; /* a closed triangle mesh (below, "meshes") */
 typedef enum bg_body_shape {
   BG_BODY_SPHERE = 0, /* radius */
   BG_BODY_BOX = 1,    /* half[3], the half-extents along the body's own axes */
-  BG_BODY_MESH = 2    /* mesh: a closed triangle mesh (bg_mesh_load), in metres; 3D only */
+  BG_BODY_MESH = 2,   /* mesh: a closed triangle mesh (bg_mesh_load), in metres; 3D only */
+  /* a thin plate that cuts the material (CPIC): the rectangle of half-extents
+   * half[0] and half[1] along the body's x and y axes (in 2D a segment of
+   * half-length half[0] across the plane), normal along the body's z. The
+   * material sees no thickness: a particle never exchanges anything with a
+   * node across the plate, and the nodes beside it take its contact from
+   * their own side. half[2] is a half-thickness for its mass and inertia
+   * only. Kinematic only (a free plate is refused); cpu and cpu/ref only */
+  BG_BODY_PLATE = 3
 } bg_body_shape;
 
 /* A rigid body, coupled both ways through the grid: the nodes inside it take

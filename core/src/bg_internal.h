@@ -10,6 +10,7 @@
 #include "bagnold.h"
 #include "bg_backend_list.h"
 #include "bg_boundary.h"
+#include "bg_cut.h"
 #include "bg_materials.h"
 
 #ifdef __cplusplus
@@ -90,6 +91,11 @@ typedef struct bg_config {
   bg_wallc *walls;
   int n_sinks;
   bg_sink *sinks;
+  /* the thin plates (BG_BODY_PLATE bodies) as this step sees them, for the
+   * transfers' compatibility rule (bg_cut.h); set before the backend is
+   * created (n_cuts) and filled before each step (bg_boundary_commit) */
+  int n_cuts;
+  bg_cut *cuts;
   int threads;
   int sort_interval;
   bg_real damping; /* 1/s (bg_sim_desc.damping) */
@@ -98,6 +104,18 @@ typedef struct bg_config {
   const bg_property_def *prop_defs;     /* the chosen backend's table */
   char prop[BG_MAX_PROPERTIES][BG_PROPERTY_LEN]; /* resolved values, prop_defs order */
 } bg_config;
+
+/* The grid as the plates' transfers (bg_cut.h) need it. */
+BG_HD bg_cut_grid bg_cut_grid_of(const bg_config *c) {
+  bg_cut_grid G;
+  for (int d = 0; d < 3; ++d) {
+    G.dims[d] = c->dims[d];
+    G.origin[d] = c->origin[d];
+  }
+  G.dx = c->dx;
+  G.dim = c->dim;
+  return G;
+}
 
 /* The resolved value of the backend property name (NULL for a name the backend does not define). */
 const char *bg_config_property(const bg_config *c, const char *name);
@@ -250,6 +268,7 @@ struct bg_sim {
   bg_body *body_desc; /* the descriptor's bodies, a copy (desc.bodies points here; a
                         mesh body's mesh is the simulation's own copy, body_mesh[k].mesh) */
   bg_rbody *bodies;
+  bg_cut *cuts; /* one per plate body (cfg.cuts points here) */
   struct bg_body_mesh *body_mesh; /* per body: the mesh's geometry (zeros for other shapes) */
   size_t n_bodies;
   bg_bnode *merged; /* bnodes with the bodies' nodes, or with set_body_nodes the
@@ -325,6 +344,12 @@ void bg_quat_matrix(const double q[4], double R[3][3]);
 bg_status bg_bodies_init(bg_sim *sim, const bg_sim_desc *d);
 void bg_bodies_free(bg_sim *sim);
 bg_status bg_boundary_commit(bg_sim *sim);
+/* body_plate.c: the plates' cuts (cfg.cuts) made and refreshed from the
+ * bodies' poses, and whether a node (offset rw from body k's centre,
+ * rotation R) takes plate k's contact, with its normal and velocity */
+bg_status bg_plates_init(bg_sim *sim);
+void bg_plates_commit(bg_sim *sim);
+int bg_plate_node(const bg_sim *sim, size_t k, double R[3][3], const double rw[3], bg_bnode *out, double *phi);
 double bg_bodies_speed(const bg_sim *sim);
 void bg_bodies_advance(bg_sim *sim, const double *tally, double dt);
 /* The product a b of two quaternions (w, x, y, z): the rotation b, then a. */

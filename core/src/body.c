@@ -203,8 +203,16 @@ bg_status bg_check_body(bg_sim *sim, const bg_sim_desc *d, size_t k) {
   const bg_body *b = &d->bodies[k];
   bg_status s;
   const int plane = d->dim == 2;
-  CHECK(b->shape == BG_BODY_SPHERE || b->shape == BG_BODY_BOX || b->shape == BG_BODY_MESH, BG_ERR_RANGE,
-        "bodies[%zu].shape must be BG_BODY_SPHERE, BG_BODY_BOX or BG_BODY_MESH (got %d)", k, (int)b->shape);
+  CHECK(b->shape == BG_BODY_SPHERE || b->shape == BG_BODY_BOX || b->shape == BG_BODY_MESH ||
+            b->shape == BG_BODY_PLATE,
+        BG_ERR_RANGE, "bodies[%zu].shape must be BG_BODY_SPHERE, BG_BODY_BOX, BG_BODY_MESH or BG_BODY_PLATE (got %d)",
+        k, (int)b->shape);
+  /* a free plate would also take the impulse of the cut transfers' ghost
+   * nodes, which no backend tallies: only the scripted kind is offered */
+  CHECK(b->shape != BG_BODY_PLATE || b->kinematic == 1, BG_ERR_RANGE,
+        "bodies[%zu]: a plate (BG_BODY_PLATE) must be kinematic (kinematic = 1; got %d): free plates are not "
+        "supported",
+        k, b->kinematic);
   if (b->shape == BG_BODY_MESH) {
     /* a mesh is closed and consistently oriented once bg_mesh_load returned it */
     CHECK(b->mesh != NULL, BG_ERR_NULL, "bodies[%zu].mesh is NULL (a BG_BODY_MESH body needs a bg_mesh_load mesh)", k);
@@ -296,7 +304,7 @@ bg_status bg_bodies_init(bg_sim *sim, const bg_sim_desc *d) {
       r->w[a] = b->w[a];
     }
   }
-  return BG_OK;
+  return bg_plates_init(sim);
 }
 
 void bg_bodies_free(bg_sim *sim) {
@@ -306,6 +314,7 @@ void bg_bodies_free(bg_sim *sim) {
   free(sim->body_desc);
   free(sim->merged);
   free(sim->body_cand);
+  free(sim->cuts);
 }
 
 /* ------------------------------------------------------------ solid nodes */
@@ -330,7 +339,11 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
   bg_quat_matrix(r->q, R);
   const int plane = c->dim == 2;
   const bg_body_mesh *bm = &sim->body_mesh[k];
-  const double reach = body_reach(d, bm, plane);
+  const int thin = d->shape == BG_BODY_PLATE;
+  /* a plate's nodes: its rectangle and the band beside it (body_plate.c) */
+  const double reach = thin ? sqrt((double)d->half[0] * d->half[0] + (plane ? 0.0 : (double)d->half[1] * d->half[1]) +
+                                   6.75 * (double)c->dx * c->dx)
+                            : body_reach(d, bm, plane);
   int64_t lo[3], hi[3];
   for (int a = 0; a < 3; ++a) {
     lo[a] = (int64_t)ceil((r->x[a] - reach - c->origin[a]) / c->dx);
@@ -346,8 +359,9 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
         double rw[3], p[3];
         for (int a = 0; a < 3; ++a) rw[a] = c->origin[a] + (double)ijk[a] * c->dx - r->x[a];
         for (int a = 0; a < 3; ++a) p[a] = R[0][a] * rw[0] + R[1][a] * rw[1] + R[2][a] * rw[2]; /* R^T rw */
-        double phi = body_phi(d, bm, p, plane);
-        if (!(phi < 0)) continue;
+        bg_bnode pb;
+        double phi = 0;
+        if (thin ? !bg_plate_node(sim, k, R, rw, &pb, &phi) : !((phi = body_phi(d, bm, p, plane)) < 0)) continue;
         if (*n == *cap) {
           size_t nc = *cap ? 2 * *cap : 1024;
           cand *g = realloc(*list, nc * sizeof *g);
@@ -356,6 +370,12 @@ static bg_status body_nodes(bg_sim *sim, size_t k, cand **list, size_t *n, size_
           *cap = nc;
         }
         cand *e = &(*list)[(*n)++];
+        if (thin) {
+          pb.node = (i * c->dims[1] + j) * c->dims[2] + kk;
+          e->b = pb;
+          e->phi = phi;
+          continue;
+        }
         double nb[3], wr[3];
         body_normal(d, bm, p, 0.25 * c->dx, plane, nb);
         cross(r->w, rw, wr);
@@ -416,6 +436,7 @@ bg_status bg_boundary_commit(bg_sim *sim) {
       return bg_fail(sim, s, "backend %s could not take the solid-node list", bg_backend_ops_name(sim->ops));
     sim->walls_sent = 1;
   }
+  bg_plates_commit(sim);
   /* the last commit's buffer: every step's nodes are about as many */
   cand *bl = sim->body_cand;
   size_t nb = 0, cap = sim->body_cand_cap;

@@ -33,7 +33,7 @@ static void vert(const bg_body *b, const bg_body_mesh *bm, size_t v, double p[3]
     for (int a = 0; a < 3; ++a) p[a] = bm->P[0][a] * d[0] + bm->P[1][a] * d[1] + bm->P[2][a] * d[2];
     return;
   }
-  if (b->shape == BG_BODY_BOX) {
+  if (b->shape == BG_BODY_BOX || b->shape == BG_BODY_PLATE) { /* a plate drawn at its nominal thickness */
     for (int a = 0; a < 3; ++a) p[a] = ((v >> a) & 1 ? 1.0 : -1.0) * b->half[a];
     return;
   }
@@ -55,7 +55,7 @@ static void tri(const bg_body *b, size_t t, size_t v[3]) {
     for (int k = 0; k < 3; ++k) v[k] = b->mesh->t[3 * t + k];
     return;
   }
-  if (b->shape == BG_BODY_BOX) {
+  if (b->shape == BG_BODY_BOX || b->shape == BG_BODY_PLATE) { /* a plate drawn at its nominal thickness */
     /* each face: its two triangles over corners with one axis fixed */
     static const unsigned char faces[12][3] = {{0, 2, 3}, {0, 3, 1}, {4, 5, 7}, {4, 7, 6}, {0, 1, 5}, {0, 5, 4},
                                                {2, 6, 7}, {2, 7, 3}, {0, 4, 6}, {0, 6, 2}, {1, 3, 7}, {1, 7, 5}};

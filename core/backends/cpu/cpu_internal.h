@@ -64,6 +64,9 @@ typedef struct cpu_state {
    * thread order so the total does not depend on scheduling */
   double *wf_thread, *wf;
   int wf_threads;
+  /* per thread as wf_thread: the plates' tallies from the cut transfers of
+   * the last P2G and G2P (cpu_cut.c) */
+  double *cwf_thread;
 } cpu_state;
 
 /* OpenMP threads of a parallel region: the descriptor's, else the default. */
@@ -139,5 +142,14 @@ bg_status cpu_sort(void *state, uint64_t step);
 bg_status cpu_p2g(void *state, bg_real dt);
 bg_status cpu_grid_update(void *state, bg_real dt);
 bg_status cpu_g2p(void *state, bg_real dt);
+
+/* cpu_cut.c: P2G and G2P's gather (into lane len of lv, lC) of particle p
+ * when a plate cuts its stencil; 0 (nothing done) when none does */
+int cpu_p2g_cut(cpu_state *s, size_t p, bg_real dt);
+int cpu_g2p_cut(const cpu_state *s, size_t p, const bg_bspline *w, bg_real (*lv)[BG_BATCH_CHUNK],
+                bg_real (*lC)[BG_BATCH_CHUNK], int len, bg_real dt);
+/* the calling thread's slice of cwf_thread, or NULL past wf_threads (the
+ * caller then adds under a critical section) */
+double *cpu_cut_tally(const cpu_state *s);
 
 #endif /* BG_CPU_INTERNAL_H */

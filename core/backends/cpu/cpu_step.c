@@ -281,11 +281,15 @@ CPU_INLINE void p2g_particle(cpu_state *s, size_t p, bg_real dt, const int plane
 /* P2G of one block's particles, compiled for AVX2/AVX-512 too (as
  * g2p_chunk). */
 BG_BATCH_DRIVER void p2g_block(cpu_state *s, int64_t b, bg_real dt) {
-  for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q) p2g_particle(s, (size_t)s->order[q], dt, 0);
+  const int cuts = s->cfg->n_cuts;
+  for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q)
+    if (!(cuts && cpu_p2g_cut(s, (size_t)s->order[q], dt))) p2g_particle(s, (size_t)s->order[q], dt, 0);
 }
 
 BG_BATCH_DRIVER void p2g_block_plane(cpu_state *s, int64_t b, bg_real dt) {
-  for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q) p2g_particle(s, (size_t)s->order[q], dt, 1);
+  const int cuts = s->cfg->n_cuts;
+  for (int64_t q = s->bstart[b]; q < s->bstart[b + 1]; ++q)
+    if (!(cuts && cpu_p2g_cut(s, (size_t)s->order[q], dt))) p2g_particle(s, (size_t)s->order[q], dt, 1);
 }
 
 bg_status cpu_p2g(void *state, bg_real dt) {
@@ -293,6 +297,8 @@ bg_status cpu_p2g(void *state, bg_real dt) {
   const bg_config *c = s->cfg;
   int nt = cpu_nthreads(s);
   cpu_grid_clear_rows(s, nt);
+  if (c->n_cuts)
+    memset(s->cwf_thread, 0, (size_t)s->wf_threads * BG_WALL_TALLY * (size_t)c->n_walls * sizeof *s->cwf_thread);
   if (s->n_active == 0) return BG_OK;
   bin_particles(s);
   cpu_grid_mark_rows(s);
@@ -452,6 +458,48 @@ CPU_INLINE void g2p_lane(const cpu_state *s, bg_real *const *x, bg_real *const *
   for (int e = 0; e < 9; ++e) ch->F[e][l] = F.m[e / 3][e % 3];
 }
 
+/* G2P's gather of one particle into lane l: v into lv and C into lC. */
+CPU_INLINE void gather_lane(const cpu_state *s, const bg_bspline *wp, bg_real (*lv)[BG_BATCH_CHUNK],
+                            bg_real (*lC)[BG_BATCH_CHUNK], int len, const int plane) {
+  const bg_config *c = s->cfg;
+  const bg_bspline w = *wp;
+  const int b0 = plane ? 1 : 0, b1 = plane ? 1 : 2; /* the y stencil (bg_stencil_b0/b1) */
+  const int64_t sy = c->dims[2], sx = c->dims[1] * sy;
+  const bg_real dx = c->dx, k4 = 4.0f * c->inv_dx * c->inv_dx;
+  /* lane 0 of each node is its mass: gathered along with the
+   * velocity so a node is one vector, then ignored. The sums of
+   * w v, w v dxa, w v dxb and w v dxc factor axis by axis: along z
+   * per column, along y per plane, then along x. */
+  bg_real wz[3], wzd[3];
+  stencil_z(&w, dx, wz, wzd);
+  const bg_real(*g00)[4] = (const bg_real(*)[4])s->grid + (w.base[0] * sx + w.base[1] * sy + w.base[2]);
+  node4 av = {0, 0, 0, 0}, aa = av, ab = av, ac = av;
+  for (int a = 0; a < 3; ++a) {
+    node4 sa = {0, 0, 0, 0}, ya = sa, za = sa;
+    for (int b = b0; b <= b1; ++b) {
+      bg_real wb = w.w[1][b], dxb = ((bg_real)b - w.fx[1]) * dx;
+      const bg_real *g = g00[a * sx + b * sy];
+      node4 g0 = node_load(g), g1 = node_load(g + 4), g2 = node_load(g + 8);
+      node4 cs = wz[0] * g0 + wz[1] * g1 + wz[2] * g2;
+      node4 cz = wzd[0] * g0 + wzd[1] * g1 + wzd[2] * g2;
+      sa += wb * cs;
+      ya += (wb * dxb) * cs;
+      za += wb * cz;
+    }
+    bg_real wa = w.w[0][a], dxa = ((bg_real)a - w.fx[0]) * dx;
+    av += wa * sa;
+    aa += (wa * dxa) * sa;
+    ab += wa * ya;
+    ac += wa * za;
+  }
+  for (int d = 0; d < 3; ++d) lv[d][len] = av[1 + d];
+  for (int i = 0; i < 3; ++i) {
+    lC[3 * i + 0][len] = k4 * aa[1 + i];
+    lC[3 * i + 1][len] = k4 * ab[1 + i];
+    lC[3 * i + 2][len] = k4 * ac[1 + i];
+  }
+}
+
 /* G2P over particles p0 .. p1-1 (at most one chunk): the gather per
  * particle, then the constitutive update (SVD, return map, stress)
  * vectorised across the chunk's lanes (bg_constitutive_batch.h). Compiled
@@ -460,9 +508,6 @@ CPU_INLINE void g2p_lane(const cpu_state *s, bg_real *const *x, bg_real *const *
  * tallies of newly parked particles; returns the largest squared speed. */
 CPU_INLINE double g2p_chunk_body(cpu_state *s, int64_t p0, int64_t p1, bg_real dt, double *mine, const int plane) {
   const bg_config *c = s->cfg;
-  const int b0 = plane ? 1 : 0, b1 = plane ? 1 : 2; /* the y stencil (bg_stencil_b0/b1) */
-  int64_t sy = c->dims[2], sx = c->dims[1] * sy;
-  bg_real dx = c->dx, k4 = 4.0f * c->inv_dx * c->inv_dx;
   int ns = c->n_sinks;
   double vmax2 = 0;
   bg_mat_chunk ch;
@@ -481,38 +526,7 @@ CPU_INLINE double g2p_chunk_body(cpu_state *s, int64_t p0, int64_t p1, bg_real d
     bg_real xg[3];
     particle_xg(s, p, xg);
     bg_bspline w = bg_bspline_eval_dim(xg, plane ? 2 : 3);
-    /* lane 0 of each node is its mass: gathered along with the
-     * velocity so a node is one vector, then ignored. The sums of
-     * w v, w v dxa, w v dxb and w v dxc factor axis by axis: along z
-     * per column, along y per plane, then along x. */
-    bg_real wz[3], wzd[3];
-    stencil_z(&w, dx, wz, wzd);
-    const bg_real(*g00)[4] = (const bg_real(*)[4])s->grid + (w.base[0] * sx + w.base[1] * sy + w.base[2]);
-    node4 av = {0, 0, 0, 0}, aa = av, ab = av, ac = av;
-    for (int a = 0; a < 3; ++a) {
-      node4 sa = {0, 0, 0, 0}, ya = sa, za = sa;
-      for (int b = b0; b <= b1; ++b) {
-        bg_real wb = w.w[1][b], dxb = ((bg_real)b - w.fx[1]) * dx;
-        const bg_real *g = g00[a * sx + b * sy];
-        node4 g0 = node_load(g), g1 = node_load(g + 4), g2 = node_load(g + 8);
-        node4 cs = wz[0] * g0 + wz[1] * g1 + wz[2] * g2;
-        node4 cz = wzd[0] * g0 + wzd[1] * g1 + wzd[2] * g2;
-        sa += wb * cs;
-        ya += (wb * dxb) * cs;
-        za += wb * cz;
-      }
-      bg_real wa = w.w[0][a], dxa = ((bg_real)a - w.fx[0]) * dx;
-      av += wa * sa;
-      aa += (wa * dxa) * sa;
-      ab += wa * ya;
-      ac += wa * za;
-    }
-    for (int d = 0; d < 3; ++d) lv[d][len] = av[1 + d];
-    for (int i = 0; i < 3; ++i) {
-      lC[3 * i + 0][len] = k4 * aa[1 + i];
-      lC[3 * i + 1][len] = k4 * ab[1 + i];
-      lC[3 * i + 2][len] = k4 * ac[1 + i];
-    }
+    if (!(c->n_cuts && cpu_g2p_cut(s, p, &w, lv, lC, len, dt))) gather_lane(s, &w, lv, lC, len, plane);
     for (int d = 0; d < BG_NSTATE; ++d) ch.st[d][len] = s->st[d][p];
     if (cpu_nonlocal(s, p)) ch.st[s->nl + 1][len] = nodal_laplacian(s, &w);
     slot[len++] = p;

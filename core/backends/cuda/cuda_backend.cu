@@ -223,6 +223,14 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
     free(s);
     return st;
   }
+  /* the plates' compatibility rule (bg_cut.h) is in the CPU backends' transfers only */
+  if (cfg->n_cuts) {
+    st = fail(s, BG_ERR_RANGE,
+              "a thin plate (BG_BODY_PLATE) needs the cut transfers, which this backend does not have: use "
+              "cpu or cpu/ref");
+    free(s);
+    return st;
+  }
   dgeom *G = &s->geo;
   G->n_blocks = 1;
   for (int a = 0; a < 3; ++a) {

@@ -37,6 +37,7 @@ typedef struct ref_state {
   double parked_mass, total_mass, max_speed;
   double *sink_mass; /* n_sinks + 1: the last, particles that left the grid */
   double *wf;        /* BG_WALL_TALLY per wall: force and moment over the last grid update */
+  double *cwf;       /* the same from the plates' cut transfers over the last P2G and G2P (bg_cut.h) */
 } ref_state;
 
 static bg_real *row(const ref_state *s, size_t p) { return s->f + p * BG_RAW_NF; }
@@ -125,6 +126,7 @@ static void ref_destroy(void *state) {
   free(s->bb);
   free(s->sink_mass);
   free(s->wf);
+  free(s->cwf);
   free(s);
 }
 
@@ -140,7 +142,9 @@ static bg_status ref_create(const bg_config *cfg, void **out, char *err, size_t 
   s->gm = s->nl >= 0 && !cfg->nl_all ? calloc((size_t)cfg->n_nodes, sizeof *s->gm) : NULL;
   s->sink_mass = calloc((size_t)cfg->n_sinks + 1, sizeof *s->sink_mass);
   s->wf = calloc(BG_WALL_TALLY * (size_t)cfg->n_walls + 1, sizeof *s->wf);
-  if (!s->grid || (s->nl >= 0 && !s->gs) || (s->nl >= 0 && !cfg->nl_all && !s->gm) || !s->sink_mass || !s->wf) {
+  s->cwf = calloc(BG_WALL_TALLY * (size_t)cfg->n_walls + 1, sizeof *s->cwf);
+  if (!s->grid || (s->nl >= 0 && !s->gs) || (s->nl >= 0 && !cfg->nl_all && !s->gm) || !s->sink_mass || !s->wf ||
+      !s->cwf) {
     ref_destroy(s);
     return BG_ERR_NOMEM;
   }
@@ -228,7 +232,10 @@ static bg_status ref_sort(void *state, uint64_t step) {
 static bg_status ref_p2g(void *state, bg_real dt) {
   ref_state *s = state;
   const bg_config *c = s->cfg;
+  const bg_cut_grid G = bg_cut_grid_of(c);
+  const double inv_dt = dt > 0 ? 1.0 / (double)dt : 0.0;
   memset(s->grid, 0, (size_t)c->n_nodes * sizeof *s->grid);
+  memset(s->cwf, 0, BG_WALL_TALLY * (size_t)c->n_walls * sizeof *s->cwf);
   if (s->gs) memset(s->gs, 0, (size_t)c->n_nodes * sizeof *s->gs);
   if (s->gm) memset(s->gm, 0, (size_t)c->n_nodes * sizeof *s->gm);
   for (size_t p = 0; p < s->n; ++p) {
@@ -239,6 +246,15 @@ static bg_status ref_p2g(void *state, bg_real dt) {
     bg_mat3 C = get_mat(r + BG_RAW_C), tau = get_sym(r + BG_RAW_TAU);
     bg_real m = r[BG_RAW_MASS];
     bg_mat3 A = bg_p2g_affine(m, r[BG_RAW_VOL], &C, &tau, dt, c->inv_dx);
+    if (c->n_cuts) { /* a plate between the particle and some of its nodes */
+      bg_cut_stencil cs;
+      bg_cut_stencil_eval(c->cuts, c->n_cuts, &G, &w, r + BG_RAW_X, &cs);
+      if (cs.cut) {
+        bg_cut_p2g(&G, &cs, &w, s->grid, m, r + BG_RAW_V, &A, nonlocal ? s->gs : NULL, s->gm,
+                   nonlocal ? r[BG_RAW_ST + s->nl] : 0.0f, c->cuts, s->cwf, inv_dt);
+        continue;
+      }
+    }
     for (int a = 0; a < 3; ++a)
       for (int b = bg_stencil_b0(c); b <= bg_stencil_b1(c); ++b)
         for (int k = 0; k < 3; ++k) {
@@ -307,14 +323,23 @@ static bg_status ref_g2p(void *state, bg_real dt) {
   ref_state *s = state;
   const bg_config *c = s->cfg;
   const bg_real k4 = 4.0f * c->inv_dx * c->inv_dx; /* the inverse APIC inertia */
+  const bg_cut_grid G = bg_cut_grid_of(c);
+  const double inv_dt = dt > 0 ? 1.0 / (double)dt : 0.0;
   double vmax2 = 0;
   for (size_t p = 0; p < s->n; ++p) {
     if (s->park[p] >= 0) continue;
     bg_real *r = row(s, p);
     bg_bspline w = stencil(c, r + BG_RAW_X);
     bg_real v[3] = {0, 0, 0};
-    bg_mat3 B = bg_mat3_zero();
-    for (int a = 0; a < 3; ++a)
+    bg_mat3 B = bg_mat3_zero(), C;
+    bg_cut_stencil cs;
+    cs.cut = 0;
+    if (c->n_cuts) bg_cut_stencil_eval(c->cuts, c->n_cuts, &G, &w, r + BG_RAW_X, &cs);
+    if (cs.cut) /* a plate between the particle and some of its nodes: ghosts there */
+      bg_cut_g2p(&G, &cs, &w, (const bg_real(*)[4])s->grid, c->cuts, c->walls, r + BG_RAW_X, r + BG_RAW_V,
+                 r[BG_RAW_MASS], v, &C, s->cwf, inv_dt);
+    else
+      for (int a = 0; a < 3; ++a)
       for (int b = bg_stencil_b0(c); b <= bg_stencil_b1(c); ++b)
         for (int k = 0; k < 3; ++k) {
           bg_real dpos[3];
@@ -326,8 +351,9 @@ static bg_status ref_g2p(void *state, bg_real dt) {
             for (int e = 0; e < 3; ++e) B.m[d][e] += wv * dpos[e];
           }
         }
-    bg_mat3 C, F = get_mat(r + BG_RAW_F), tau;
-    for (int e = 0; e < 9; ++e) C.m[e / 3][e % 3] = k4 * B.m[e / 3][e % 3];
+    bg_mat3 F = get_mat(r + BG_RAW_F), tau;
+    if (!cs.cut)
+      for (int e = 0; e < 9; ++e) C.m[e / 3][e % 3] = k4 * B.m[e / 3][e % 3];
     if (row_nonlocal(s, p)) r[BG_RAW_ST + s->nl + 1] = nodal_laplacian(s, &w);
     for (int d = 0; d < 3; ++d) {
       r[BG_RAW_V + d] = v[d];
@@ -454,7 +480,7 @@ static bg_status ref_import(void *state, const bg_raw *r) {
 
 static bg_status ref_wall_forces(void *state, double *out) {
   ref_state *s = state;
-  memcpy(out, s->wf, BG_WALL_TALLY * (size_t)s->cfg->n_walls * sizeof *out);
+  for (size_t k = 0; k < BG_WALL_TALLY * (size_t)s->cfg->n_walls; ++k) out[k] = s->wf[k] + s->cwf[k];
   return BG_OK;
 }
 
