@@ -46,7 +46,9 @@ typedef struct bg_cut_grid {
   int dim; /* 3, or 2: the plane's one node layer in y */
 } bg_cut_grid;
 
-BG_HD bg_real bg_cut_dot(const bg_real a[3], const bg_real b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+BG_HD bg_real bg_cut_dot(const bg_real a[3], const bg_real b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 /* Signed distance of x from the plate's plane. */
 BG_HD bg_real bg_cut_dist(const bg_cut *k, const bg_real x[3]) {
@@ -65,10 +67,12 @@ BG_HD int bg_cut_on(const bg_cut *k, const bg_real x[3], bg_real slack) {
 /* Whether the plate separates a (at signed distance da) from b (db): they
  * lie on different sides (0 counts as the + side) and the segment between
  * them meets the plane on the plate. */
-BG_HD int bg_cut_separates(const bg_cut *k, const bg_real a[3], bg_real da, const bg_real b[3], bg_real db) {
+BG_HD int bg_cut_separates(const bg_cut *k, const bg_real a[3], bg_real da, const bg_real b[3],
+                           bg_real db) {
   if ((da >= 0.0f) == (db >= 0.0f)) return 0;
   const bg_real s = da / (da - db);
-  const bg_real x[3] = {a[0] + s * (b[0] - a[0]), a[1] + s * (b[1] - a[1]), a[2] + s * (b[2] - a[2])};
+  const bg_real x[3] = {a[0] + s * (b[0] - a[0]), a[1] + s * (b[1] - a[1]),
+                        a[2] + s * (b[2] - a[2])};
   return bg_cut_on(k, x, 0.0f);
 }
 
@@ -92,8 +96,8 @@ BG_HD void bg_cut_velocity(const bg_cut *k, const bg_real x[3], bg_real out[3]) 
  * plate cuts off: vp under the plate's contact law with the normal of the
  * particle's side, so that it may slide along the plate or leave it, never
  * approach it. */
-BG_HD void bg_cut_ghost(const bg_cut *k, const bg_wallc *walls, const bg_real xp[3], const bg_real vp[3],
-                        bg_real g[3]) {
+BG_HD void bg_cut_ghost(const bg_cut *k, const bg_wallc *walls, const bg_real xp[3],
+                        const bg_real vp[3], bg_real g[3]) {
   const bg_real sgn = bg_cut_dist(k, xp) >= 0.0f ? 1.0f : -1.0f;
   const bg_real n[3] = {sgn * k->n[0], sgn * k->n[1], sgn * k->n[2]};
   bg_real vw[3];
@@ -110,8 +114,8 @@ typedef struct bg_cut_stencil {
   int8_t by[27];
 } bg_cut_stencil;
 
-BG_HD void bg_cut_stencil_eval(const bg_cut *cuts, int n_cuts, const bg_cut_grid *G, const bg_bspline *w,
-                               const bg_real xp[3], bg_cut_stencil *out) {
+BG_HD void bg_cut_stencil_eval(const bg_cut *cuts, int n_cuts, const bg_cut_grid *G,
+                               const bg_bspline *w, const bg_real xp[3], bg_cut_stencil *out) {
   out->cut = 0;
   const int b0 = G->dim == 2 ? 1 : 0, b1 = G->dim == 2 ? 1 : 2;
   for (int j = 0; j < n_cuts; ++j) {
@@ -142,14 +146,15 @@ BG_HD int bg_cut_any_near(const bg_cut *cuts, int n_cuts, const bg_real xp[3], b
 }
 
 BG_HD int64_t bg_cut_node(const bg_cut_grid *G, const bg_bspline *w, int a, int b, int c) {
-  return ((int64_t)(w->base[0] + a) * G->dims[1] + (w->base[1] + b)) * G->dims[2] + (w->base[2] + c);
+  return ((int64_t)(w->base[0] + a) * G->dims[1] + (w->base[1] + b)) * G->dims[2] +
+         (w->base[2] + c);
 }
 
 /* Adds to plate j's wall tally (BG_WALL_TALLY doubles per wall, as
  * bg_wall_tally_add) the force f at stencil node (a, b, c): its moment is
  * taken about the grid's origin, from the node's offset. */
-BG_HD void bg_cut_tally(double *tally, const bg_cut *k, const bg_cut_grid *G, const bg_bspline *w, int a, int b,
-                        int c, const double f[3]) {
+BG_HD void bg_cut_tally(double *tally, const bg_cut *k, const bg_cut_grid *G, const bg_bspline *w,
+                        int a, int b, int c, const double f[3]) {
   if (!tally) return;
   const int o[3] = {a, b, c};
   double xn[3];
@@ -171,9 +176,10 @@ BG_HD void bg_cut_tally(double *tally, const bg_cut *k, const bg_cut_grid *G, co
  * is a force on it, added to tally (NULL: not kept); with what G2P's
  * ghosts give back (bg_cut_g2p), the momentum of material and plate is
  * conserved. */
-BG_HD void bg_cut_p2g(const bg_cut_grid *G, const bg_cut_stencil *cs, const bg_bspline *w, bg_real (*grid)[4],
-                      bg_real m, const bg_real vp[3], const bg_mat3 *A, bg_real *gs, bg_real *gm, bg_real sval,
-                      const bg_cut *cuts, double *tally, double inv_dt) {
+BG_HD void bg_cut_p2g(const bg_cut_grid *G, const bg_cut_stencil *cs, const bg_bspline *w,
+                      bg_real (*grid)[4], bg_real m, const bg_real vp[3], const bg_mat3 *A,
+                      bg_real *gs, bg_real *gm, bg_real sval, const bg_cut *cuts, double *tally,
+                      double inv_dt) {
   const int b0 = G->dim == 2 ? 1 : 0, b1 = G->dim == 2 ? 1 : 2;
   for (int a = 0; a < 3; ++a)
     for (int b = b0; b <= b1; ++b)
@@ -185,8 +191,10 @@ BG_HD void bg_cut_p2g(const bg_cut_grid *G, const bg_cut_stencil *cs, const bg_b
           const bg_real wt = bg_bspline_weight(w, a, b, c);
           double f[3];
           for (int d = 0; d < 3; ++d)
-            f[d] = (double)wt * (m * vp[d] + A->m[d][0] * dpos[0] + A->m[d][1] * dpos[1] + A->m[d][2] * dpos[2]) *
-                   inv_dt;
+            f[d] =
+                (double)wt *
+                (m * vp[d] + A->m[d][0] * dpos[0] + A->m[d][1] * dpos[1] + A->m[d][2] * dpos[2]) *
+                inv_dt;
           bg_cut_tally(tally, &cuts[cs->by[bit]], G, w, a, b, c, f);
           continue;
         }
@@ -194,7 +202,8 @@ BG_HD void bg_cut_p2g(const bg_cut_grid *G, const bg_cut_stencil *cs, const bg_b
         const bg_real wt = bg_bspline_weight(w, a, b, c);
         grid[i][0] += wt * m;
         for (int d = 0; d < 3; ++d)
-          grid[i][1 + d] += wt * (m * vp[d] + A->m[d][0] * dpos[0] + A->m[d][1] * dpos[1] + A->m[d][2] * dpos[2]);
+          grid[i][1 + d] +=
+              wt * (m * vp[d] + A->m[d][0] * dpos[0] + A->m[d][1] * dpos[1] + A->m[d][2] * dpos[2]);
         if (gs) gs[i] += wt * m * sval;
         if (gs && gm) gm[i] += wt * m;
       }
@@ -205,8 +214,9 @@ BG_HD void bg_cut_p2g(const bg_cut_grid *G, const bg_cut_stencil *cs, const bg_b
  * ghost velocity of the plate that cut it; the momentum the ghosts give
  * the particle, over dt, is minus a force on that plate (tally). */
 BG_HD void bg_cut_g2p(const bg_cut_grid *G, const bg_cut_stencil *cs, const bg_bspline *w,
-                      const bg_real (*grid)[4], const bg_cut *cuts, const bg_wallc *walls, const bg_real xp[3],
-                      const bg_real vp[3], bg_real m, bg_real v[3], bg_mat3 *C, double *tally, double inv_dt) {
+                      const bg_real (*grid)[4], const bg_cut *cuts, const bg_wallc *walls,
+                      const bg_real xp[3], const bg_real vp[3], bg_real m, bg_real v[3], bg_mat3 *C,
+                      double *tally, double inv_dt) {
   const int b0 = G->dim == 2 ? 1 : 0, b1 = G->dim == 2 ? 1 : 2;
   const bg_real k4 = 4.0f / (G->dx * G->dx);
   bg_real ghost[BG_CUT_MAX][3];

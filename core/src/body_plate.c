@@ -20,7 +20,8 @@ bg_status bg_plates_init(bg_sim *sim) {
   sim->cfg.cuts = NULL;
   if (!n) return BG_OK;
   if (n > BG_CUT_MAX)
-    return bg_fail(sim, BG_ERR_RANGE, "%d plate bodies (BG_BODY_PLATE): at most %d are supported", n, BG_CUT_MAX);
+    return bg_fail(sim, BG_ERR_RANGE, "%d plate bodies (BG_BODY_PLATE): at most %d are supported",
+                   n, BG_CUT_MAX);
   sim->cuts = calloc((size_t)n, sizeof *sim->cuts);
   if (!sim->cuts) return bg_fail(sim, BG_ERR_NOMEM, "out of memory for the plates");
   sim->cfg.n_cuts = n;

@@ -88,7 +88,8 @@ static bg_sim *make(const bg_sim_desc *d) {
 }
 
 static void test_errors(void) {
-  printf("-- a free plate is refused, named; so is a plate on a backend without the cut transfers\n");
+  printf(
+      "-- a free plate is refused, named; so is a plate on a backend without the cut transfers\n");
   bg_sim_desc d = desc(3, 16, 16, 16, 0.01);
   bg_body b = x_plate(0.08, 0.08, 0.04, 0.04);
   b.x[1] = 0.08f;
@@ -98,8 +99,9 @@ static void test_errors(void) {
   char err[512] = "";
   bg_sim *sim = NULL;
   bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
-  bg_check_true(s == BG_ERR_RANGE && sim == NULL && strstr(err, "bodies[0]") && strstr(err, "kinematic"),
-                "a free plate: refused naming bodies[0] and kinematic (%s)", err);
+  bg_check_true(
+      s == BG_ERR_RANGE && sim == NULL && strstr(err, "bodies[0]") && strstr(err, "kinematic"),
+      "a free plate: refused naming bodies[0] and kinematic (%s)", err);
   b.kinematic = 1;
   err[0] = 0;
   s = bg_sim_create(&d, &sim, err, sizeof err);
@@ -107,7 +109,8 @@ static void test_errors(void) {
     bg_check_true(s == BG_OK, "a kinematic plate on %s: created (%s)", g_backend, err);
   } else {
     bg_check_true(s != BG_OK && strstr(err, "plate") && strstr(err, "cpu/ref"),
-                  "a plate on %s: refused, naming the plate and the backends that have it (%s)", g_backend, err);
+                  "a plate on %s: refused, naming the plate and the backends that have it (%s)",
+                  g_backend, err);
     sim = NULL;
   }
   bg_sim_destroy(sim);
@@ -138,10 +141,12 @@ static outcome thrown(int dim, int plate, int steps) {
   const double ylo = dim == 2 ? 0.0 : 0.02, yhi = dim == 2 ? 0.0 : (ny - 3) * dx;
   const double alo[3] = {0.10, ylo, 0.04}, ahi[3] = {0.24, yhi, 0.28};
   const double blo[3] = {0.25, ylo, 0.04}, bhi[3] = {0.38, yhi, 0.28};
-  const size_t na = add_block(sim, dim, dx, alo, ahi), nb = add_block(sim, dim, dx, blo, bhi), n = na + nb;
+  const size_t na = add_block(sim, dim, dx, alo, ahi), nb = add_block(sim, dim, dx, blo, bhi),
+               n = na + nb;
   bg_real *v = calloc(3 * n, sizeof *v), *x = calloc(3 * n, sizeof *x);
   for (size_t p = 0; p < na; ++p) v[3 * p] = 0.5f;
-  if (bg_sim_set(sim, BG_FIELD_V, v, 3 * n) != BG_OK) printf("FAIL: set v: %s\n", bg_sim_last_error(sim));
+  if (bg_sim_set(sim, BG_FIELD_V, v, 3 * n) != BG_OK)
+    printf("FAIL: set v: %s\n", bg_sim_last_error(sim));
   outcome o = {0, -1e30, 0.5, 0, 0};
   for (int k = 0; k < steps; ++k) {
     bg_real dt;
@@ -156,7 +161,8 @@ static outcome thrown(int dim, int plate, int steps) {
     }
     bg_sim_get(sim, BG_FIELD_V, v, 3 * n);
     for (size_t p = na; p < n; ++p)
-      o.vmax_far = fmax(o.vmax_far, sqrt(v[3 * p] * v[3 * p] + v[3 * p + 1] * v[3 * p + 1] + v[3 * p + 2] * v[3 * p + 2]));
+      o.vmax_far = fmax(o.vmax_far, sqrt(v[3 * p] * v[3 * p] + v[3 * p + 1] * v[3 * p + 1] +
+                                         v[3 * p + 2] * v[3 * p + 2]));
   }
   bg_sim_get(sim, BG_FIELD_X, x, 3 * n);
   for (size_t p = 0; p < na; ++p) {
@@ -177,20 +183,24 @@ static void test_compatibility(int dim) {
   printf("-- %dD: a block thrown at a plate, a block at rest beyond it\n", dim);
   const int steps = dim == 2 ? 300 : 120;
   const outcome with = thrown(dim, 1, steps), without = thrown(dim, 0, steps);
-  printf("   with the plate: far block max speed %.3g m/s, near block max x %.5f m, its mean v_x %.4f -> %.4f m/s, "
-         "plate impulse per near-block mass %.4f m/s\n",
-         with.vmax_far, with.x_near_max, with.p0, with.p1, with.impulse);
+  printf(
+      "   with the plate: far block max speed %.3g m/s, near block max x %.5f m, its mean v_x %.4f "
+      "-> %.4f m/s, "
+      "plate impulse per near-block mass %.4f m/s\n",
+      with.vmax_far, with.x_near_max, with.p0, with.p1, with.impulse);
   printf("   without it (the control): far block max speed %.3g m/s\n", without.vmax_far);
-  bg_check_true(with.vmax_far == 0.0, "the far block never moves: max speed %.3g m/s, exactly 0", with.vmax_far);
-  bg_check_true(without.vmax_far > 1e-3, "the control: without the plate the far block moves (%.3g m/s)",
-                without.vmax_far);
-  bg_check_le(with.x_near_max, 0.245, "no particle of the near block crosses the plate (max x %.5f m)",
-              with.x_near_max);
+  bg_check_true(with.vmax_far == 0.0, "the far block never moves: max speed %.3g m/s, exactly 0",
+                with.vmax_far);
+  bg_check_true(without.vmax_far > 1e-3,
+                "the control: without the plate the far block moves (%.3g m/s)", without.vmax_far);
+  bg_check_le(with.x_near_max, 0.245,
+              "no particle of the near block crosses the plate (max x %.5f m)", with.x_near_max);
   /* the near block touches no face: what it lost went to the plate, through
    * the contact of the nodes beside it and through the cut transfers */
-  bg_check_abs(with.p0 - with.p1, with.impulse, 1e-4 * with.p0,
-               "momentum: the near block's loss per unit mass %.6f m/s is the plate's impulse %.6f m/s",
-               with.p0 - with.p1, with.impulse);
+  bg_check_abs(
+      with.p0 - with.p1, with.impulse, 1e-4 * with.p0,
+      "momentum: the near block's loss per unit mass %.6f m/s is the plate's impulse %.6f m/s",
+      with.p0 - with.p1, with.impulse);
 }
 
 /* A plate that covers the block's lower half (z < 0.16): the upper half
@@ -205,7 +215,8 @@ static void test_edge(void) {
   bg_sim *sim = make(&d);
   const double lo[3] = {0.10, 0, 0.04}, hi[3] = {0.24, 0, 0.28};
   const size_t n = add_block(sim, 2, dx, lo, hi);
-  bg_real *v = calloc(3 * n, sizeof *v), *x0 = calloc(3 * n, sizeof *x0), *x = calloc(3 * n, sizeof *x);
+  bg_real *v = calloc(3 * n, sizeof *v), *x0 = calloc(3 * n, sizeof *x0),
+          *x = calloc(3 * n, sizeof *x);
   for (size_t p = 0; p < n; ++p) v[3 * p] = 0.5f;
   bg_sim_set(sim, BG_FIELD_V, v, 3 * n);
   bg_sim_get(sim, BG_FIELD_X, x0, 3 * n);
@@ -221,11 +232,13 @@ static void test_edge(void) {
       high_across += x[3 * p] > 0.245;
     }
   }
-  printf("   after 0.2 s: %zu of %zu particles from below z 0.14 m beyond the plate, %zu of %zu from above 0.18 m\n",
-         low_across, low, high_across, high);
+  printf(
+      "   after 0.2 s: %zu of %zu particles from below z 0.14 m beyond the plate, %zu of %zu from "
+      "above 0.18 m\n",
+      low_across, low, high_across, high);
   bg_check_true(low_across == 0, "none of the lower part crosses the plate (%zu)", low_across);
-  bg_check_true(high_across > high / 2, "most of the upper part passes over its edge (%zu of %zu)", high_across,
-                high);
+  bg_check_true(high_across > high / 2, "most of the upper part passes over its edge (%zu of %zu)",
+                high_across, high);
   free(v);
   free(x0);
   free(x);
@@ -264,13 +277,18 @@ static void test_blade(void) {
   }
   printf("   the blade's lower edge at z %.3f m (the block's top 0.22 m)\n", st.x[2] - 0.06);
   for (int k = 0; k < 4; ++k)
-    printf("   particles that started more than %d dx from its plane: %zu of %zu changed side\n", k, sw[k], in[k]);
+    printf("   particles that started more than %d dx from its plane: %zu of %zu changed side\n", k,
+           sw[k], in[k]);
   printf("   the material's force on it: %.4g, %.4g N/m\n", st.force[0], st.force[2]);
-  bg_check_true(st.x[2] - 0.06 < 0.15, "the blade's edge is deep in the block (z %.3f m)", st.x[2] - 0.06);
+  bg_check_true(st.x[2] - 0.06 < 0.15, "the blade's edge is deep in the block (z %.3f m)",
+                st.x[2] - 0.06);
   /* within a cell of its plane the edge pushes material aside, to either side */
-  bg_check_true(sw[1] == 0, "no particle that started more than a cell from its plane changed side (%zu of %zu)",
-                sw[1], in[1]);
-  bg_check_true(st.force[2] > 0, "the block resists the blade: the force on it points up (%.4g N/m)", st.force[2]);
+  bg_check_true(
+      sw[1] == 0,
+      "no particle that started more than a cell from its plane changed side (%zu of %zu)", sw[1],
+      in[1]);
+  bg_check_true(st.force[2] > 0,
+                "the block resists the blade: the force on it points up (%.4g N/m)", st.force[2]);
   free(x0);
   free(x);
   bg_sim_destroy(sim);

@@ -12,7 +12,8 @@ double *cpu_cut_tally(const cpu_state *s) {
 #else
   const int tid = 0;
 #endif
-  return tid < s->wf_threads ? s->cwf_thread + (size_t)tid * BG_WALL_TALLY * (size_t)s->cfg->n_walls : NULL;
+  return tid < s->wf_threads ? s->cwf_thread + (size_t)tid * BG_WALL_TALLY * (size_t)s->cfg->n_walls
+                             : NULL;
 }
 
 /* A particle's tally into the thread's slice, or (a thread past the slices)
@@ -42,9 +43,10 @@ int cpu_p2g_cut(cpu_state *s, size_t p, bg_real dt) {
   const bg_real vp[3] = {s->v[0][p], s->v[1][p], s->v[2][p]};
   const int nl = cpu_nonlocal(s, p);
   const double inv_dt = dt > 0 ? 1.0 / (double)dt : 0.0;
-  double *t = cpu_cut_tally(s), *local = t ? NULL : calloc(BG_WALL_TALLY * (size_t)c->n_walls, sizeof *local);
-  bg_cut_p2g(&G, &cs, &w, s->grid, s->mass[p], vp, &A, nl ? s->gs : NULL, s->gm, nl ? s->st[s->nl][p] : 0.0f,
-             c->cuts, t ? t : local, inv_dt);
+  double *t = cpu_cut_tally(s),
+         *local = t ? NULL : calloc(BG_WALL_TALLY * (size_t)c->n_walls, sizeof *local);
+  bg_cut_p2g(&G, &cs, &w, s->grid, s->mass[p], vp, &A, nl ? s->gs : NULL, s->gm,
+             nl ? s->st[s->nl][p] : 0.0f, c->cuts, t ? t : local, inv_dt);
   if (local) add_tally(s, local);
   free(local);
   return 1;
@@ -65,7 +67,8 @@ int cpu_g2p_cut(const cpu_state *s, size_t p, const bg_bspline *w, bg_real (*lv)
   bg_real v[3];
   bg_mat3 C;
   const double inv_dt = dt > 0 ? 1.0 / (double)dt : 0.0;
-  double *t = cpu_cut_tally(s), *local = t ? NULL : calloc(BG_WALL_TALLY * (size_t)c->n_walls, sizeof *local);
+  double *t = cpu_cut_tally(s),
+         *local = t ? NULL : calloc(BG_WALL_TALLY * (size_t)c->n_walls, sizeof *local);
   bg_cut_g2p(&G, &cs, w, (const bg_real(*)[4])s->grid, c->cuts, c->walls, xp, vp, s->mass[p], v, &C,
              t ? t : local, inv_dt);
   if (local) add_tally(s, local);

@@ -13,12 +13,15 @@ from . import _native as _n
 from .errors import check
 from .scene import FrictionSpec, _number, _vec, friction
 
-_SHAPES = {"sphere": 0, "box": 1, "mesh": 2}
+_SHAPES = {"sphere": 0, "box": 1, "mesh": 2, "plate": 3}
 
 
 class Body:
     """A rigid body: a sphere (``radius``), a box (``half``, the
-    half-extents along its own axes) or a closed triangle mesh (``mesh``,
+    half-extents along its own axes), a thin plate that cuts the material
+    (``half``: its half-extents along its own x and y, its normal along its
+    z, ``half[2]`` a half-thickness for its mass only; kinematic, on the cpu
+    backends) or a closed triangle mesh (``mesh``,
     the path of an OBJ or STL file in metres, read at once: its volume,
     centre of mass and inertia come from the surface, ``x`` places that
     centre and ``q`` turns the file's axes), of ``density`` kg/m^3, centred at
@@ -41,8 +44,8 @@ class Body:
             raise ValueError(f"shape must be one of {', '.join(_SHAPES)} (got {shape!r})")
         if shape == "sphere" and radius is None:
             raise ValueError("a sphere needs radius")
-        if shape == "box" and half is None:
-            raise ValueError("a box needs half (three half-extents)")
+        if shape in ("box", "plate") and half is None:
+            raise ValueError(f"a {shape} needs half (three half-extents)")
         if shape == "mesh" and mesh is None:
             raise ValueError("a mesh body needs mesh (the path of a closed OBJ or STL surface, in metres)")
         if shape != "mesh" and mesh is not None:

@@ -97,3 +97,17 @@ def test_mesh_body(tmp_path):
     with pytest.raises(BagnoldError) as e:
         Body("mesh", mesh=tmp_path / "open.obj")
     assert e.value.status == "BG_ERR_CORRUPT"
+
+
+def test_plate():
+    # a thin plate that cuts the material: kinematic only, its mass from the nominal thickness half[2]
+    with pytest.raises(BagnoldError) as e:
+        scene(Body("plate", half=(0.03, 0.03, 0.002), x=(0.1, 0.1, 0.1)))
+    assert e.value.status == "BG_ERR_RANGE" and "must be kinematic" in e.value.message
+    with pytest.raises(ValueError, match="half"):
+        Body("plate")
+    plate = Body("plate", half=(0.03, 0.02, 0.002), density=7800.0, x=(0.1, 0.1, 0.1), kinematic=True)
+    with scene(plate, gravity=(0, 0, 0)) as sim:
+        assert sim.body(0)["mass"] == pytest.approx(7800.0 * 0.06 * 0.04 * 0.004, rel=1e-6)
+        sim.run(5)
+        assert sim.body(0)["x"] == pytest.approx((0.1, 0.1, 0.1))
