@@ -218,7 +218,7 @@ typedef enum bg_body_shape {
    * material sees no thickness: a particle never exchanges anything with a
    * node across the plate, and the nodes beside it take its contact from
    * their own side. half[2] is a half-thickness for its mass and inertia
-   * only. Kinematic only (a free plate is refused); cpu and cpu/ref only */
+   * only. Free or kinematic; cpu and cpu/ref only (cuda refuses it) */
   BG_BODY_PLATE = 3
 } bg_body_shape;
 

@@ -207,12 +207,6 @@ bg_status bg_check_body(bg_sim *sim, const bg_sim_desc *d, size_t k) {
             b->shape == BG_BODY_PLATE,
         BG_ERR_RANGE, "bodies[%zu].shape must be BG_BODY_SPHERE, BG_BODY_BOX, BG_BODY_MESH or BG_BODY_PLATE (got %d)",
         k, (int)b->shape);
-  /* a free plate would also take the impulse of the cut transfers' ghost
-   * nodes, which no backend tallies: only the scripted kind is offered */
-  CHECK(b->shape != BG_BODY_PLATE || b->kinematic == 1, BG_ERR_RANGE,
-        "bodies[%zu]: a plate (BG_BODY_PLATE) must be kinematic (kinematic = 1; got %d): free plates are not "
-        "supported",
-        k, b->kinematic);
   if (b->shape == BG_BODY_MESH) {
     /* a mesh is closed and consistently oriented once bg_mesh_load returned it */
     CHECK(b->mesh != NULL, BG_ERR_NULL, "bodies[%zu].mesh is NULL (a BG_BODY_MESH body needs a bg_mesh_load mesh)", k);

@@ -1,7 +1,8 @@
 /* test_cut.c: thin plates that cut the material (BG_BODY_PLATE, bg_cut.h),
  * on one backend (argv[1]), against what compatibility implies exactly:
- *  - bad input is refused before the simulation exists, named: a free
- *    plate; a backend without the cut transfers refuses a plate by name;
+ *  - bad input is refused before the simulation exists, named: a plate
+ *    without extent; a backend without the cut transfers refuses a plate
+ *    by name;
  *  - Hu et al. 2018's compatibility test: a block thrown at a fixed plate,
  *    with a block at rest on its other side, a grid cell away. Nothing
  *    crosses: the far block's velocities stay 0 exactly (not small: no
@@ -16,7 +17,9 @@
  *  - a blade pulled edge first down through a block under gravity cuts
  *    it: no particle that started more than a cell from its plane ends on
  *    the other side (within a cell the edge pushes material either way),
- *    and the block pushes back. */
+ *    and the block pushes back;
+ *  - a free plate hit by a thrown block in zero gravity: block and plate
+ *    keep the block's momentum between them, in 2D and 3D. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,30 +92,82 @@ static bg_sim *make(const bg_sim_desc *d) {
 
 static void test_errors(void) {
   printf(
-      "-- a free plate is refused, named; so is a plate on a backend without the cut transfers\n");
+      "-- a plate without extent is refused, named; so is a plate on a backend without the cut "
+      "transfers\n");
   bg_sim_desc d = desc(3, 16, 16, 16, 0.01);
   bg_body b = x_plate(0.08, 0.08, 0.04, 0.04);
   b.x[1] = 0.08f;
-  b.kinematic = 0;
+  b.half[1] = 0.0f;
   d.bodies = &b;
   d.n_bodies = 1;
   char err[512] = "";
   bg_sim *sim = NULL;
   bg_status s = bg_sim_create(&d, &sim, err, sizeof err);
-  bg_check_true(
-      s == BG_ERR_RANGE && sim == NULL && strstr(err, "bodies[0]") && strstr(err, "kinematic"),
-      "a free plate: refused naming bodies[0] and kinematic (%s)", err);
-  b.kinematic = 1;
+  bg_check_true(s == BG_ERR_RANGE && sim == NULL && strstr(err, "bodies[0].half[1]"),
+                "a 3D plate of no width: refused naming bodies[0].half[1] (%s)", err);
+  b.half[1] = 0.04f;
   err[0] = 0;
   s = bg_sim_create(&d, &sim, err, sizeof err);
   if (bg_test_backend_on_host(g_backend)) {
-    bg_check_true(s == BG_OK, "a kinematic plate on %s: created (%s)", g_backend, err);
+    bg_check_true(s == BG_OK, "a plate on %s: created (%s)", g_backend, err);
   } else {
     bg_check_true(s != BG_OK && strstr(err, "plate") && strstr(err, "cpu/ref"),
                   "a plate on %s: refused, naming the plate and the backends that have it (%s)",
                   g_backend, err);
     sim = NULL;
   }
+  bg_sim_destroy(sim);
+}
+
+/* A free plate hit by a thrown block in zero gravity: the momentum of
+ * block and plate together is what the block had (the plate takes what
+ * its contact nodes and its cut transfers give the material, opposite),
+ * and the plate moves off along +x. */
+static void test_free(int dim) {
+  printf("-- %dD: a free plate hit by a thrown block\n", dim);
+  const double dx = 0.01;
+  const size_t ny = 12;
+  bg_sim_desc d = desc(dim, 48, ny, 32, dx);
+  bg_body b = x_plate(0.245, 0.16, 0.1, dim == 2 ? 0.2 : 0.04);
+  b.x[1] = dim == 2 ? 0.0f : (bg_real)(0.5 * (ny - 1) * dx);
+  b.kinematic = 0;
+  b.density = 2000.0f;
+  d.bodies = &b;
+  d.n_bodies = 1;
+  bg_sim *sim = make(&d);
+  const double ylo = dim == 2 ? 0.0 : 0.02, yhi = dim == 2 ? 0.0 : (ny - 3) * dx;
+  const double lo[3] = {0.10, ylo, 0.08}, hi[3] = {0.24, yhi, 0.24};
+  const size_t n = add_block(sim, dim, dx, lo, hi);
+  bg_real *v = calloc(3 * n, sizeof *v), *m = calloc(n, sizeof *m);
+  for (size_t p = 0; p < n; ++p) v[3 * p] = 0.5f;
+  bg_sim_set(sim, BG_FIELD_V, v, 3 * n);
+  bg_sim_get(sim, BG_FIELD_MASS, m, n);
+  double p0 = 0, M = 0;
+  for (size_t p = 0; p < n; ++p) {
+    p0 += (double)m[p] * v[3 * p];
+    M += m[p];
+  }
+  bg_sim_run(sim, dim == 2 ? 300 : 120);
+  bg_sim_get(sim, BG_FIELD_V, v, 3 * n);
+  bg_body_state st;
+  bg_sim_body_state(sim, 0, &st);
+  double pm[3] = {0, 0, 0};
+  for (size_t p = 0; p < n; ++p)
+    for (int a = 0; a < 3; ++a) pm[a] += (double)m[p] * v[3 * p + a];
+  const double pb = st.mass * st.v[0];
+  printf(
+      "   block %.6g -> %.6g kg m/s, plate (%.4g kg) %.6g, sum %.6g; the plate's z momentum %.3g "
+      "against the "
+      "block's %.3g\n",
+      p0, pm[0], st.mass, pb, pm[0] + pb, st.mass * st.v[2], pm[2]);
+  bg_check_rel(pm[0] + pb, p0, 1e-4, "x momentum of block and plate: %.7g kg m/s of %.7g",
+               pm[0] + pb, p0);
+  bg_check_abs(pm[2] + st.mass * st.v[2], 0.0, 1e-4 * p0, "z momentum stays 0 (%.3g)",
+               pm[2] + st.mass * st.v[2]);
+  bg_check_true(st.v[0] > 0.05, "the plate is pushed along +x (%.4g m/s)", st.v[0]);
+  (void)M;
+  free(v);
+  free(m);
   bg_sim_destroy(sim);
 }
 
@@ -308,6 +363,8 @@ int main(int argc, char **argv) {
     test_compatibility(3);
     test_edge();
     test_blade();
+    test_free(2);
+    test_free(3);
   }
   return bg_check_summary();
 }
