@@ -218,7 +218,8 @@ typedef enum bg_body_shape {
    * material sees no thickness: a particle never exchanges anything with a
    * node across the plate, and the nodes beside it take its contact from
    * their own side. half[2] is a half-thickness for its mass and inertia
-   * only. Free or kinematic; cpu and cpu/ref only (cuda refuses it) */
+   * only. Free or kinematic. On cuda with the dense grid, deterministic=0
+   * and a local material model only */
   BG_BODY_PLATE = 3
 } bg_body_shape;
 

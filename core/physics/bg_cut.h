@@ -150,6 +150,22 @@ BG_HD int64_t bg_cut_node(const bg_cut_grid *G, const bg_bspline *w, int a, int 
          (w->base[2] + c);
 }
 
+/* A sum that threads share (a grid node, a tally): atomic on the device. */
+BG_HD void bg_cut_addf(bg_real *a, bg_real v) {
+#ifdef __CUDA_ARCH__
+  atomicAdd(a, v);
+#else
+  *a += v;
+#endif
+}
+BG_HD void bg_cut_addd(double *a, double v) {
+#ifdef __CUDA_ARCH__
+  atomicAdd(a, v);
+#else
+  *a += v;
+#endif
+}
+
 /* Adds to plate j's wall tally (BG_WALL_TALLY doubles per wall, as
  * bg_wall_tally_add) the force f at stencil node (a, b, c): its moment is
  * taken about the grid's origin, from the node's offset. */
@@ -160,12 +176,12 @@ BG_HD void bg_cut_tally(double *tally, const bg_cut *k, const bg_cut_grid *G, co
   double xn[3];
   for (int d = 0; d < 3; ++d) xn[d] = (double)(w->base[d] + o[d]) * (double)G->dx;
   double *t = tally + BG_WALL_TALLY * k->wall;
-  t[0] += f[0];
-  t[1] += f[1];
-  t[2] += f[2];
-  t[3] += xn[1] * f[2] - xn[2] * f[1];
-  t[4] += xn[2] * f[0] - xn[0] * f[2];
-  t[5] += xn[0] * f[1] - xn[1] * f[0];
+  bg_cut_addd(&t[0], f[0]);
+  bg_cut_addd(&t[1], f[1]);
+  bg_cut_addd(&t[2], f[2]);
+  bg_cut_addd(&t[3], xn[1] * f[2] - xn[2] * f[1]);
+  bg_cut_addd(&t[4], xn[2] * f[0] - xn[0] * f[2]);
+  bg_cut_addd(&t[5], xn[0] * f[1] - xn[1] * f[0]);
 }
 
 /* P2G of one particle whose stencil a plate cuts (cs.cut != 0): the usual
@@ -200,12 +216,12 @@ BG_HD void bg_cut_p2g(const bg_cut_grid *G, const bg_cut_stencil *cs, const bg_b
         }
         const int64_t i = bg_cut_node(G, w, a, b, c);
         const bg_real wt = bg_bspline_weight(w, a, b, c);
-        grid[i][0] += wt * m;
+        bg_cut_addf(&grid[i][0], wt * m);
         for (int d = 0; d < 3; ++d)
-          grid[i][1 + d] +=
-              wt * (m * vp[d] + A->m[d][0] * dpos[0] + A->m[d][1] * dpos[1] + A->m[d][2] * dpos[2]);
-        if (gs) gs[i] += wt * m * sval;
-        if (gs && gm) gm[i] += wt * m;
+          bg_cut_addf(&grid[i][1 + d], wt * (m * vp[d] + A->m[d][0] * dpos[0] +
+                                             A->m[d][1] * dpos[1] + A->m[d][2] * dpos[2]));
+        if (gs) bg_cut_addf(&gs[i], wt * m * sval);
+        if (gs && gm) bg_cut_addf(&gm[i], wt * m);
       }
 }
 

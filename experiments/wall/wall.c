@@ -93,16 +93,6 @@ static double coulomb_x(double phi_deg, double mu) {
   return cos(p) * cos(p) / (r * r);
 }
 
-static bg_sim *create(bg_lab *lab, bg_sim_desc *d) {
-  const char *b = bg_lab_backend(lab);
-  d->backend = strcmp(b, "auto") == 0 ? "cpu" : b;
-  d->threads = bg_lab_threads(lab);
-  char err[512];
-  bg_sim *sim = NULL;
-  if (bg_sim_create(d, &sim, err, sizeof err) != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
-  return sim;
-}
-
 /* One wall: H / dx = cells, wall friction mu (0: a smooth wall); phi_fed
  * is the fill's angle; held says whether the wall stays put (the mutant
  * wall-held). */
@@ -142,7 +132,7 @@ static run_result wall_run(bg_lab *lab, const options *o, int cells, double mu, 
   w.mu = (bg_real)mu;
   desc.bodies = &w;
   desc.n_bodies = 1;
-  bg_sim *sim = create(lab, &desc);
+  bg_sim *sim = bg_lab_create_sim(lab, &desc);
   bg_sim_desc held_desc;
   bg_lab_check(bg_sim_describe(sim, &held_desc), sim, "bg_sim_describe");
   r.phi_deg = held_desc.material.dp.phi_deg;
@@ -358,10 +348,6 @@ int main(int argc, char **argv) {
   options o;
   memset(&o, 0, sizeof o);
   bg_lab *lab = parse_options(argc, argv, &o);
-  const char *b = bg_lab_backend(lab);
-  if (strcmp(b, "auto") != 0 && strcmp(b, "cpu") != 0 && strcmp(b, "cpu/ref") != 0)
-    bg_lab_fail(
-        "--backend %s: the wall is a thin plate, whose cut transfers only cpu and cpu/ref have", b);
   int cells[16];
   const int nc = parse_cells(o.cells, cells, 16);
   bg_material mat = bg_lab_material(lab);

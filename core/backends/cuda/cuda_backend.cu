@@ -116,6 +116,7 @@ static void cuda_destroy(void *state) {
   if (s->h_bb) cudaFreeHost(s->h_bb);
   if (s->ev_bb) cudaEventDestroy(s->ev_bb);
   cudaFree(s->walls);
+  cudaFree(s->d_cuts);
   cudaFree(s->sinks);
   cudaFree(s->d_tally);
   if (s->h_tally) cudaFreeHost(s->h_tally);
@@ -223,11 +224,13 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
     free(s);
     return st;
   }
-  /* the plates' compatibility rule (bg_cut.h) is in the CPU backends' transfers only */
-  if (cfg->n_cuts) {
+  /* the plates' cut transfers (bg_cut.h) scatter to the dense float grid
+   * with the float atomics of their own kernel, and do not cut the
+   * nonlocal service's sums */
+  if (cfg->n_cuts && (s->det || s->sparse || cfg->nl >= 0)) {
     st = fail(s, BG_ERR_RANGE,
-              "a thin plate (BG_BODY_PLATE) needs the cut transfers, which this backend does not have: use "
-              "cpu or cpu/ref");
+              "a thin plate (BG_BODY_PLATE) needs grid=dense, deterministic=0 and a local material model on "
+              "this backend (cpu and cpu/ref take it with any)");
     free(s);
     return st;
   }
@@ -300,7 +303,8 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
       TRY(cudaMemcpyAsync(s->sinks, cfg->sinks, (size_t)cfg->n_sinks * sizeof(bg_sink), cudaMemcpyHostToDevice,
                           s->st));
     }
-    s->tally_words = 1 + 2 * ((size_t)cfg->n_sinks + 1) + BG_WALL_TALLY * (size_t)cfg->n_walls;
+    s->tally_words = 1 + 2 * ((size_t)cfg->n_sinks + 1) + BG_WALL_TALLY * (size_t)cfg->n_walls * (cfg->n_cuts ? 2 : 1);
+    if (cfg->n_cuts) TRY(cudaMalloc((void **)&s->d_cuts, BG_CUT_MAX * sizeof(bg_cut)));
     TRY(cudaMalloc((void **)&s->d_tally, s->tally_words * 8));
     TRY(cudaMemsetAsync(s->d_tally, 0, s->tally_words * 8, s->st));
     TRY(cudaMallocHost((void **)&s->h_tally, s->tally_words * 8));

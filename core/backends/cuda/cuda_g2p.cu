@@ -13,6 +13,13 @@
  * without it), though only a nonlocal model ever takes it. */
 #include "cuda_internal.cuh"
 
+template <bool MULTI, int DIM, bool NL>
+static __device__ __forceinline__ double g2p_finish(const dparts &P, int64_t p, const dgeom &G, const dmat &M,
+                                                    float dt, const bg_mat *mat, const bg_bspline &w,
+                                                    const float av[3], const bg_mat3 &C,
+                                                    const float4 *__restrict__ grid, const float *__restrict__ gs,
+                                                    const float *__restrict__ gm, int nl, unsigned long long *tally);
+
 /* One particle's G2P, returning its |v|^2 for the step's maximum speed
  * (0 when parked now). MULTI: a material table (each particle's entry
  * through its index, and the nonlocal service only for the entries that
@@ -65,6 +72,23 @@ static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p
       C.m[i][1] = k4 * ab[i];
       C.m[i][2] = k4 * ac[i];
     }
+    sp2 = g2p_finish<MULTI, DIM, NL>(P, p, G, M, dt, mat, w, av, C, grid, gs, gm, nl, tally);
+  }
+  return sp2;
+}
+
+/* G2P after the gather (new velocity av, APIC matrix C): x, v and C
+ * stored, F updated, the constitutive update, tau, the state and the
+ * parking code; returns |v|^2 (0 when parked now). */
+template <bool MULTI, int DIM, bool NL>
+static __device__ __forceinline__ double g2p_finish(const dparts &P, int64_t p, const dgeom &G, const dmat &M,
+                                                    float dt, const bg_mat *mat, const bg_bspline &w,
+                                                    const float av[3], const bg_mat3 &C,
+                                                    const float4 *__restrict__ grid, const float *__restrict__ gs,
+                                                    const float *__restrict__ gm, int nl, unsigned long long *tally) {
+  double sp2 = 0.0;
+  {
+    constexpr int b0 = DIM == 2 ? 1 : 0, b1 = DIM == 2 ? 1 : 2; /* the y stencil (bg_stencil_b0/b1) */
     float xp[3];
     for (int d = 0; d < 3; ++d) {
       P.f[PV + d][p] = av[d];
@@ -131,8 +155,38 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
                                                 const float *__restrict__ gm, int nl, unsigned long long *tally) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double sp2 = 0.0;
-  if (p < n && P.park[p] < 0)
+  if (p < n && P.park[p] < 0 && !cut_near(G, P, p)) /* beside a plate: k_g2p_cut */
     sp2 = g2p_particle<MULTI, DIM, NL, SP>(P, p, G, M, dt, grid, gs, gm, nl, tally);
+  max_speed(sp2, tally);
+}
+
+/* The particles beside a plate (cut_near), one thread each: the gather of
+ * the cut transfers (bg_cut_g2p: a ghost at each node a plate cuts off,
+ * the ghosts' momentum to the plate's tally cwf), then the rest of G2P as
+ * every particle has it. The dense grid and local models only
+ * (cuda_backend.cu refuses the others with a plate). */
+template <bool MULTI, int DIM>
+__global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
+    k_g2p_cut(dparts P, int64_t n, dgeom G, dmat M, float dt, const float4 *__restrict__ grid,
+              const bg_wallc *walls, double *cwf, unsigned long long *tally) {
+  const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  double sp2 = 0.0;
+  if (p < n && P.park[p] < 0 && cut_near(G, P, p)) {
+    const bg_mat *mat = MULTI ? M.mats + P.mat[p] : &M.mat;
+    const float xp[3] = {P.f[PX][p], P.f[PX + 1][p], P.f[PX + 2][p]};
+    const float vp[3] = {P.f[PV][p], P.f[PV + 1][p], P.f[PV + 2][p]};
+    float xg[3];
+    for (int d = 0; d < 3; ++d) xg[d] = (xp[d] - G.origin[d]) * G.inv_dx;
+    const bg_bspline w = bg_bspline_eval_dim(xg, DIM);
+    const bg_cut_grid cg = cut_grid(G);
+    bg_cut_stencil cs;
+    bg_cut_stencil_eval(G.cuts, G.n_cuts, &cg, &w, xp, &cs);
+    float v[3];
+    bg_mat3 C;
+    bg_cut_g2p(&cg, &cs, &w, (const float(*)[4])grid, G.cuts, walls, xp, vp, P.f[PM][p], v, &C, cwf,
+               dt > 0 ? 1.0 / (double)dt : 0.0);
+    sp2 = g2p_finish<MULTI, DIM, false>(P, p, G, M, dt, mat, w, v, C, grid, NULL, NULL, -1, tally);
+  }
   max_speed(sp2, tally);
 }
 
@@ -202,6 +256,18 @@ bg_status cuda_g2p(void *state, bg_real dt) {
     else if (s->sparse) launch_g2p<3, false, true>(s, M, dt);
     else launch_g2p<3, false, false>(s, M, dt);
     CU(cudaGetLastError());
+    if (s->cfg->n_cuts) {
+      const dim3 nb = grid_of((int64_t)s->n, BG_CUDA_G2P_THREADS);
+#define BG_G2P_CUT(MULTI, DIM)                                                                                     \
+  k_g2p_cut<MULTI, DIM><<<nb, BG_CUDA_G2P_THREADS, 0, s->st>>>(s->P, (int64_t)s->n, s->geo, M, dt, s->grid, s->walls, \
+                                                             cut_tally(s), s->d_tally)
+      if (s->cfg->dim == 2 && s->mats) BG_G2P_CUT(true, 2);
+      else if (s->cfg->dim == 2) BG_G2P_CUT(false, 2);
+      else if (s->mats) BG_G2P_CUT(true, 3);
+      else BG_G2P_CUT(false, 3);
+#undef BG_G2P_CUT
+      CU(cudaGetLastError());
+    }
   }
   bg_status st = mark(s, 4);
   if (st != BG_OK) return st;

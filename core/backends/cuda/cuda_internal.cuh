@@ -90,6 +90,11 @@ typedef struct dgeom {
   /* grid=sparse (cuda_sparse.cu): each block's slot in the node pool, -1
    * where the block is not allocated this step; NULL for the dense grid */
   const int32_t *bslot;
+  /* the thin plates of this step (bg_cut.h, device copy), n_cuts 0 when
+   * none: the particles beside one take the cut transfers' own kernels
+   * (k_p2g_cut, k_g2p_cut), the others the usual ones */
+  const bg_cut *cuts;
+  int n_cuts;
 } dgeom;
 
 /* What G2P needs besides particles and grid: the material (entry 0, by
@@ -165,9 +170,11 @@ typedef struct cuda_state {
   cudaEvent_t ev_bb;
   bg_wallc *walls;
   bg_sink *sinks;
+  bg_cut *d_cuts; /* the plates' cuts, BG_CUT_MAX, sent before each P2G */
   /* tallies: [0] max |v|^2 of the last G2P as double bits, [1 .. ns+1]
    * parked counts per code, then ns+1 parked masses (double), then the
-   * wall forces of the last grid update (3 doubles per wall) */
+   * wall tallies of the last grid update (BG_WALL_TALLY doubles per wall),
+   * then, with plates, the cut transfers' of the last P2G and G2P */
   unsigned long long *d_tally, *h_tally;
   size_t tally_words;
   cudaEvent_t ev_tally;
@@ -281,6 +288,31 @@ static __device__ __forceinline__ int64_t grid_addr_rt(const dgeom &G, int64_t n
   const int64_t b = ((i >> L) * G.nb[1] + (j >> L)) * G.nb[2] + (k >> L);
   if (G.bslot[b] < 0) return -1;
   return grid_addr<true>(G, (int)i, (int)j, (int)k);
+}
+
+/* Whether a plate may cut the stencil of particle p (bg_cut_near): such a
+ * particle takes the cut kernels, not the usual ones. */
+static __device__ __forceinline__ bool cut_near(const dgeom &G, const dparts &P, int64_t p) {
+  if (G.n_cuts == 0) return false;
+  const float x[3] = {P.f[PX][p], P.f[PX + 1][p], P.f[PX + 2][p]};
+  return bg_cut_any_near(G.cuts, G.n_cuts, x, G.dx) != 0;
+}
+
+/* The grid as the plates' transfers (bg_cut.h) see it. */
+static __device__ __forceinline__ bg_cut_grid cut_grid(const dgeom &G) {
+  bg_cut_grid cg;
+  for (int d = 0; d < 3; ++d) {
+    cg.dims[d] = G.dims[d];
+    cg.origin[d] = G.origin[d];
+  }
+  cg.dx = G.dx;
+  cg.dim = G.dim;
+  return cg;
+}
+
+/* The cut transfers' wall tally: after the walls' in d_tally. */
+static inline double *cut_tally(cuda_state *s) {
+  return (double *)(s->d_tally + 1 + 2 * ((size_t)s->cfg->n_sinks + 1)) + BG_WALL_TALLY * (size_t)s->cfg->n_walls;
 }
 
 /* ------------------------------------------------ host entry points by file */

@@ -323,7 +323,7 @@ static __device__ __forceinline__ void scatter_run(const dparts &P, const dgeom 
   constexpr int NCOL = DIM == 2 ? 3 : 9;
   const int rot = (int)(lane * (unsigned)BG_CUDA_P2G_ROT_MUL) % NCOL;
   for (int64_t p = beg + threadIdx.x; p < end; p += blockDim.x) {
-    if (P.park[p] >= 0) continue;
+    if (P.park[p] >= 0 || cut_near(G, P, p)) continue; /* beside a plate: k_p2g_cut */
     contrib c;
     particle_contrib<DIM>(P, p, G, dt, c);
     /* in the block iff the lowest stencil node is: then base - origin is in
@@ -412,7 +412,7 @@ __global__ void k_p2g_running(dparts P, dgeom G, const int64_t *runstart, const 
   /* one warp per block (BG_CUDA_P2G_THREADS): every lane takes every chunk */
   for (int64_t p0 = beg; p0 < end; p0 += 32) {
     const int64_t p = p0 + lane;
-    const bool live = p < end && P.park[p] < 0;
+    const bool live = p < end && P.park[p] < 0 && !cut_near(G, P, p); /* beside a plate: k_p2g_cut */
     contrib c;
     bool inb = false;
     if (live) {
@@ -464,6 +464,37 @@ __global__ void k_p2g_running(dparts P, dgeom G, const int64_t *runstart, const 
     __syncwarp();
     flush_tile<LB, 1, false, SP>(G, tile, fs, o0, o1, o2, grid, NULL, NULL);
   }
+}
+
+/* The particles beside a plate (cut_near), one thread each over the
+ * particle array: the cut transfers' scatter (bg_cut_p2g, atomic on the
+ * device) to the dense float grid; what the cut nodes would have received
+ * goes, over dt, to the plate's tally cwf. */
+template <int DIM>
+__global__ void k_p2g_cut(dparts P, dgeom G, int64_t n, float dt, float4 *grid, double *cwf) {
+  const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (p >= n || P.park[p] >= 0 || !cut_near(G, P, p)) return;
+  const float xp[3] = {P.f[PX][p], P.f[PX + 1][p], P.f[PX + 2][p]};
+  float xg[3];
+  for (int d = 0; d < 3; ++d) xg[d] = (xp[d] - G.origin[d]) * G.inv_dx;
+  const bg_bspline w = bg_bspline_eval_dim(xg, DIM);
+  const bg_cut_grid cg = cut_grid(G);
+  bg_cut_stencil cs;
+  bg_cut_stencil_eval(G.cuts, G.n_cuts, &cg, &w, xp, &cs);
+  bg_mat3 C, tau;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) C.m[i][j] = P.f[PC + 3 * i + j][p];
+  tau.m[0][0] = P.f[PT + 0][p];
+  tau.m[1][1] = P.f[PT + 1][p];
+  tau.m[2][2] = P.f[PT + 2][p];
+  tau.m[0][1] = tau.m[1][0] = P.f[PT + 3][p];
+  tau.m[0][2] = tau.m[2][0] = P.f[PT + 4][p];
+  tau.m[1][2] = tau.m[2][1] = P.f[PT + 5][p];
+  const float m = P.f[PM][p];
+  const bg_mat3 A = bg_p2g_affine(m, P.f[PVOL][p], &C, &tau, dt, G.inv_dx);
+  const float vp[3] = {P.f[PV][p], P.f[PV + 1][p], P.f[PV + 2][p]};
+  bg_cut_p2g(&cg, &cs, &w, (float(*)[4])grid, m, vp, &A, NULL, NULL, 0.0f, G.cuts, cwf,
+             dt > 0 ? 1.0 / (double)dt : 0.0);
 }
 
 /* deterministic: the largest block bound per component (fix_scales' S_l
@@ -557,6 +588,13 @@ bg_status cuda_p2g(void *state, bg_real dt) {
   } else {
     CU(cudaMemsetAsync(s->grid, 0, nn * sizeof(float4), s->st));
   }
+  /* the plates as this step sees them, and their tally of the cut transfers */
+  s->geo.cuts = s->d_cuts;
+  s->geo.n_cuts = c->n_cuts;
+  if (c->n_cuts) {
+    CU(cudaMemcpyAsync(s->d_cuts, c->cuts, (size_t)c->n_cuts * sizeof(bg_cut), cudaMemcpyHostToDevice, s->st));
+    CU(cudaMemsetAsync(cut_tally(s), 0, BG_WALL_TALLY * (size_t)c->n_walls * sizeof(double), s->st));
+  }
   if (s->n && s->n_runs > 0) {
     if (s->dirty) return fail(s, BG_ERR_INTERNAL, "p2g called before particles added since the last step were sorted");
     const unsigned nr = (unsigned)s->n_runs, th = BG_CUDA_P2G_THREADS;
@@ -611,6 +649,14 @@ bg_status cuda_p2g(void *state, bg_real dt) {
 #undef BG_P2G
 #undef BG_P2G_W
     CU(cudaGetLastError());
+    if (c->n_cuts) {
+      const unsigned ng = grid_of((int64_t)s->n, BG_CUDA_EW_THREADS);
+      if (c->dim == 2)
+        k_p2g_cut<2><<<ng, BG_CUDA_EW_THREADS, 0, s->st>>>(s->P, s->geo, (int64_t)s->n, dt, s->grid, cut_tally(s));
+      else
+        k_p2g_cut<3><<<ng, BG_CUDA_EW_THREADS, 0, s->st>>>(s->P, s->geo, (int64_t)s->n, dt, s->grid, cut_tally(s));
+      CU(cudaGetLastError());
+    }
     if (s->nl >= 0) {
       CU(cudaMemsetAsync(s->gs, 0, (size_t)c->n_nodes * sizeof(float), s->st));
       if (s->gm) CU(cudaMemsetAsync(s->gm, 0, (size_t)c->n_nodes * sizeof(float), s->st));

@@ -85,6 +85,11 @@ bg_status cuda_flush(cuda_state *s) {
     s->parked_mass += mass[k];
   }
   memcpy(s->wf, mass + (ns + 1), BG_WALL_TALLY * (size_t)s->cfg->n_walls * sizeof *s->wf);
+  if (s->cfg->n_cuts) { /* the cut transfers' share, after the walls' */
+    const size_t nw = BG_WALL_TALLY * (size_t)s->cfg->n_walls;
+    const double *cw = mass + (ns + 1) + nw;
+    for (size_t k = 0; k < nw; ++k) s->wf[k] += cw[k];
+  }
   s->n_sink = parked - (size_t)t[1 + ns];
   s->n_out = (size_t)t[1 + ns];
   s->n_active = s->n - parked;

@@ -20,7 +20,7 @@ class Body:
     """A rigid body: a sphere (``radius``), a box (``half``, the
     half-extents along its own axes), a thin plate that cuts the material
     (``half``: its half-extents along its own x and y, its normal along its
-    z, ``half[2]`` a half-thickness for its mass only; on the cpu backends) or a closed triangle mesh (``mesh``,
+    z, ``half[2]`` a half-thickness for its mass only) or a closed triangle mesh (``mesh``,
     the path of an OBJ or STL file in metres, read at once: its volume,
     centre of mass and inertia come from the surface, ``x`` places that
     centre and ``q`` turns the file's axes), of ``density`` kg/m^3, centred at
