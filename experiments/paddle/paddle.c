@@ -91,6 +91,9 @@ static bg_lab *parse_options(int argc, char **argv) {
        .help = "settling time with the paddle at rest, s", .quick = "0.05", .paper = "0.05"},
       {.name = "cal-speed", .type = BG_PARAM_DOUBLE, .dest = &g_o.cal_speed, .lo = 1e-3, .hi = 10,
        .help = "speed of the two plate drags that measure zeta, m/s", .quick = "0.1", .paper = "0.05"},
+      {.name = "cfl", .type = BG_PARAM_DOUBLE, .dest = &g_o.cfl, .lo = 0.02, .hi = 1,
+       .help = "the spins' CFL number (the library's default 0.3): a torque that moves with it is the "
+               "discretisation's, not the sand's", .quick = "0.3", .paper = "0.3"},
   };
   /* clang-format on */
   static const char *const mutants[] = {"fast-motor", "rft-data", NULL};

@@ -32,6 +32,7 @@ typedef struct paddle_options {
   double wall_mu;     /* arm-sand Coulomb friction */
   double settle;      /* settling time with the paddle at rest, s */
   double cal_speed;   /* speed of the calibration drags, m/s */
+  double cfl;         /* the spins' step: dt = cfl dx / (c_p + |v|max) */
 } paddle_options;
 
 /* One spin at a fixed omega: what it was fed, read back, and what it read. */

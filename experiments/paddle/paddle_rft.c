@@ -67,6 +67,7 @@ paddle_zeta paddle_calibrate(bg_lab *lab, const paddle_options *o) {
   r.travel = 1.6, r.window = 1.0, r.below = 2.0;
   r.wall_mu = o->wall_mu;
   r.settle = o->settle;
+  r.cfl = o->cfl;
   r.ahead = 2;
   const double deg = HALF_PI / 90, bg[2][2] = {{90, 0}, {0, 90}};
   for (int k = 0; k < 2; ++k) {

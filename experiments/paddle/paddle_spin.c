@@ -107,6 +107,7 @@ static bg_sim *build(bg_lab *lab, const paddle_options *o, double dx, double *zc
   desc.material = bg_lab_material(lab);
   desc.dim = 2;
   desc.dx = (bg_real)dx;
+  desc.cfl = (bg_real)o->cfl;
   /* the material's edges on the faces' last solid nodes (references/walls.md) */
   desc.dims[0] = 2 * (size_t)nh + 3;
   desc.dims[1] = 1;

@@ -121,6 +121,9 @@ static bg_lab *parse_options(int argc, char **argv) {
        .help = "bed below the plate's final reach (centre + L/2), in L: the floor's distance", .quick = "1", .paper = "1"},
       {.name = "shape-below", .type = BG_PARAM_DOUBLE, .dest = &g_o.shape_below, .lo = 0.5, .hi = 10,
        .help = "the same for the shape set", .quick = "2", .paper = "2"},
+      {.name = "cfl", .type = BG_PARAM_DOUBLE, .dest = &g_o.cfl, .lo = 0.02, .hi = 1,
+       .help = "the drags' CFL number (the library's default 0.3): a force that moves with it is the "
+               "discretisation's, not the sand's", .quick = "0.3", .paper = "0.3"},
   };
   /* clang-format on */
   (void)o;

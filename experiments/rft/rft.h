@@ -30,6 +30,7 @@ typedef struct rft_options {
   double settle;      /* settling time before the drag, s */
   double ahead;       /* bed ahead of the plate's end, in depths (the passive wedge) */
   double below;       /* bed below the plate's final reach (centre + L / 2), in L */
+  double cfl;         /* the drags' step: dt = cfl dx / (c_p + |v|max) */
   /* the shape set's scene (the depth series, rate pair, dx check and control keep the above) */
   double shape_depth, shape_travel, shape_window, shape_below; /* in L */
 } rft_options;

@@ -113,6 +113,7 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   desc.material.dp.phi_deg = (bg_real)phi_deg;
   desc.dim = 2;
   desc.dx = (bg_real)dx;
+  desc.cfl = (bg_real)o->cfl;
   /* the material's edges on the faces' last solid nodes (node 1 and N-2):
    * where a loaded face acts (references/walls.md) */
   desc.dims[0] = (size_t)nx + 3;
