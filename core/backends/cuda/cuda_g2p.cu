@@ -173,14 +173,12 @@ __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
   double sp2 = 0.0;
   if (p < n && P.park[p] < 0 && cut_near(G, P, p)) {
     const bg_mat *mat = MULTI ? M.mats + P.mat[p] : &M.mat;
-    const float xp[3] = {P.f[PX][p], P.f[PX + 1][p], P.f[PX + 2][p]};
-    const float vp[3] = {P.f[PV][p], P.f[PV + 1][p], P.f[PV + 2][p]};
-    float xg[3];
-    for (int d = 0; d < 3; ++d) xg[d] = (xp[d] - G.origin[d]) * G.inv_dx;
-    const bg_bspline w = bg_bspline_eval_dim(xg, DIM);
-    const bg_cut_grid cg = cut_grid(G);
+    float xp[3];
+    bg_bspline w;
+    bg_cut_grid cg;
     bg_cut_stencil cs;
-    bg_cut_stencil_eval(G.cuts, G.n_cuts, &cg, &w, xp, &cs);
+    cut_stencil_at<DIM>(P, p, G, xp, w, cg, cs);
+    const float vp[3] = {P.f[PV][p], P.f[PV + 1][p], P.f[PV + 2][p]};
     float v[3];
     bg_mat3 C;
     bg_cut_g2p(&cg, &cs, &w, (const float(*)[4])grid, G.cuts, walls, xp, vp, P.f[PM][p], v, &C, cwf,

@@ -310,6 +310,21 @@ static __device__ __forceinline__ bg_cut_grid cut_grid(const dgeom &G) {
   return cg;
 }
 
+/* A particle beside a plate: its position, stencil, the grid as bg_cut.h
+ * sees it, and which of its nodes the plates cut (bg_cut_stencil_eval). */
+template <int DIM>
+static __device__ __forceinline__ void cut_stencil_at(const dparts &P, int64_t p, const dgeom &G, float xp[3],
+                                                      bg_bspline &w, bg_cut_grid &cg, bg_cut_stencil &cs) {
+  float xg[3];
+  for (int d = 0; d < 3; ++d) {
+    xp[d] = P.f[PX + d][p];
+    xg[d] = (xp[d] - G.origin[d]) * G.inv_dx;
+  }
+  w = bg_bspline_eval_dim(xg, DIM);
+  cg = cut_grid(G);
+  bg_cut_stencil_eval(G.cuts, G.n_cuts, &cg, &w, xp, &cs);
+}
+
 /* The cut transfers' wall tally: after the walls' in d_tally. */
 static inline double *cut_tally(cuda_state *s) {
   return (double *)(s->d_tally + 1 + 2 * ((size_t)s->cfg->n_sinks + 1)) + BG_WALL_TALLY * (size_t)s->cfg->n_walls;

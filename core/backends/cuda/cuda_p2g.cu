@@ -37,12 +37,8 @@ typedef struct contrib {
   float b4[4], ax[4], ay[4], az[4];
 } contrib;
 
-template <int DIM>
-static __device__ __forceinline__ void particle_contrib(const dparts &P, int64_t p, const dgeom &G, float dt,
-                                                 contrib &c) {
-  float xg[3];
-  for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
-  c.w = bg_bspline_eval_dim(xg, DIM);
+/* A particle's affine matrix A (bg_p2g_affine) from its C and tau. */
+static __device__ __forceinline__ bg_mat3 particle_affine(const dparts &P, int64_t p, const dgeom &G, float dt) {
   bg_mat3 C, tau;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) C.m[i][j] = P.f[PC + 3 * i + j][p];
@@ -52,8 +48,17 @@ static __device__ __forceinline__ void particle_contrib(const dparts &P, int64_t
   tau.m[0][1] = tau.m[1][0] = P.f[PT + 3][p];
   tau.m[0][2] = tau.m[2][0] = P.f[PT + 4][p];
   tau.m[1][2] = tau.m[2][1] = P.f[PT + 5][p];
-  float m = P.f[PM][p];
-  bg_mat3 A = bg_p2g_affine(m, P.f[PVOL][p], &C, &tau, dt, G.inv_dx);
+  return bg_p2g_affine(P.f[PM][p], P.f[PVOL][p], &C, &tau, dt, G.inv_dx);
+}
+
+template <int DIM>
+static __device__ __forceinline__ void particle_contrib(const dparts &P, int64_t p, const dgeom &G, float dt,
+                                                 contrib &c) {
+  float xg[3];
+  for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
+  c.w = bg_bspline_eval_dim(xg, DIM);
+  const float m = P.f[PM][p];
+  const bg_mat3 A = particle_affine(P, p, G, dt);
   c.b4[0] = m;
   for (int d = 0; d < 3; ++d) c.b4[1 + d] = m * P.f[PV + d][p];
   c.ax[0] = c.ay[0] = c.az[0] = 0.0f;
@@ -474,24 +479,13 @@ template <int DIM>
 __global__ void k_p2g_cut(dparts P, dgeom G, int64_t n, float dt, float4 *grid, double *cwf) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (p >= n || P.park[p] >= 0 || !cut_near(G, P, p)) return;
-  const float xp[3] = {P.f[PX][p], P.f[PX + 1][p], P.f[PX + 2][p]};
-  float xg[3];
-  for (int d = 0; d < 3; ++d) xg[d] = (xp[d] - G.origin[d]) * G.inv_dx;
-  const bg_bspline w = bg_bspline_eval_dim(xg, DIM);
-  const bg_cut_grid cg = cut_grid(G);
+  float xp[3];
+  bg_bspline w;
+  bg_cut_grid cg;
   bg_cut_stencil cs;
-  bg_cut_stencil_eval(G.cuts, G.n_cuts, &cg, &w, xp, &cs);
-  bg_mat3 C, tau;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) C.m[i][j] = P.f[PC + 3 * i + j][p];
-  tau.m[0][0] = P.f[PT + 0][p];
-  tau.m[1][1] = P.f[PT + 1][p];
-  tau.m[2][2] = P.f[PT + 2][p];
-  tau.m[0][1] = tau.m[1][0] = P.f[PT + 3][p];
-  tau.m[0][2] = tau.m[2][0] = P.f[PT + 4][p];
-  tau.m[1][2] = tau.m[2][1] = P.f[PT + 5][p];
+  cut_stencil_at<DIM>(P, p, G, xp, w, cg, cs);
   const float m = P.f[PM][p];
-  const bg_mat3 A = bg_p2g_affine(m, P.f[PVOL][p], &C, &tau, dt, G.inv_dx);
+  const bg_mat3 A = particle_affine(P, p, G, dt);
   const float vp[3] = {P.f[PV][p], P.f[PV + 1][p], P.f[PV + 2][p]};
   bg_cut_p2g(&cg, &cs, &w, (float(*)[4])grid, m, vp, &A, NULL, NULL, 0.0f, G.cuts, cwf,
              dt > 0 ? 1.0 / (double)dt : 0.0);
