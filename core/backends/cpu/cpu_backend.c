@@ -92,7 +92,7 @@ static bg_status cpu_create(const bg_config *cfg, void **out, char *err, size_t 
   s->wf_threads = cpu_nthreads(s);
   s->wf_thread = calloc((size_t)s->wf_threads * BG_WALL_TALLY * (size_t)cfg->n_walls, sizeof *s->wf_thread);
   s->wf = calloc(BG_WALL_TALLY * (size_t)cfg->n_walls, sizeof *s->wf);
-  s->cwf_thread = calloc((size_t)s->wf_threads * BG_WALL_TALLY * (size_t)cfg->n_walls, sizeof *s->cwf_thread);
+  s->cwf_thread = calloc((size_t)(s->wf_threads + 1) * BG_WALL_TALLY * (size_t)cfg->n_walls, sizeof *s->cwf_thread);
   if (!s->grid || !s->row_lo || !s->row_hi || !s->rows || !s->bstart || !s->blist || !s->bin_hist || !s->sink_mass || (s->nl >= 0 && !s->gs) ||
       (s->nl >= 0 && !cfg->nl_all && !s->gm) || !s->wf_thread || !s->cwf_thread ||
       !s->wf) {
@@ -326,7 +326,7 @@ static bg_status cpu_wall_forces(void *state, double *out) {
   const size_t nw = BG_WALL_TALLY * (size_t)s->cfg->n_walls;
   for (size_t k = 0; k < nw; ++k) {
     double sum = s->wf[k];
-    for (int t = 0; t < s->wf_threads; ++t) sum += s->cwf_thread[(size_t)t * nw + k];
+    for (int t = 0; t <= s->wf_threads; ++t) sum += s->cwf_thread[(size_t)t * nw + k];
     out[k] = sum;
   }
   return BG_OK;

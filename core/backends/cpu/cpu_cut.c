@@ -16,12 +16,14 @@ double *cpu_cut_tally(const cpu_state *s) {
                              : NULL;
 }
 
-/* A particle's tally into the thread's slice, or (a thread past the slices)
- * through a local copy added under a critical section. */
+/* A particle's tally from a thread past the slices (more threads than at
+ * creation): through a local copy into the spare last slice, which only
+ * this critical section writes. */
 static void add_tally(const cpu_state *s, const double *local) {
   const size_t nw = BG_WALL_TALLY * (size_t)s->cfg->n_walls;
+  double *spare = s->cwf_thread + (size_t)s->wf_threads * nw;
 #pragma omp critical(bg_cpu_cut_tally)
-  for (size_t k = 0; k < nw; ++k) s->cwf_thread[k] += local[k];
+  for (size_t k = 0; k < nw; ++k) spare[k] += local[k];
 }
 
 /* P2G of a particle some plate separates from some of its nodes (bg_cut.h),

@@ -64,8 +64,8 @@ typedef struct cpu_state {
    * thread order so the total does not depend on scheduling */
   double *wf_thread, *wf;
   int wf_threads;
-  /* per thread as wf_thread: the plates' tallies from the cut transfers of
-   * the last P2G and G2P (cpu_cut.c) */
+  /* per thread as wf_thread, plus a spare slice for threads past them: the
+   * plates' tallies from the cut transfers of the last P2G and G2P (cpu_cut.c) */
   double *cwf_thread;
 } cpu_state;
 

@@ -298,7 +298,7 @@ bg_status cpu_p2g(void *state, bg_real dt) {
   int nt = cpu_nthreads(s);
   cpu_grid_clear_rows(s, nt);
   if (c->n_cuts)
-    memset(s->cwf_thread, 0, (size_t)s->wf_threads * BG_WALL_TALLY * (size_t)c->n_walls * sizeof *s->cwf_thread);
+    memset(s->cwf_thread, 0, (size_t)(s->wf_threads + 1) * BG_WALL_TALLY * (size_t)c->n_walls * sizeof *s->cwf_thread);
   if (s->n_active == 0) return BG_OK;
   bin_particles(s);
   cpu_grid_mark_rows(s);
