@@ -234,9 +234,9 @@ typedef enum bg_body_shape {
  * the grid's interior; a body that leaves it during a run is parked (it
  * stops and no longer touches the material) and reported so. Only nodes
  * inside a body act, so a body under about 3 cells across lets material
- * through (a box 1.7 cells thick reads half the force of one 3.3 cells
- * thick, reports/results/cpu-2core/body-dt); a thin intruder is a
- * BG_BODY_PLATE. */
+ * through (dragged through sand, a box 1.7 cells thick reads a third to a
+ * half of the force on one 3.3 cells thick, reports/results/cpu-2core/
+ * body-dt); a thin intruder is a BG_BODY_PLATE. */
 typedef struct bg_body {
   bg_body_shape shape;
   bg_real radius;      /* sphere, m, > 0 */
