@@ -117,6 +117,7 @@ static void cuda_destroy(void *state) {
   if (s->ev_bb) cudaEventDestroy(s->ev_bb);
   cudaFree(s->walls);
   cudaFree(s->d_cuts);
+  cudaFree(s->cut_flag);
   cudaFree(s->sinks);
   cudaFree(s->d_tally);
   if (s->h_tally) cudaFreeHost(s->h_tally);

@@ -155,12 +155,20 @@ static __device__ __forceinline__ void g2p_body(dparts P, int64_t n, dgeom G, co
                                                 const float *__restrict__ gm, int nl, unsigned long long *tally) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double sp2 = 0.0;
-  if (p < n && P.park[p] < 0 && !cut_near(G, P, p)) /* beside a plate: k_g2p_cut */
+  if (p < n && P.park[p] < 0 && !(G.cut_flag && G.cut_flag[p])) /* beside a plate: k_g2p_cut */
     sp2 = g2p_particle<MULTI, DIM, NL, SP>(P, p, G, M, dt, grid, gs, gm, nl, tally);
   max_speed(sp2, tally);
 }
 
-/* The particles beside a plate (cut_near), one thread each: the gather of
+/* Which particles are beside a plate, from where they stand before G2P.
+ * Tested inside each G2P kernel instead, a particle the usual kernel moved
+ * into a plate's reach would be gathered a second time by k_g2p_cut. */
+__global__ void k_cut_mark(dparts P, int64_t n, dgeom G, uint8_t *flag) {
+  const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (p < n) flag[p] = P.park[p] < 0 && cut_near(G, P, p);
+}
+
+/* The particles beside a plate (k_cut_mark), one thread each: the gather of
  * the cut transfers (bg_cut_g2p: a ghost at each node a plate cuts off,
  * the ghosts' momentum to the plate's tally cwf), then the rest of G2P as
  * every particle has it. The dense grid and local models only
@@ -171,7 +179,7 @@ __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
               const bg_wallc *walls, double *cwf, unsigned long long *tally) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   double sp2 = 0.0;
-  if (p < n && P.park[p] < 0 && cut_near(G, P, p)) {
+  if (p < n && G.cut_flag[p]) {
     const bg_mat *mat = MULTI ? M.mats + P.mat[p] : &M.mat;
     float xp[3];
     bg_bspline w;
@@ -247,6 +255,20 @@ bg_status cuda_g2p(void *state, bg_real dt) {
     M.n_sinks = s->cfg->n_sinks;
     /* the nonlocal model is refused with grid=sparse (cuda_backend.cu) */
     const bool nl = s->nl >= 0;
+    s->geo.cut_flag = NULL;
+    if (s->cfg->n_cuts) {
+      if (s->cut_flag_cap < s->n) {
+        cudaFree(s->cut_flag); /* waits for the kernels that read it */
+        s->cut_flag = NULL;
+        s->cut_flag_cap = 0;
+        CU(cudaMalloc((void **)&s->cut_flag, s->cap));
+        s->cut_flag_cap = s->cap;
+      }
+      k_cut_mark<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(s->P, (int64_t)s->n,
+                                                                                             s->geo, s->cut_flag);
+      CU(cudaGetLastError());
+      s->geo.cut_flag = s->cut_flag;
+    }
     if (s->cfg->dim == 2 && nl) launch_g2p<2, true, false>(s, M, dt);
     else if (s->cfg->dim == 2 && s->sparse) launch_g2p<2, false, true>(s, M, dt);
     else if (s->cfg->dim == 2) launch_g2p<2, false, false>(s, M, dt);

@@ -95,6 +95,10 @@ typedef struct dgeom {
    * (k_p2g_cut, k_g2p_cut), the others the usual ones */
   const bg_cut *cuts;
   int n_cuts;
+  /* G2P only, with plates: 1 for the particles beside one (cut_near) as
+   * they stood before G2P moved any (k_cut_mark), so that the usual kernel
+   * and k_g2p_cut split them once; NULL otherwise */
+  const uint8_t *cut_flag;
 } dgeom;
 
 /* What G2P needs besides particles and grid: the material (entry 0, by
@@ -171,6 +175,8 @@ typedef struct cuda_state {
   bg_wallc *walls;
   bg_sink *sinks;
   bg_cut *d_cuts; /* the plates' cuts, BG_CUT_MAX, sent before each P2G */
+  uint8_t *cut_flag; /* G2P's split of the particles beside a plate (dgeom.cut_flag), cut_flag_cap of them */
+  size_t cut_flag_cap;
   /* tallies: [0] max |v|^2 of the last G2P as double bits, [1 .. ns+1]
    * parked counts per code, then ns+1 parked masses (double), then the
    * wall tallies of the last grid update (BG_WALL_TALLY doubles per wall),
