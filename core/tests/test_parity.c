@@ -139,6 +139,19 @@ typedef struct slab {
 
 static int below(const double *p, const void *arg) { return p[2] <= ((const slab *)arg)->zmax; }
 
+/* The bed the body scenes drop into: 6 dx deep on a Coulomb floor (mu 0.5). */
+static void scene_bed(scene *s, const char *name, uint64_t seed) {
+  memset(s, 0, sizeof *s);
+  s->name = name;
+  s->d = base(28, 28, 24);
+  s->d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
+  s->d.walls[BG_FACE_ZLO].mu = 0.5f;
+  rng_s = seed;
+  slab c = {0.085};
+  double lo[3] = {0.025, 0.025, 0.025}, L[3] = {0.23, 0.23, 0.06}, v0[3] = {0, 0, 0};
+  fill(s, lo, L, 0.01, v0, below, &c);
+}
+
 /* A sphere of 3 rho0 (R 4 dx, Coulomb mu 0.5) thrown down at 1 m/s and
  * towards -x at 0.5 m/s into a bed
  * 6 dx deep on a Coulomb floor, against the -x face (its surface 0.8 dx
@@ -148,15 +161,7 @@ static int below(const double *p, const void *arg) { return p[2] <= ((const slab
  * merged where it does not (cpu), the body's contact and its integration
  * from the force tallies. */
 static void scene_body(scene *s) {
-  memset(s, 0, sizeof *s);
-  s->name = "sphere into a bed";
-  s->d = base(28, 28, 24);
-  s->d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
-  s->d.walls[BG_FACE_ZLO].mu = 0.5f;
-  rng_s = 0x5EEDB0D1ull;
-  slab c = {0.085};
-  double lo[3] = {0.025, 0.025, 0.025}, L[3] = {0.23, 0.23, 0.06}, v0[3] = {0, 0, 0};
-  fill(s, lo, L, 0.01, v0, below, &c);
+  scene_bed(s, "sphere into a bed", 0x5EEDB0D1ull);
   s->body = bg_body_default();
   s->body.shape = BG_BODY_SPHERE;
   s->body.radius = 0.04f;
@@ -174,20 +179,12 @@ static void scene_body(scene *s) {
 
 /* A free thin plate (BG_BODY_PLATE, 10 x 10 dx, 3 rho0 at a nominal dx
  * thick, its normal along x, 5 deg off the vertical) dropped edge first at
- * 1 m/s into the bed of the sphere's scene, 150 steps: it slices about 2
+ * 1 m/s into the sphere's bed, 150 steps: it slices about 2
  * cells in, through the cut transfers (P2G's skipped pairs, G2P's ghosts)
  * and the band nodes' contact from either side, and the tally of both
  * moves it. */
 static void scene_plate(scene *s) {
-  memset(s, 0, sizeof *s);
-  s->name = "free plate onto a bed";
-  s->d = base(28, 28, 24);
-  s->d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
-  s->d.walls[BG_FACE_ZLO].mu = 0.5f;
-  rng_s = 0x97A7Eull;
-  slab c = {0.085};
-  double lo[3] = {0.025, 0.025, 0.025}, L[3] = {0.23, 0.23, 0.06}, v0[3] = {0, 0, 0};
-  fill(s, lo, L, 0.01, v0, below, &c);
+  scene_bed(s, "free plate onto a bed", 0x97A7Eull);
   s->body = bg_body_default();
   s->body.shape = BG_BODY_PLATE;
   s->body.half[0] = 0.05f;
