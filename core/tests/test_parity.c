@@ -179,7 +179,7 @@ static void scene_body(scene *s) {
 
 /* A free thin plate (BG_BODY_PLATE, 10 x 10 dx, 3 rho0 at a nominal dx
  * thick, its normal along x, 5 deg off the vertical) dropped edge first at
- * 1 m/s into the sphere's bed, 150 steps: it slices about 2
+ * 1 m/s into the sphere's bed, 150 steps: it slices about 3
  * cells in, through the cut transfers (P2G's skipped pairs, G2P's ghosts)
  * and the band nodes' contact from either side, and the tally of both
  * moves it. */
