@@ -261,14 +261,46 @@ int bg_lab_claim_fed(bg_lab *lab, const char *id, double measured, double fed) {
   return claim(lab, id, measured, 1, fed);
 }
 
-/* The recorded paper runs: reports/results/h200/ENTRY/claims.tsv beside the
+/* The recorded paper runs: reports/results/CARD/ENTRY/claims.tsv beside the
  * references, one folder per entry of experiments/registry.tsv (the
- * variants in other folders are studies, not the entry's record). */
-#define PAPER_RECORD "reports/results/h200"
+ * variants in other folders are studies, not the entry's record), for each
+ * card a GPU was lent as, in this order: an entry recorded on both is read
+ * from the first. */
+static const char *const paper_record[] = {"reports/results/h200", "reports/results/h100"};
+#define N_PAPER_RECORD ((int)(sizeof paper_record / sizeof paper_record[0]))
+
+/* Claim r in one recorded run's claims.tsv at cpath (card/entry name it):
+ * 1 when its recorded value fails today's row, 0 when it passes, -1 when
+ * the file or the claim is not there. */
+static int recorded_in(const char *cpath, const claim_row *r, const char *card, const char *entry, char *what,
+                       size_t n) {
+  FILE *fp = fopen(cpath, "r");
+  if (!fp) return -1;
+  int found = -1;
+  char row[8192];
+  while (fgets(row, sizeof row, fp)) {
+    char *f[10];
+    if (row[0] == '#') continue;
+    int nf = lab_split_tabs(row, f, 10);
+    if (nf < 6 || strcmp(f[0], r->id)) continue;
+    char *end;
+    double measured = strtod(f[1], &end);
+    if (end == f[1]) measured = NAN;
+    /* a fed row is judged against the input that run was fed, which its
+     * expected column holds */
+    double expected = r->fed_op ? strtod(f[2], NULL) : r->expected;
+    int pass = lab_judge(r, expected, r->tol[BG_SCALE_PAPER], measured);
+    snprintf(what, n, "%.4g %s (%s/%s)", measured, pass ? "pass" : "fail", card, entry);
+    found = !pass;
+    break;
+  }
+  fclose(fp);
+  return found;
+}
 
 /* Finds claim id in the recorded paper runs and re-judges the recorded value
  * by today's row r: 1 when it fails there, 0 when it passes, -1 when no
- * recorded run has it. what gets "value verdict (ENTRY)". */
+ * recorded run has it. what gets "value verdict (CARD/ENTRY)". */
 static int recorded_paper(const bg_lab *lab, const claim_row *r, char *what, size_t n) {
   char path[1400], line[8192];
   snprintf(what, n, "-");
@@ -280,28 +312,11 @@ static int recorded_paper(const bg_lab *lab, const claim_row *r, char *what, siz
     if (line[0] == '#' || line[0] == '\n' || !strncmp(line, "name\t", 5)) continue;
     char entry[128];
     snprintf(entry, sizeof entry, "%.*s", (int)strcspn(line, "\t\n"), line);
-    char cpath[1400];
-    snprintf(cpath, sizeof cpath, "%s/../" PAPER_RECORD "/%s/claims.tsv", lab->refs, entry);
-    FILE *fp = fopen(cpath, "r");
-    if (!fp) continue;
-    char row[8192];
-    while (fgets(row, sizeof row, fp)) {
-      char *f[10];
-      if (row[0] == '#') continue;
-      int nf = lab_split_tabs(row, f, 10);
-      if (nf < 6 || strcmp(f[0], r->id)) continue;
-      char *end;
-      double measured = strtod(f[1], &end);
-      if (end == f[1]) measured = NAN;
-      /* a fed row is judged against the input that run was fed, which its
-       * expected column holds */
-      double expected = r->fed_op ? strtod(f[2], NULL) : r->expected;
-      int pass = lab_judge(r, expected, r->tol[BG_SCALE_PAPER], measured);
-      snprintf(what, n, "%.4g %s (%s)", measured, pass ? "pass" : "fail", entry);
-      found = !pass;
-      break;
+    for (int k = 0; found < 0 && k < N_PAPER_RECORD; ++k) {
+      char cpath[1400];
+      snprintf(cpath, sizeof cpath, "%s/../%s/%s/claims.tsv", lab->refs, paper_record[k], entry);
+      found = recorded_in(cpath, r, paper_record[k] + strlen("reports/results/"), entry, what, n);
     }
-    fclose(fp);
   }
   fclose(reg);
   return found;

@@ -144,7 +144,7 @@ static const bg_property_def cuda_properties[] = {
      "sparse: only the 4^3-node blocks some particle's stencil reaches this step hold memory (a pool of blocks "
      "and a 4-byte slot per block of the grid), so the grid's memory follows the material, not the box; dense: "
      "every node of the box, 16 bytes each"},
-    {"p2g_bound", "pass|running", "pass",
+    {"p2g_bound", "pass|running", "running",
      "where the P2G tile's per-block scales come from (resource cuda, p2g_words=1, deterministic=0): pass, a pass "
      "over the block's particles before the scatter, which reads them twice; running, a bound raised 32 "
      "particles at a time as the scatter reads them, the tile's words shifted right when the scale drops, so "
