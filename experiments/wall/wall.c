@@ -43,6 +43,7 @@ typedef struct options {
   double wall_mu;        /* the rough wall's Coulomb mu */
   double win_lo, win_hi; /* the displacement window, in H */
   double settle, rest;   /* damped settling and undamped rest, s */
+  double phi;            /* the fill's friction angle, deg */
   double disp;           /* the wall's travel, in H */
 } options;
 
@@ -293,6 +294,8 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
        .help = "settling time under gravity with grid damping 20 /s, s", .quick = "0.6", .paper = "0.6"},
       {.name = "rest", .type = BG_PARAM_DOUBLE, .lo = 0.05, .hi = 10.0,
        .help = "undamped rest before the wall moves (the at-rest force), s", .quick = "0.1", .paper = "0.1"},
+      {.name = "phi", .type = BG_PARAM_DOUBLE, .lo = 20.0, .hi = 45.0,
+       .help = "the fill's friction angle, deg (its cone matched for plane strain)", .quick = "35", .paper = "35"},
   };
   /* clang-format on */
   params[0].dest = &o->cells;
@@ -304,6 +307,7 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
   params[6].dest = &o->disp;
   params[7].dest = &o->settle;
   params[8].dest = &o->rest;
+  params[9].dest = &o->phi;
   static const char *const mutants[] = {"phi-fed-other", "rankine-for-rough", "wall-held",
                                         "compression-cone", NULL};
   bg_lab_accept_materials("drucker-prager",
@@ -351,9 +355,9 @@ int main(int argc, char **argv) {
   int cells[16];
   const int nc = parse_cells(o.cells, cells, 16);
   bg_material mat = bg_lab_material(lab);
-  /* the fill's friction angle: the lab's material, matched for plane
-   * strain; the mutant compression-cone leaves Klar's compression match */
-  const double phi = mat.dp.phi_deg;
+  /* the fill's friction angle (--phi), matched for plane strain; the
+   * mutant compression-cone leaves Klar's compression match */
+  const double phi = o.phi;
   const int cone =
       bg_lab_mutant_is(lab, "compression-cone") ? BG_CONE_COMPRESSION : BG_CONE_PLANE_STRAIN;
   const double phi_fed = phi + (bg_lab_mutant_is(lab, "phi-fed-other") ? 5.0 : 0.0);
