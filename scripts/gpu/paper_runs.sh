@@ -18,6 +18,8 @@
 # environment:
 #   BAGNOLD_BIN      the binaries (default <repo>/build-dev/bin)
 #   GSL_LIB          a folder holding libgsl.so.* when the machine has none
+#   KEEP_FRAMES      1: the step's tarball keeps the VTU frames (default: left out, as are the
+#                    checkpoints, always: too large to come back from a device call)
 #   EXTRA_<STEP>     further options for that step's command, e.g. EXTRA_REPOSE="--grids 5"
 #                    ('-' in a step's name becomes '_': EXTRA_RUNOUT_MUI)
 # No environment tunes a backend: an experiment's --backend (and the properties
@@ -91,6 +93,12 @@ for spec in "$@"; do
     124) note "CUT   $step (timed out after $lim s)"; status=1 ;;
     *) note "FAIL  $step (exit $rc, $((SECONDS - t0)) s)"; status=1 ;;
   esac
-  [[ -d "$res" ]] && tar -czf "$out/$step.tar.gz" -C "$out" "$step" && rm -rf -- "$res"
+  # checkpoints are for resuming on this machine, which goes back after the
+  # call; they and the VTU frames (hundreds of MB at paper scale) would not
+  # come back through the call's file limits, and packing them took a whole
+  # call's limit twice (2026-12-06), so they stay out unless KEEP_FRAMES=1
+  excl=(--exclude='*.bgck')
+  [[ "${KEEP_FRAMES:-0}" == 1 ]] || excl+=(--exclude='*.vtu' --exclude='*.pvd' --exclude='*.vtk')
+  [[ -d "$res" ]] && tar -czf "$out/$step.tar.gz" "${excl[@]}" -C "$out" "$step" && rm -rf -- "$res"
 done
 exit $status
