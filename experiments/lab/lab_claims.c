@@ -298,6 +298,78 @@ static int recorded_in(const char *cpath, const claim_row *r, const char *card, 
   return found;
 }
 
+/* The value of option name ("--x") in a registry args field ("--a 1 --b
+ * x", "-" for none), or NULL; val holds it. */
+static const char *args_value(const char *args, const char *name, char *val, size_t n) {
+  const size_t ln = strlen(name);
+  for (const char *a = args; (a = strstr(a, name)) != NULL; a += ln) {
+    if ((a != args && a[-1] != ' ') || (a[ln] != ' ' && a[ln] != '=')) continue;
+    const char *v = a + ln + 1;
+    snprintf(val, n, "%.*s", (int)strcspn(v, " \t\n"), v);
+    return val;
+  }
+  return NULL;
+}
+
+/* The value of key in a "key<TAB>value" per line text, or NULL. */
+static const char *line_value(const char *text, const char *key, char *val, size_t n) {
+  const size_t lk = strlen(key);
+  for (const char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+    if (!strncmp(l, key, lk) && l[lk] == '\t') {
+      snprintf(val, n, "%.*s", (int)strcspn(l + lk + 1, "\n"), l + lk + 1);
+      return val;
+    }
+  }
+  return NULL;
+}
+
+static int same_value(const char *a, const char *b, int numeric) {
+  if (!numeric) return strcmp(a, b) == 0;
+  char *ea, *eb;
+  double x = strtod(a, &ea), y = strtod(b, &eb);
+  return *ea == 0 && *eb == 0 && fabs(x - y) <= 1e-12 * fmax(fabs(x), fabs(y));
+}
+
+/* 1 when this run is its registry entry's standard run at its scale: every
+ * parameter and material option at the value the entry's args give it, or
+ * else at the scale's default. A recorded paper run judges only that run:
+ * one fed other inputs (exp_wall --phi 25) is another experiment. When not,
+ * why gets the first input that differs. */
+static int standard_run(const bg_lab *lab, const char *args, char *why, size_t n) {
+  char want[256], have[256];
+  for (const char *l = lab->defaults; *l;) {
+    const size_t len = strcspn(l, "\n");
+    char name[96], def[256];
+    int numeric = 0;
+    if (sscanf(l, "%95[^\t]\t%255[^\t]\t%d", name, def, &numeric) == 3) {
+      const char *w = args_value(args, name, want, sizeof want) ? want : def;
+      if (line_value(lab->identity, name, have, sizeof have) && !same_value(w, have, numeric)) {
+        if (numeric) snprintf(have, sizeof have, "%g", strtod(have, NULL));
+        snprintf(why, n, "%.40s %.40s, the entry's %.40s", name, have, w);
+        return 0;
+      }
+    }
+    l += len + (l[len] == '\n');
+  }
+  /* the material and its options: the args' or the lab's defaults */
+  const char *model = bg_lab_material_name(lab);
+  const char *wm = args_value(args, "--material", want, sizeof want) ? want : "drucker-prager";
+  if (strcmp(wm, model)) {
+    snprintf(why, n, "--material %.40s, the entry's %.40s", model, wm);
+    return 0;
+  }
+  static const struct { const char *opt, *key, *def; } mo[] = {
+      {"--mu-s", "mu_s", "0"}, {"--grain-d", "grain_d", "0"}, {"--ngf-a", "ngf_a", "-1"}, {"--ngf-t0", "ngf_t0", "0"}};
+  for (size_t k = 0; k < sizeof mo / sizeof mo[0]; ++k) {
+    const char *w = args_value(args, mo[k].opt, want, sizeof want) ? want : mo[k].def;
+    if (line_value(lab->identity, mo[k].key, have, sizeof have) && !same_value(w, have, 1)) {
+      snprintf(why, n, "%.20s %.40s, the entry's %.40s", mo[k].opt, have, w);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 /* Finds claim id in the recorded paper runs and re-judges the recorded value
  * by today's row r: 1 when it fails there, 0 when it passes, -1 when no
  * recorded run has it. what gets "value verdict (CARD/ENTRY)". */
@@ -310,12 +382,22 @@ static int recorded_paper(const bg_lab *lab, const claim_row *r, char *what, siz
   int found = -1;
   while (found < 0 && fgets(line, sizeof line, reg)) {
     if (line[0] == '#' || line[0] == '\n' || !strncmp(line, "name\t", 5)) continue;
-    char entry[128];
+    char entry[128], why[256];
     snprintf(entry, sizeof entry, "%.*s", (int)strcspn(line, "\t\n"), line);
+    /* the entry's own options: its args, and at paper scale its paper_args too */
+    char *f[10], args[2048];
+    const int nf = lab_split_tabs(line, f, 10);
+    snprintf(args, sizeof args, "%s %s", lab->scale == BG_SCALE_PAPER && nf > 6 ? f[6] : "-", nf > 7 ? f[7] : "-");
     for (int k = 0; found < 0 && k < N_PAPER_RECORD; ++k) {
       char cpath[1400];
       snprintf(cpath, sizeof cpath, "%s/../%s/%s/claims.tsv", lab->refs, paper_record[k], entry);
       found = recorded_in(cpath, r, paper_record[k] + strlen("reports/results/"), entry, what, n);
+      if (found >= 0 && !standard_run(lab, args, why, sizeof why)) {
+        /* recorded, but for the entry's own inputs, not this run's */
+        snprintf(what, n, "- (recorded for %.30s only; here %.100s)", entry, why);
+        found = -1;
+        break;
+      }
     }
   }
   fclose(reg);

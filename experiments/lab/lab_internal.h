@@ -136,6 +136,10 @@ struct bg_lab {
   char resume[1024];   /* a previous run's folder, "" when not resuming */
   int resume_inplace;  /* --resume names --out itself: its checkpoints/ and vtk/ are kept */
   char identity[8192]; /* what a resumed run must share: checkpoints/run.txt */
+  /* "--name<TAB>default<TAB>numeric" per parameter with a default at this
+   * scale: with identity, whether this run is its registry entry's
+   * standard run, which a recorded paper run may judge (lab_claims.c) */
+  char defaults[4096];
   char *sim_tags[2 * MAX_SIM_TAGS]; /* file name, tag as given: pairs */
   int n_sim_tags;
   /* sweeps (bg_lab_sweep): the phase asked for, the point of --point, the

@@ -14,7 +14,8 @@
 /* What a checkpoint's loop state means depends on these: the experiment,
  * scale, material, seed, mutant and every parameter. The per-simulation
  * services' own options (--vtk-every, --checkpoint-every), --threads,
- * --backend and --quiet change no result and are not part of it. */
+ * --backend and --quiet change no result and are not part of it. With it,
+ * each parameter's default at this scale (lab->defaults). */
 void lab_build_identity(bg_lab *lab, const bg_lab_param *p, int n) {
   size_t o = 0, cap = sizeof lab->identity;
   o += (size_t)snprintf(lab->identity + o, cap - o, "experiment\t%s\nscale\t%s\nmaterial\t%s\n",
@@ -38,6 +39,13 @@ void lab_build_identity(bg_lab *lab, const bg_lab_param *p, int n) {
                             *(const double *)p[i].dest);
   }
   if (o >= cap) lab_die("the run's parameters are longer than %zu characters", cap - 1);
+  o = 0;
+  cap = sizeof lab->defaults;
+  for (int i = 0; i < n && o < cap; ++i) {
+    const char *d = lab->scale == BG_SCALE_PAPER ? p[i].paper : p[i].quick;
+    if (d) o += (size_t)snprintf(lab->defaults + o, cap - o, "--%s\t%s\t%d\n", p[i].name, d, p[i].type != BG_PARAM_STRING);
+  }
+  if (o >= cap) lab_die("the run's parameter defaults are longer than %zu characters", cap - 1);
 }
 /* One identity line, "key<TAB>value", as "key value" for a message. */
 static void line_text(const char *line, size_t len, char *out, size_t n) {
