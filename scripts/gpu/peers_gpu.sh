@@ -41,8 +41,10 @@
 #   GENESIS_PYTHON       a Python that imports genesis-world 1.4.5 (with the machine's torch): adds
 #                        the public genesis-world through --genesis-python. Its import loads libGL
 #                        (pygel3d) and pyglet: on a machine without them, carry libgl1, libglx0,
-#                        libglvnd0, libegl1, libopengl0 as .deb files and dpkg -x them into / first
-#                        (the device README's recipe); pyglet is made headless here
+#                        libglvnd0, libegl1, libopengl0 as .deb files in GL_DEBS (default <repo>/.gl,
+#                        made here by the device README's apt-get download line): when libGL.so.1 is
+#                        missing they are unpacked into / (dpkg -x, that README's recipe); pyglet is
+#                        made headless here
 #   TAICHI_ELEMENTS      a checkout of the public taichi_elements (carried in an
 #                        ignored folder, never committed): adds the solver
 #                        taichi_elements, run unmodified through --taichi-elements
@@ -84,6 +86,16 @@ if [[ -n "${GENESIS_PYTHON:-}" ]]; then
   extra+=(--genesis-python "$GENESIS_PYTHON")
   # without a display pyglet looks for X (XRenderFindVisualFormat on None); headless it uses EGL
   export PYGLET_HEADLESS="${PYGLET_HEADLESS:-1}"
+  # genesis' pygel3d links libGL, which a bare device image lacks (2026-12-06: genesis unavailable)
+  gl_debs="${GL_DEBS:-$root/.gl}"
+  if ! ldconfig -p 2>/dev/null | grep -q 'libGL\.so\.1'; then
+    if compgen -G "$gl_debs/*.deb" >/dev/null; then
+      for f in "$gl_debs"/*.deb; do dpkg -x "$f" / || echo "warning: dpkg -x $f failed" >&2; done
+      ldconfig
+    else
+      echo "warning: libGL.so.1 is missing and $gl_debs holds no .deb: genesis-world will not import" >&2
+    fi
+  fi
 fi
 if [[ "${GEOTAICHI:-0}" == 1 ]]; then
   solvers="$solvers,geotaichi"
