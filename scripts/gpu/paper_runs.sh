@@ -16,7 +16,8 @@
 #                    (scripts/gpu/paper_runs.sh --list prints them)
 #   SECONDS: the step's time limit (default 300)
 # environment:
-#   BAGNOLD_BIN      the binaries (default <repo>/build-dev/bin)
+#   BAGNOLD_BIN      the binaries (default <repo>/build-dev/bin; scripts/gpu/carry_bins.sh packs them
+#                    here and unpacks them there, setting this, GSL_LIB and BAGNOLD_COMMIT)
 #   GSL_LIB          a folder holding libgsl.so.* when the machine has none
 #   KEEP_FRAMES      1: the step's tarball keeps the VTU frames (default: left out, as are the
 #                    checkpoints, always: too large to come back from a device call)
