@@ -50,6 +50,15 @@ through genesis' own API:
     set_particles_active (genesis skips inactive particles);
   * BAGNOLD_CHECK_FLOOR_MU=X replaces the floor's mu 0.5 by X: only for
     checking that compare.py's cross-check of this peer can fail.
+  * two more check settings remove one listed physics difference each, to
+    find which moves the GPU collapse's cross-check (issue 36: Δh99 +0.76 mm
+    at 1M on an H200, where the CPU at 32k passes):
+    BAGNOLD_CHECK_GENESIS_DT_SCALE=X multiplies the fixed dt by X (bagnold's
+    adaptive dt averages about 0.925 of it over the collapse's check: 3334
+    against 3605 steps); BAGNOLD_CHECK_GENESIS_NO_FAST_MATH=1 initialises
+    genesis with debug=True, its only switch of Quadrants' fast_math (off in
+    debug), with QD_DEBUG=0 so Quadrants' own debug mode stays off (bounds
+    checks stay on: slower, same arithmetic). The ready line reports both.
 
 Measured on the CPU machine (32768 particles, to t = 0.15 s): with the fixed
 dt of 0.3 dx / c_p the deltas to bagnold are 0.004 mm in com z, 0.055 mm in
@@ -109,14 +118,21 @@ def build(sc, device, threads, cache=False):
     import genesis as gs
     import quadrants as qd
 
-    gs.init(backend=gs.cpu if device == "cpu" else gs.cuda, precision="32", logging_level="warning")
+    no_fast_math = os.environ.get("BAGNOLD_CHECK_GENESIS_NO_FAST_MATH", "0") == "1"
+    if no_fast_math:
+        os.environ["QD_DEBUG"] = "0"  # genesis' debug=True without Quadrants' own debug mode
+    gs.init(backend=gs.cpu if device == "cpu" else gs.cuda, precision="32", logging_level="warning",
+            debug=no_fast_math)
     init_s = time.perf_counter() - t0
 
     t1 = time.perf_counter()
     floor_mu = float(os.environ.get("BAGNOLD_CHECK_FLOOR_MU", S.FLOOR_MU))
     dx = float(S.DX)
     cp = float(S.pwave_speed())
-    dt = float(S.CFL) * dx / cp  # the scene's rule at rest, fixed
+    dt_scale = float(os.environ.get("BAGNOLD_CHECK_GENESIS_DT_SCALE", "1"))
+    if not 0.1 <= dt_scale <= 1.0:
+        raise RuntimeError(f"BAGNOLD_CHECK_GENESIS_DT_SCALE={dt_scale}: must be in [0.1, 1] (the scene's dt bounds it)")
+    dt = float(S.CFL) * dx / cp * dt_scale  # the scene's rule at rest, fixed (times the check's scale)
     dims = sc.dims
     scene = gs.Scene(
         sim_options=gs.options.SimOptions(dt=dt, substeps=1, gravity=tuple(S.GRAVITY)),
@@ -193,7 +209,8 @@ def build(sc, device, threads, cache=False):
 
     info = {"genesis": gs.__version__, "torch": torch.__version__, "quadrants": getattr(qd, "__version__", "?"),
             "backend": "cpu" if device == "cpu" else "cuda", "init_s": f"{init_s:.6g}", "build_s": f"{build_s:.6g}",
-            "dt": f"{dt:.6g}", "floor_mu": f"{floor_mu:g}", "sampled": str(m)}
+            "dt": f"{dt:.6g}", "floor_mu": f"{floor_mu:g}", "sampled": str(m),
+            "fast_math": "off" if no_fast_math else "on"}
     return Solver(), info
 
 
@@ -215,7 +232,7 @@ def main(argv):
             f"torch={info['torch']} quadrants={qv} backend={info['backend']} "
             f"threads={a.threads if a.device == 'cpu' else 0} init_s={info['init_s']} build_s={info['build_s']} "
             f"kernel_cache={'on' if a.warm_cache else 'off'} particles={sc.n} sampled={info['sampled']} "
-            f"grid={sc.grid_text()} dt_fixed={info['dt']} floor_mu={info['floor_mu']} "
+            f"grid={sc.grid_text()} dt_fixed={info['dt']} floor_mu={info['floor_mu']} fast_math={info['fast_math']} "
             f"physics_differences={diffs} runtime_fixes={fixes}")
     return 0
 

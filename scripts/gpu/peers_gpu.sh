@@ -26,9 +26,14 @@
 # genesis-world into /tmp/gsite with a /tmp/gpy interpreter for GENESIS_PYTHON).
 #
 # usage: scripts/gpu/peers_gpu.sh OUTDIR [RUN...]
-#   runs (default ff4M ff1M col4M, in the order given): ff4M ff1M col4M col1M
+#   runs (default ff4M ff1M col4M, in the order given): ff4M ff1M col4M col1M, and
+#   col1M-genesis-dt, col1M-genesis-nofm: the 1M collapse with bagnold and genesis-world alone, one of
+#   genesis' listed physics differences removed (its fixed dt scaled by GENESIS_DT_SCALE, default
+#   0.925, bagnold's mean over the check; or Quadrants' fast math off), to find which moves its
+#   collapse cross-check (needs GENESIS_PYTHON)
 # environment:
-#   BAGNOLD_BENCH_SCENE  bagnold's worker (default <repo>/build/bin/bench_scene)
+#   BAGNOLD_BENCH_SCENE  bagnold's worker (default <repo>/build/bin/bench_scene); bglab_query must
+#                        lie beside it (or in BAGNOLD_BUILD_DIR/bin)
 #   WHEEL_DIR            wheels to install, folders separated by ':' (default <repo>/.whl;
 #                        none: use what imports); installed with --ignore-requires-python, as
 #                        geotaichi 0.2.6 declares Python <= 3.11 but runs on 3.12 (taichi 1.7.4)
@@ -122,6 +127,11 @@ note "bagnold peers run: commit $BAGNOLD_COMMIT, $(date -u +%FT%TZ), runs: ${run
 note "gpu: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 
 [[ -x "$bench" ]] || { note "FAIL  no bench_scene at $bench (build the CUDA tree and carry build/bin/bench_scene)"; exit 1; }
+# compare.py asks the lab's bglab_query (BAGNOLD_BUILD_DIR/bin) for the host: beside bench_scene unless
+# set (carried binaries are not in build/bin: the first call of 2026-12-06 failed on that)
+export BAGNOLD_BUILD_DIR="${BAGNOLD_BUILD_DIR:-$(dirname "$(dirname "$bench")")}"
+[[ -x "$BAGNOLD_BUILD_DIR/bin/bglab_query" ]] ||
+  { note "FAIL  no $BAGNOLD_BUILD_DIR/bin/bglab_query (carry it beside bench_scene)"; exit 1; }
 
 # the carried wheels; a package missing from them may still be installed on the machine
 whl=()
@@ -186,7 +196,19 @@ for r in "${runs[@]}"; do
     ff1M) compare ff1M "$ff_limit" --scene freefall --particles "$ff_small" --reps "$ff_reps" ;;
     col4M) compare col4M "$budget" --scene collapse --particles "$col_n" --reps "$col_reps" ;;
     col1M) compare col1M "$budget" --scene collapse --particles "$ff_small" --reps "$col_reps" ;;
-    *) note "unknown run '$r' (ff4M ff1M col4M col1M)"; exit 2 ;;
+    col1M-genesis-dt | col1M-genesis-nofm)
+      # genesis alone beside bagnold with one listed physics difference removed (peer_genesis.py)
+      [[ -n "${GENESIS_PYTHON:-}" ]] || { note "SKIP  $r (needs GENESIS_PYTHON)"; status=1; continue; }
+      keep_solvers="$solvers" keep_extra=("${extra[@]}")
+      solvers="bagnold,genesis" extra=(--genesis-python "$GENESIS_PYTHON")
+      if [[ "$r" == col1M-genesis-dt ]]; then
+        BAGNOLD_CHECK_GENESIS_DT_SCALE="${GENESIS_DT_SCALE:-0.925}" compare "$r" "$budget" --scene collapse --particles "$ff_small" --reps 1
+      else
+        BAGNOLD_CHECK_GENESIS_NO_FAST_MATH=1 compare "$r" "$budget" --scene collapse --particles "$ff_small" --reps 1
+      fi
+      solvers="$keep_solvers" extra=("${keep_extra[@]}")
+      ;;
+    *) note "unknown run '$r' (ff4M ff1M col4M col1M col1M-genesis-dt col1M-genesis-nofm)"; exit 2 ;;
   esac
 done
 note "done: $( ((status == 0)) && echo "every run finished with a verdict" || echo "some run FAILED or was skipped") ($SECONDS s)"
