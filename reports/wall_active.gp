@@ -5,8 +5,9 @@
 #
 #   gnuplot -e "in='RUN_DIR'; out='PREFIX'" reports/wall_active.gp
 #
-# Data: RUN_DIR/curves.tsv (cells, wall_mu, displacement_over_H, K; one block
-# per run) and RUN_DIR/active.tsv (per run: K_rankine, K_coulomb_x and the
+# Data: RUN_DIR/curves.tsv (cells, wall_mu, displacement_over_H, K, and K_h,
+# the force over gamma h^2 / 2 with h the fill's height at the wall, dashed;
+# one block per run) and RUN_DIR/active.tsv (per run: K_rankine, K_coulomb_x and the
 # window mean K_active, drawn at the window's middle).
 
 here = ""
@@ -44,6 +45,8 @@ do for [fmt in "png svg"] {
        k_c with lines lw 2.5 dt 3 lc rgb "#555555" title sprintf("Coulomb, rough wall: K_a cos δ = %.3f", k_c), \
        for [k = 0:n_runs - 1] f using "displacement_over_H":(is_run(k) ? column("K") : NaN) with lines lw 1.6 \
          lc rgb word(colors, k % 7 + 1) title word(titles, k + 1), \
+       for [k = 0:n_runs - 1] f using "displacement_over_H":(is_run(k) ? column("K_h") : NaN) with lines lw 1 dt 4 \
+         lc rgb word(colors, k % 7 + 1) title (k == 0 ? "dashed: over γ h^2 / 2, h the fill's height at the wall" : ""), \
        for [k = 0:n_runs - 1] a every ::k::k using (0.5 * (column("window_lo_H") + column("window_hi_H"))):"K_active":"window_lo_H":"window_hi_H" \
          with xerrorbars pt 7 ps 1.2 lw 2 lc rgb word(colors, k % 7 + 1) notitle, \
        for [k = 0:n_runs - 1] a every ::k::k using (0):"K_rest" with points pt 5 ps 1.3 \

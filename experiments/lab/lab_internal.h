@@ -49,7 +49,8 @@ typedef struct claim_result {
   int expect;
   char paper[160]; /* the recorded paper run's value and verdict, re-judged by today's row; "-" when
                       none */
-  int paper_fails; /* -1: no recorded paper run judges it; 0: it passes there; 1: it fails there */
+  int paper_fails; /* -1: no recorded paper run judges it; 0: it passes there; 1: it fails there;
+                      -2: recorded for its entry's inputs, and this run was fed others */
 } claim_result;
 
 /* Verdict codes. A quick-scale pass is only evidence if the paper scale

@@ -53,11 +53,14 @@ typedef struct run_result {
   double phi_deg;          /* the fill's friction angle as held */
   double K_rest, K_active; /* force over gamma H^2 / 2: at rest, over the window */
   double H, L, gamma;      /* the block's height, length (m), unit weight (N/m^3) */
-  double *curve;           /* displacement / H, K: 2 per row */
+  double K_active_h;       /* the same over 0.5 gamma h^2, h the fill's height at the wall */
+  double *curve;           /* displacement / H, K, h / H, K at h: CURVE_W per row */
   int n_curve;
   size_t n_particles;
   uint64_t steps;
 } run_result;
+
+#define CURVE_W 4
 
 /* The loop's state between rows, for a checkpoint. */
 typedef struct loop {
@@ -65,21 +68,22 @@ typedef struct loop {
   int row;
   double f_rest, t_rest, f_win, t_win; /* impulse and time: at rest, in the window */
   double imp_prev, t_prev; /* the plate's x impulse and the time at the last row's end */
+  double kh_win;           /* the window's K at the wall's fill height, times time */
 } loop;
 
 static void loop_pack(void *ctx, bg_lab_blob *b) {
   const loop *l = ctx;
   int32_t row = l->row;
   bg_lab_blob_put(b, &row, sizeof row);
-  bg_lab_blob_put(b, &l->f_rest, 6 * sizeof l->f_rest);
-  bg_lab_blob_put(b, l->r->curve, 2 * (size_t)l->r->n_curve * sizeof *l->r->curve);
+  bg_lab_blob_put(b, &l->f_rest, 7 * sizeof l->f_rest);
+  bg_lab_blob_put(b, l->r->curve, CURVE_W * (size_t)l->r->n_curve * sizeof *l->r->curve);
 }
 
 static void loop_unpack(loop *l, bg_lab_blob *b) {
   int32_t row;
   bg_lab_blob_get(b, &row, sizeof row);
-  bg_lab_blob_get(b, &l->f_rest, 6 * sizeof l->f_rest);
-  bg_lab_blob_get(b, l->r->curve, 2 * (size_t)l->r->n_curve * sizeof *l->r->curve);
+  bg_lab_blob_get(b, &l->f_rest, 7 * sizeof l->f_rest);
+  bg_lab_blob_get(b, l->r->curve, CURVE_W * (size_t)l->r->n_curve * sizeof *l->r->curve);
   l->row = row;
 }
 
@@ -174,8 +178,9 @@ static run_result wall_run(bg_lab *lab, const options *o, int cells, double mu, 
   const int n_settle = (int)lround(o->settle / 0.05), n_rest = (int)lround(o->rest / 0.05);
   const int n_move = (int)lround(o->disp / 0.005);
   r.n_curve = n_move;
-  r.curve = bg_lab_xmalloc(2 * (size_t)n_move * sizeof *r.curve);
-  loop l = {&r, 0, 0, 0, 0, 0, 0, 0};
+  r.curve = bg_lab_xmalloc(CURVE_W * (size_t)n_move * sizeof *r.curve);
+  loop l = {&r, 0, 0, 0, 0, 0, 0, 0, 0};
+  bg_real *pos = bg_lab_xmalloc(3 * n * sizeof *pos);
   const size_t nw = bg_sim_wall_count(sim);
   double *imp = bg_lab_xmalloc(3 * nw * sizeof *imp);
   bg_lab_blob state;
@@ -210,11 +215,23 @@ static run_result wall_run(bg_lab *lab, const options *o, int cells, double mu, 
     if (row >= n_settle + n_rest) {
       const int k = row - n_settle - n_rest;
       const double d = 0.005 * (k + 1);
-      r.curve[2 * k] = d;
-      r.curve[2 * k + 1] = t > 0 ? fabs(f / t) / scale : 0.0;
+      /* the fill's height at the wall: its top particle within two cells
+       * of the plate (the force's own H once the fill slumps behind it) */
+      const double xw = w.x[0] + (held ? 0.0 : v * (t1 - t_move0));
+      bg_lab_check(bg_sim_get(sim, BG_FIELD_X, pos, 3 * n), sim, "bg_sim_get positions");
+      double top = -INFINITY;
+      for (size_t q = 0; q < n; ++q)
+        if (pos[3 * q] > xw - 2.0 * dx && pos[3 * q] < xw && pos[3 * q + 2] > top) top = pos[3 * q + 2];
+      const double h = top + 0.5 * sp - z0, Kf = t > 0 ? fabs(f / t) / scale : 0.0;
+      double *c = r.curve + CURVE_W * k;
+      c[0] = d;
+      c[1] = Kf;
+      c[2] = h / r.H;
+      c[3] = Kf * (r.H * r.H) / (h * h);
       if (d > o->win_lo + 1e-9 && d <= o->win_hi + 1e-9) {
         l.f_win += f;
         l.t_win += t;
+        l.kh_win += c[3] * t;
       }
     }
     l.row++;
@@ -225,15 +242,17 @@ static run_result wall_run(bg_lab *lab, const options *o, int cells, double mu, 
   }
   bg_lab_sim_end(ls, loop_pack, &l);
   free(imp);
+  free(pos);
   r.K_rest = l.t_rest > 0 ? fabs(l.f_rest / l.t_rest) / scale : NAN;
   r.K_active = l.t_win > 0 ? fabs(l.f_win / l.t_win) / scale : NAN;
+  r.K_active_h = l.t_win > 0 ? l.kh_win / l.t_win : NAN;
   bg_stats st;
   bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
   r.steps = st.step;
   bg_lab_add_work(lab, (double)n * (double)st.step);
   bg_sim_destroy(sim);
-  bg_lab_progress(lab, "%s: K at rest %.4f, active %.4f (Rankine %.4f, Coulomb %.4f)", tag,
-                  r.K_rest, r.K_active, rankine(r.phi_deg), coulomb_x(r.phi_deg, r.mu));
+  bg_lab_progress(lab, "%s: K at rest %.4f, active %.4f (at the wall's fill height %.4f; Rankine %.4f, Coulomb %.4f)",
+                  tag, r.K_rest, r.K_active, r.K_active_h, rankine(r.phi_deg), coulomb_x(r.phi_deg, r.mu));
   return r;
 }
 
@@ -324,12 +343,13 @@ static void write_outputs(bg_lab *lab, const options *o, const run_result *rs, i
   FILE *c = bg_lab_tsv(
       lab, "curves.tsv",
       "the wall's horizontal force over gamma H^2 / 2 against its displacement, each row the mean "
-      "over 0.005 H of travel; blank lines separate runs",
-      "cells\twall_mu\tdisplacement_over_H\tK");
+      "over 0.005 H of travel; h the fill's height at the wall at the row's end (its top particle "
+      "within 2 dx of the plate) and K_h the force over gamma h^2 / 2; blank lines separate runs",
+      "cells\twall_mu\tdisplacement_over_H\tK\th_wall_over_H\tK_h");
   for (int k = 0; k < n; ++k) {
     for (int i = 0; i < rs[k].n_curve; ++i)
-      fprintf(c, "%d\t%g\t%.4f\t%.6g\n", rs[k].cells, rs[k].mu, rs[k].curve[2 * i],
-              rs[k].curve[2 * i + 1]);
+      fprintf(c, "%d\t%g\t%.4f\t%.6g\t%.6g\t%.6g\n", rs[k].cells, rs[k].mu, rs[k].curve[CURVE_W * i],
+              rs[k].curve[CURVE_W * i + 1], rs[k].curve[CURVE_W * i + 2], rs[k].curve[CURVE_W * i + 3]);
     fprintf(c, "\n\n");
   }
   fclose(c);
@@ -337,12 +357,12 @@ static void write_outputs(bg_lab *lab, const options *o, const run_result *rs, i
       lab, "active.tsv",
       "per run: the force coefficient at rest and over the active window, against Rankine's and "
       "Coulomb's for the phi and mu the simulation holds",
-      "cells\twall_mu\tphi_deg\tK_rest\tK_active\tK_rankine\tK_coulomb_x\twindow_lo_H\twindow_hi_"
+      "cells\twall_mu\tphi_deg\tK_rest\tK_active\tK_active_h\tK_rankine\tK_coulomb_x\twindow_lo_H\twindow_hi_"
       "H\tH_m\t"
       "L_m\tgamma_N_m3\tparticles\tsteps");
   for (int k = 0; k < n; ++k)
-    fprintf(s, "%d\t%g\t%g\t%.6f\t%.6f\t%.6f\t%.6f\t%g\t%g\t%.6g\t%.6g\t%.6g\t%zu\t%llu\n",
-            rs[k].cells, rs[k].mu, rs[k].phi_deg, rs[k].K_rest, rs[k].K_active,
+    fprintf(s, "%d\t%g\t%g\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%g\t%g\t%.6g\t%.6g\t%.6g\t%zu\t%llu\n",
+            rs[k].cells, rs[k].mu, rs[k].phi_deg, rs[k].K_rest, rs[k].K_active, rs[k].K_active_h,
             rankine(rs[k].phi_deg), coulomb_x(rs[k].phi_deg, rs[k].mu), o->win_lo, o->win_hi,
             rs[k].H, rs[k].L, rs[k].gamma, rs[k].n_particles, (unsigned long long)rs[k].steps);
   fclose(s);
