@@ -90,6 +90,14 @@
  * three per-step stages (the sort reported on its own). */
 #define BYTES_PER_PARTICLE_STEP (P2G_BYTES_PER_PARTICLE + G2P_BYTES_PER_PARTICLE)
 #define BYTES_PER_NODE_STEP (P2G_BYTES_PER_NODE + GRID_BYTES_PER_NODE + G2P_BYTES_PER_NODE)
+/* g2p2g=fused (cuda_g2p2g.cu): P2G moves nothing; the fused kernel reads
+ * what G2P reads plus the mass and volume (2 floats) and adds each node's
+ * seven sums once to the next grid (32 B per node, beside G2P's 16 B read);
+ * the grid stage reads those 32 B, writes the grid (16 B) and clears the
+ * 32 B: 80 B per node. */
+#define FUSED_BYTES_PER_PARTICLE (G2P_BYTES_PER_PARTICLE + 2 * 4)
+#define FUSED_BYTES_PER_NODE (G2P_BYTES_PER_NODE + 32)
+#define FUSED_GRID_BYTES_PER_NODE 80
 #define COPY_BYTES ((size_t)1 << 30)
 
 static const char *const stage_names[N_STAGES] = {"sort", "p2g", "grid", "g2p"};
@@ -99,8 +107,14 @@ static const char *const stage_names[N_STAGES] = {"sort", "p2g", "grid", "g2p"};
  * allocated blocks on a sparse one, whose stages visit only those); the
  * sort's amortised over its interval, as its time is. Returns the three
  * per-step stages' sum (BYTES_PER_*_STEP). */
-static double stage_bytes(double n, double gn, int sort_interval, double sbytes[N_STAGES]) {
+static double stage_bytes(double n, double gn, int sort_interval, int fused, double sbytes[N_STAGES]) {
   sbytes[0] = n * SORT_BYTES_PER_PARTICLE / sort_interval;
+  if (fused) {
+    sbytes[1] = 0;
+    sbytes[2] = gn * FUSED_GRID_BYTES_PER_NODE;
+    sbytes[3] = n * FUSED_BYTES_PER_PARTICLE + gn * FUSED_BYTES_PER_NODE;
+    return sbytes[1] + sbytes[2] + sbytes[3];
+  }
   sbytes[1] = n * P2G_BYTES_PER_PARTICLE + gn * P2G_BYTES_PER_NODE;
   sbytes[2] = gn * GRID_BYTES_PER_NODE;
   sbytes[3] = n * G2P_BYTES_PER_PARTICLE + gn * G2P_BYTES_PER_NODE;
@@ -488,7 +502,8 @@ int main(int argc, char **argv) {
         char tag[600];
         snprintf(tag, sizeof tag, "%s%s%s", o.tag, pass && *o.tag ? "," : "", pass ? "material_table=on" : "");
         double sbytes[N_STAGES];
-        const double bytes = stage_bytes((double)sc.n, r.grid_nodes > 0 ? r.grid_nodes : nodes, o.sort_interval, sbytes);
+        const double bytes = stage_bytes((double)sc.n, r.grid_nodes > 0 ? r.grid_nodes : nodes, o.sort_interval,
+                                         strstr(props, "g2p2g=fused") != NULL, sbytes);
         double ps = (double)sc.n * o.steps / r.wall_s;
         double dev_ms = r.ms[1] + r.ms[2] + r.ms[3];
         double eff = dev_ms > 0 ? bytes / (dev_ms * 1e-3) : 0;
@@ -523,7 +538,8 @@ int main(int argc, char **argv) {
         if (rate[k] == med) m = k;
       double sbytes[N_STAGES];
       const double bytes =
-          stage_bytes((double)sc.n, rr[m].grid_nodes > 0 ? rr[m].grid_nodes : nodes, o.sort_interval, sbytes);
+          stage_bytes((double)sc.n, rr[m].grid_nodes > 0 ? rr[m].grid_nodes : nodes, o.sort_interval,
+                      strstr(props, "g2p2g=fused") != NULL, sbytes);
       double dev_ms = rr[m].ms[1] + rr[m].ms[2] + rr[m].ms[3], eff = bytes / (dev_ms * 1e-3);
       printf("%9s %12llu %10.0f %14.1f %9.3f %9.3f %9.3f %9.3f %10.0f %6.1f%% %6.1f%% %6.1f%%   (min %.1f, max %.1f)\n",
              bench_kind_name(kind), (unsigned long long)sc.n, nodes, med / 1e6, rr[m].ms[0], rr[m].ms[1],

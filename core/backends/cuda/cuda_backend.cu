@@ -102,6 +102,7 @@ static void cuda_destroy(void *state) {
   cudaFree(s->runkey);
   cudaFree(s->d_nsel);
   cudaFree(s->grid);
+  cudaFree(s->gnext); /* gforce is its second half */
   cudaFree(s->bflag);
   cudaFree(s->bslot);
   cudaFree(s->sp_tmp);
@@ -153,6 +154,13 @@ static const bg_property_def cuda_properties[] = {
      "int32 words per value in the P2G shared tile (resource cuda): 1, one word per value, resolving 2^-31 of "
      "the block's bound on a node sum (about 2^-22 of one particle's term; a float add keeps 2^-24 of its partial "
      "sum); 2, a hi and a lo word, resolving 2^-51, with twice the shared atomics"},
+    {"g2p2g", "split|fused", "split",
+     "fused: G2P scatters each particle into the next step's grid as soon as it is updated (one kernel over the "
+     "sort's runs, seven channels per node: mass, momentum and the force, which the next grid update scales by "
+     "its dt), so P2G does not read the particles again; 64 bytes per node more. Steps after particles were "
+     "added or set, and steps with a plate, take the split transfers (with p2g_bound). g2p_minblocks=4 bounds "
+     "it to 128 registers (512 threads per SM, as for G2P). Dense grid, deterministic=0, p2g_words=1, "
+     "g2p_minblocks auto, 0 or 4 and local models only; split: a P2G and a G2P kernel"},
 };
 #define CUDA_N_PROPERTIES ((int)(sizeof cuda_properties / sizeof cuda_properties[0]))
 
@@ -209,6 +217,16 @@ static bg_status read_properties(cuda_state *s) {
    * block's particle count, which the pass gives */
   const int one_word_float = s->p2g_words == 1 && !s->det && s->variant == BG_CUDA_TILE;
   s->p2g_bound = one_word_float && pb[0] == 'r';
+  const char *fu = bg_config_property(s->cfg, "g2p2g");
+  if (!fu) fu = cuda_properties[5].def;
+  if (strcmp(fu, "split") != 0 && strcmp(fu, "fused") != 0)
+    return fail(s, BG_ERR_RANGE, "g2p2g must be split or fused (two transfer kernels, or one)");
+  s->fused = fu[0] == 'f';
+  if (s->fused && (s->det || s->sparse || s->p2g_words != 1 || s->g2p_minb == 8 || s->cfg->nl >= 0))
+    return fail(s, BG_ERR_RANGE,
+                "g2p2g=fused runs with grid=dense, deterministic=0, p2g_words=1, g2p_minblocks auto, 0 or 4 and a "
+                "local material model only (its scatter is the one-word float tile; 8 would spill most of its "
+                "state); here deterministic, grid, p2g_words, g2p_minblocks or a nonlocal model differ");
   s->geo.lb = BG_BLOCK_LOG2;
   s->geo.dim = s->cfg->dim;
   return BG_OK;
@@ -268,10 +286,10 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
     TRY(cudaMemGetInfo(&free_b, &total_b));
     /* the sparse grid's table: 8 bytes per block; its pool grows with the material */
     size_t grid_bytes = s->sparse ? (size_t)G->n_blocks * 2 * sizeof(int32_t) : (size_t)cfg->n_nodes * sizeof(float4);
-    if (grid_bytes > free_b) {
+    if (grid_bytes * (s->fused ? 3 : 1) > free_b) {
       if (err && len)
         snprintf(err, len, "cuda backend: a %lld-node grid needs %.3g GB, the device has %.3g GB free",
-                 (long long)cfg->n_nodes, grid_bytes / 1e9, free_b / 1e9);
+                 (long long)cfg->n_nodes, grid_bytes * (s->fused ? 3 : 1) / 1e9, free_b / 1e9);
       cuda_destroy(s);
       return BG_ERR_NOMEM;
     }
@@ -283,6 +301,11 @@ static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t
     } else {
       TRY(cudaMalloc((void **)&s->grid, grid_bytes));
       TRY(cudaMemsetAsync(s->grid, 0, grid_bytes, s->st));
+    }
+    if (s->fused) {
+      TRY(cudaMalloc((void **)&s->gnext, 2 * grid_bytes));
+      TRY(cudaMemsetAsync(s->gnext, 0, 2 * grid_bytes, s->st));
+      s->gforce = s->gnext + cfg->n_nodes;
     }
     if (s->det) {
       /* the fixed-point grid, component-major, and its per-step scales */
@@ -411,6 +434,7 @@ static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real
   s->n += n;
   s->n_active += n;
   s->dirty = 1;
+  cuda_pre_invalidate(s);
   return BG_OK;
 }
 

@@ -186,6 +186,7 @@ bg_status cuda_set_device(void *state, bg_field f, const bg_real *dev_in, uintpt
   float v2;
   memcpy(&v2, &bits, sizeof v2);
   s->max_speed = sqrt((double)v2);
+  cuda_pre_invalidate(s); /* the next P2G scatters the velocities just set */
   return leave(s, stream);
 }
 
@@ -209,6 +210,7 @@ bg_status cuda_add_device(void *state, size_t n, const bg_real *x, const bg_real
   s->n += n;
   s->n_active += n;
   s->dirty = 1;
+  cuda_pre_invalidate(s);
   return leave(s, stream);
 }
 
@@ -233,7 +235,7 @@ void cuda_memory(void *state, bg_memory *out) {
                                       : nn * sizeof(float4);
   out->grid_nodes = s->sparse ? (size_t)s->pool_cap * BG_CUDA_BLOCK_NODES : nn;
   out->grid_bytes = grid_array + (s->gfix ? 4 * nn * sizeof *s->gfix : 0) + (s->gs ? nn * sizeof(float) : 0) +
-                    (s->gm ? nn * sizeof(float) : 0);
+                    (s->gm ? nn * sizeof(float) : 0) + (s->gnext ? 2 * nn * sizeof(float4) : 0);
   /* the sort's key and permutation double buffers, CUB's scratch, the run list, the boundary nodes, the tallies */
   out->other_bytes = 2 * s->sort_cap * (sizeof(uint32_t) + sizeof(int64_t)) + s->cub_bytes +
                      s->run_cap * (sizeof(int64_t) + sizeof(uint32_t)) + (s->bn_cap + s->bb_cap) * sizeof(bg_bnode) +

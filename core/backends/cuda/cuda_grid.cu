@@ -17,6 +17,29 @@ __global__ void k_grid_update(float4 *grid, int64_t nn, float g0, float g1, floa
   }
 }
 
+/* The same after a fused G2P2G (cuda_g2p2g.cu): the node's mass and
+ * momentum from gnext plus dt times its force from gforce (bg_p2g_affine's
+ * stress term, split off), written to grid at every node (zero where no
+ * particle reached), and gnext, gforce cleared for the next fused scatter. */
+__global__ void k_grid_update_pre(float4 *grid, float4 *gnext, float4 *gforce, int64_t nn, float dt, float g0,
+                                  float g1, float g2, float damp) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i >= nn) return;
+  const float4 a = gnext[i], f = gforce[i];
+  if (a.x != 0.0f || a.y != 0.0f || a.z != 0.0f || a.w != 0.0f || f.x != 0.0f || f.y != 0.0f || f.z != 0.0f) {
+    gnext[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    gforce[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+  float4 q = make_float4(a.x, a.y + dt * f.x, a.z + dt * f.y, a.w + dt * f.z);
+  if (q.x > 0.0f) {
+    float g[4] = {q.x, q.y, q.z, q.w};
+    const float gdt[3] = {g0, g1, g2};
+    bg_node_update(g, gdt);
+    q = make_float4(g[0], g[1] * damp, g[2] * damp, g[3] * damp);
+  }
+  grid[i] = q;
+}
+
 /* Contact on the solid nodes bn, less those listed in skip (the bodies'
  * nodes, which carry their own entry); each wall's share of the momentum
  * change, over dt, is added to wf (BG_WALL_TALLY doubles per wall: minus
@@ -62,9 +85,17 @@ bg_status cuda_grid_update(void *state, bg_real dt) {
   const bg_config *c = s->cfg;
   /* the dense grid's every node, or the sparse pool's blocks of this step */
   const int64_t nn = s->sparse ? s->n_act * BG_CUDA_BLOCK_NODES : c->n_nodes;
-  if (nn) k_grid_update<<<grid_of(nn, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-      s->grid, nn, c->gravity[0] * dt, c->gravity[1] * dt, c->gravity[2] * dt,
-      bg_damping_factor(c->damping, dt));
+  if (s->pre == BG_PRE_VALID) {
+    /* cuda_p2g left the fused scatter where it was (a dense grid) */
+    k_grid_update_pre<<<grid_of(nn, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
+        s->grid, s->gnext, s->gforce, nn, dt, c->gravity[0] * dt, c->gravity[1] * dt, c->gravity[2] * dt,
+        bg_damping_factor(c->damping, dt));
+    s->pre = BG_PRE_NONE;
+  } else if (nn) {
+    k_grid_update<<<grid_of(nn, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
+        s->grid, nn, c->gravity[0] * dt, c->gravity[1] * dt, c->gravity[2] * dt,
+        bg_damping_factor(c->damping, dt));
+  }
   CU(cudaGetLastError());
   double *wf = (double *)(s->d_tally + 1 + 2 * ((size_t)c->n_sinks + 1));
   CU(cudaMemsetAsync(wf, 0, BG_WALL_TALLY * (size_t)c->n_walls * sizeof(double), s->st));

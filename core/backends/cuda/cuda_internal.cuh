@@ -56,6 +56,11 @@
  * shared tile ("cuda") and global float atomics ("cuda/global"). */
 enum { BG_CUDA_TILE = 0, BG_CUDA_GLOBAL = 1 };
 
+/* cuda_state.pre: gnext and gforce are zero (NONE), hold the scatter of
+ * every particle as it stands (VALID: the next P2G has nothing to do), or
+ * hold a scatter that particles added or set since have made stale. */
+enum { BG_PRE_NONE = 0, BG_PRE_VALID = 1, BG_PRE_STALE = 2 };
+
 /* Particle float arrays, SoA: component k of particle p is f[k][p], in
  * the raw layout every backend shares (bg_internal.h). */
 enum {
@@ -125,6 +130,8 @@ typedef struct cuda_state {
   int det;      /* the property deterministic: the grid summed in 64-bit fixed point (cuda_p2g.cu) */
   int p2g_words; /* the property p2g_words: int32 words per value in the P2G tile, 2 (hi, lo) or 1 (cuda_p2g.cu) */
   int p2g_bound; /* the property p2g_bound: 1 running, the one-word tile's scales raised as the run is read; 0 pass (cuda_p2g.cu) */
+  int fused;     /* the property g2p2g: 1 fused, G2P scatters the next step's grid at once (cuda_g2p2g.cu) */
+  int pre;       /* BG_PRE_*: what gnext and gforce hold */
   size_t n, cap;
   dparts P;
   /* sort: keys and permutation double buffers (also the gather's spares) */
@@ -144,6 +151,10 @@ typedef struct cuda_state {
    * grid=sparse the pool of the blocks allocated this step, 64 nodes per
    * block (block-major, k fastest), pool_cap blocks held, n_act in use */
   float4 *grid;
+  /* g2p2g=fused: the next step's mass and momentum (gnext) and force
+   * (gforce, w unused), scattered by the fused kernel and folded into grid
+   * by the next grid update (BG_PRE_VALID), zero otherwise */
+  float4 *gnext, *gforce;
   int sparse;
   int32_t *bflag, *bslot; /* per block: touched this step, its slot (cuda_sparse.cu) */
   void *sp_tmp;           /* CUB's scratch of the slots' scan */
@@ -336,6 +347,53 @@ static inline double *cut_tally(cuda_state *s) {
   return (double *)(s->d_tally + 1 + 2 * ((size_t)s->cfg->n_sinks + 1)) + BG_WALL_TALLY * (size_t)s->cfg->n_walls;
 }
 
+/* One vector atomic per node on sm_90, four scalar ones before it. */
+static __device__ __forceinline__ void atomic_add4(float4 *g, float a, float b, float c, float d) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  atomicAdd(g, make_float4(a, b, c, d));
+#else
+  atomicAdd(&g->x, a);
+  atomicAdd(&g->y, b);
+  atomicAdd(&g->z, c);
+  atomicAdd(&g->w, d);
+#endif
+}
+
+static __device__ __forceinline__ float sel3(const float *v, int i) { return i == 0 ? v[0] : i == 1 ? v[1] : v[2]; }
+
+/* The exponent e with S 1.001 < 2^e (0 for S = 0): the float sums of the
+ * bounds round below the true ones by far less than the factor 2 that the
+ * power of two leaves, and 1.001 covers them. ok: S is finite. */
+static __device__ __forceinline__ int bound_exp(float S, bool &ok) {
+  S *= 1.001f;
+  int e = 0;
+  ok = isfinite(S);
+  if (ok && S > 0.0f) (void)frexpf(S, &e);
+  return e;
+}
+
+/* Run r of the last sort: its particles [beg, end), its grid block b and
+ * the block's first node o; false for the parked bucket. */
+typedef struct run_block {
+  uint32_t key;
+  int64_t beg, end, b[3];
+  int o[3];
+} run_block;
+
+template <int LB>
+static __device__ __forceinline__ bool run_of(const dgeom &G, const int64_t *runstart, const uint32_t *runkey,
+                                              int64_t n_runs, int64_t n, int64_t r, run_block &rb) {
+  rb.key = runkey[r];
+  if (rb.key >= (uint32_t)G.n_blocks) return false;
+  rb.beg = runstart[r];
+  rb.end = r + 1 < n_runs ? runstart[r + 1] : n;
+  rb.b[2] = rb.key % G.nb[2];
+  rb.b[1] = (rb.key / G.nb[2]) % G.nb[1];
+  rb.b[0] = rb.key / (G.nb[2] * G.nb[1]);
+  for (int d = 0; d < 3; ++d) rb.o[d] = (int)(rb.b[d] << LB);
+  return true;
+}
+
 /* ------------------------------------------------ host entry points by file */
 
 /* cuda_backend.cu: lifecycle */
@@ -360,6 +418,13 @@ bg_status cuda_set_body_nodes(void *state, const bg_bnode *nodes, size_t n);
 const void *cuda_grid_kernel(void);
 /* cuda_g2p.cu */
 bg_status cuda_g2p(void *state, bg_real dt);
+/* cuda_g2p2g.cu: the fused G2P and next scatter over this step's runs
+ * (g2p2g=fused, no plates); sets pre to BG_PRE_VALID */
+bg_status cuda_g2p2g_launch(cuda_state *s, const dmat *M, float dt);
+/* particles changed outside a step: a pre-scattered grid no longer holds them */
+static inline void cuda_pre_invalidate(cuda_state *s) {
+  if (s->pre == BG_PRE_VALID) s->pre = BG_PRE_STALE;
+}
 /* cuda_readback.cu; cuda_flush folds the last step's device tallies in */
 bg_status cuda_flush(cuda_state *s);
 bg_status cuda_get(void *state, bg_field f, bg_real *out);

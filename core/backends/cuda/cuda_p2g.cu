@@ -18,18 +18,6 @@
  * sum within some 2^20 of the largest. */
 #include "cuda_internal.cuh"
 
-static __device__ __forceinline__ void atomic_add4(float4 *g, float a, float b, float c, float d) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  atomicAdd(g, make_float4(a, b, c, d));
-#else
-  atomicAdd(&g->x, a);
-  atomicAdd(&g->y, b);
-  atomicAdd(&g->z, c);
-  atomicAdd(&g->w, d);
-#endif
-}
-
-
 /* What a particle scatters, computed exactly as the CPU reference does:
  * per node wt * (m, m v + A dpos), dpos = (node - xg) dx. */
 typedef struct contrib {
@@ -75,8 +63,6 @@ template <int LB, int DIM>
 static __device__ __forceinline__ bool in_block(const contrib &c, int64_t bx, int64_t by, int64_t bz) {
   return (c.w.base[0] >> LB) == bx && (DIM == 2 || (c.w.base[1] >> LB) == by) && (c.w.base[2] >> LB) == bz;
 }
-
-static __device__ __forceinline__ float sel3(const float *v, int i) { return i == 0 ? v[0] : i == 1 ? v[1] : v[2]; }
 
 /* The scatters: every particle to the global grid with float atomics
  * ("cuda/global"), or in-block particles to a shared fixed-point tile
@@ -154,17 +140,6 @@ static __device__ __forceinline__ void scatter_node(const dgeom &G, const contri
 static __device__ __forceinline__ void add_bound(const contrib &c, float h, float sum[4]) {
 #pragma unroll
   for (int l = 0; l < 4; ++l) sum[l] += fabsf(c.b4[l]) + h * (fabsf(c.ax[l]) + fabsf(c.ay[l]) + fabsf(c.az[l]));
-}
-
-/* The exponent e with S 1.001 < 2^e (0 for S = 0): the float sums of the
- * bounds round below the true ones by far less than the factor 2 that the
- * power of two leaves, and 1.001 covers them. ok: S is finite. */
-static __device__ __forceinline__ int bound_exp(float S, bool &ok) {
-  S *= 1.001f;
-  int e = 0;
-  ok = isfinite(S);
-  if (ok && S > 0.0f) (void)frexpf(S, &e);
-  return e;
 }
 
 /* The fixed-point tile's scales for one block, from a first pass over its
@@ -262,28 +237,6 @@ static __device__ __forceinline__ void flush_tile(const dgeom &G, const float *t
       atomic_add4(grid + grid_addr<SP>(G, i, j, k), q[0], q[1], q[2], q[3]);
     }
   }
-}
-
-/* Run r of the last sort: its particles [beg, end), its grid block b and
- * the block's first node o; false for the parked bucket. */
-typedef struct run_block {
-  uint32_t key;
-  int64_t beg, end, b[3];
-  int o[3];
-} run_block;
-
-template <int LB>
-static __device__ __forceinline__ bool run_of(const dgeom &G, const int64_t *runstart, const uint32_t *runkey,
-                                              int64_t n_runs, int64_t n, int64_t r, run_block &rb) {
-  rb.key = runkey[r];
-  if (rb.key >= (uint32_t)G.n_blocks) return false;
-  rb.beg = runstart[r];
-  rb.end = r + 1 < n_runs ? runstart[r + 1] : n;
-  rb.b[2] = rb.key % G.nb[2];
-  rb.b[1] = (rb.key / G.nb[2]) % G.nb[1];
-  rb.b[0] = rb.key / (G.nb[2] * G.nb[1]);
-  for (int d = 0; d < 3; ++d) rb.o[d] = (int)(rb.b[d] << LB);
-  return true;
 }
 
 /* One particle's 27 nodes (9 in 2D), into the tile (in) or the global
@@ -434,7 +387,8 @@ __global__ void k_p2g_running(dparts P, dgeom G, const int64_t *runstart, const 
         for (int off = 16; off > 0; off >>= 1) b[l] += __shfl_xor_sync(full, b[l], off);
         srun[l] += __shfl_sync(full, b[l], 0); /* lane 0's sum: the same on every lane */
         bool fin;
-        need[l] = bound_exp(srun[l], fin);
+        /* never below 2^-96: a finer scale (2^126 and up) leaves float's range */
+        need[l] = max(bound_exp(srun[l], fin), -96);
         if (!fin || 30 - need[l] < -126) ok = false;
         if (!started || need[l] > e[l]) grow = true;
       }
@@ -573,6 +527,13 @@ bg_status cuda_p2g(void *state, bg_real dt) {
   const size_t nn = (size_t)c->n_nodes;
   unsigned int *bound = (unsigned int *)s->gbound;
   double *gscale = s->det ? (double *)((char *)s->gbound + 4 * sizeof(unsigned int)) : NULL;
+  /* g2p2g=fused: the last G2P scattered every particle already, unless a
+   * plate came since (its particles take the cut kernels) */
+  if (s->pre == BG_PRE_VALID && c->n_cuts == 0) return mark(s, 2);
+  if (s->pre != BG_PRE_NONE) {
+    CU(cudaMemsetAsync(s->gnext, 0, 2 * nn * sizeof(float4), s->st));
+    s->pre = BG_PRE_NONE;
+  }
   if (s->det) {
     CU(cudaMemsetAsync(s->gfix, 0, 4 * nn * sizeof(unsigned long long), s->st));
     CU(cudaMemsetAsync(bound, 0, 4 * sizeof(unsigned int), s->st));

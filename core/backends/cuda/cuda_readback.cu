@@ -221,6 +221,7 @@ bg_status cuda_import(void *state, const bg_raw *r) {
   s->n = r->n;
   s->n_runs = keep_runs ? r->n_runs : 0;
   s->dirty = keep_runs ? 0 : 1;
+  cuda_pre_invalidate(s);
   s->parked_mass = r->parked_mass;
   s->total_mass = r->total_mass;
   s->max_speed = r->max_speed;
