@@ -15,7 +15,9 @@
  * argv[1] is the backend (a name of bg_backend_name other than the oracle;
  * exit 77 when it is unavailable). argv[2], optional: one scene only (fall,
  * column, column-2d, column-MODEL for each registered model, mixed-column,
- * jelly-on-sand, water-dam, body, silo). */
+ * jelly-on-sand, water-dam, body, plate, silo, or all). argv[3], optional:
+ * properties every run of the backend takes ("g2p2g=fused"), with each
+ * scene's sort intervals and no property variants. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +30,7 @@
 /* the oracle: plain serial code on the core/physics point functions */
 #define ORACLE "cpu/ref"
 static const char *g_backend;
+static const char *g_base = ""; /* properties every variant takes (argv[3]) */
 
 /* ------------------------------------------------------------------ scenes */
 
@@ -712,10 +715,11 @@ done:
 static size_t variants(variant *out, size_t cap, const int *intervals, const char *const *labels, int props) {
   size_t n = 0;
   for (; labels[n] && n < cap; ++n) {
-    snprintf(out[n].label, sizeof out[n].label, "%s", labels[n]);
+    snprintf(out[n].label, sizeof out[n].label, "%s%s%s", labels[n], *g_base ? ", " : "", g_base);
     out[n].sort_interval = intervals[n];
-    out[n].properties[0] = 0;
+    snprintf(out[n].properties, sizeof out[n].properties, "%s", g_base);
   }
+  if (*g_base) props = 0; /* the given properties with each scene's sort intervals only */
   for (int i = 0; props && i < bg_backend_property_count(g_backend); ++i) {
     const char *name, *values, *def;
     if (bg_backend_property(g_backend, i, &name, &values, &def, NULL) != BG_OK) continue;
@@ -734,6 +738,15 @@ static size_t variants(variant *out, size_t cap, const int *intervals, const cha
 
 int main(int argc, char **argv) {
   g_backend = argc > 1 ? argv[1] : "auto";
+  /* argv[3], optional: properties every run of the backend takes (then
+   * with each scene's sort intervals, and no property variants) */
+  if (argc > 3) {
+    if (strlen(argv[3]) >= sizeof ((variant *)0)->properties) {
+      printf("FAIL: properties '%s' longer than %zu characters\n", argv[3], sizeof ((variant *)0)->properties - 1);
+      return 1;
+    }
+    g_base = argv[3];
+  }
   setvbuf(stdout, NULL, _IOLBF, 0);
   char why[256];
   if (strcmp(g_backend, ORACLE) == 0) {
@@ -751,8 +764,9 @@ int main(int argc, char **argv) {
   const char *const silo_lab[] = {"default (sort every 32)", "sort every 8", NULL};
   variant vars[16];
   size_t nv;
-  /* argv[2], optional: only that scene (fall, column, column-MODEL, column-cohesion, body, plate, silo) */
-  const char *only = argc > 2 ? argv[2] : NULL;
+  /* argv[2], optional: only that scene (fall, column, column-MODEL, column-cohesion, body, plate, silo; "all"
+   * for every one) */
+  const char *only = argc > 2 && strcmp(argv[2], "all") != 0 ? argv[2] : NULL;
   scene sc;
   if (!only || strcmp(only, "fall") == 0) {
     scene_fall(&sc);
