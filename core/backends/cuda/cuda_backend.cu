@@ -222,11 +222,23 @@ static bg_status read_properties(cuda_state *s) {
   if (strcmp(fu, "split") != 0 && strcmp(fu, "fused") != 0)
     return fail(s, BG_ERR_RANGE, "g2p2g must be split or fused (two transfer kernels, or one)");
   s->fused = fu[0] == 'f';
-  if (s->fused && (s->det || s->sparse || s->p2g_words != 1 || s->g2p_minb == 8 || s->cfg->nl >= 0))
-    return fail(s, BG_ERR_RANGE,
-                "g2p2g=fused runs with grid=dense, deterministic=0, p2g_words=1, g2p_minblocks auto, 0 or 4 and a "
-                "local material model only (its scatter is the one-word float tile; 8 would spill most of its "
-                "state); here deterministic, grid, p2g_words, g2p_minblocks or a nonlocal model differ");
+  if (s->fused) {
+    /* the fused kernel scatters into the one-word float tile of a dense grid, and holds no nonlocal sums */
+    const char *bad = s->det                 ? "deterministic=1"
+                      : s->sparse            ? "grid=sparse"
+                      : s->p2g_words != 1    ? "p2g_words=2"
+                      : s->g2p_minb == 8     ? "g2p_minblocks=8 (it would spill most of the kernel's state)"
+                      : s->cfg->nl >= 0      ? "a material with a nonlocal model"
+                                             : NULL;
+    if (bad) {
+      if (s->err && s->err_len)
+        snprintf(s->err, s->err_len,
+                 "cuda backend: g2p2g=fused does not run with %s; it takes grid=dense, deterministic=0, "
+                 "p2g_words=1, g2p_minblocks auto, 0 or 4 and local material models (use g2p2g=split)",
+                 bad);
+      return BG_ERR_RANGE;
+    }
+  }
   s->geo.lb = BG_BLOCK_LOG2;
   s->geo.dim = s->cfg->dim;
   return BG_OK;
