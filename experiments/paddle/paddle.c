@@ -93,7 +93,8 @@ static bg_lab *parse_options(int argc, char **argv) {
        .help = "speed of the two plate drags that measure zeta, m/s", .quick = "0.1", .paper = "0.05"},
       {.name = "cfl", .type = BG_PARAM_DOUBLE, .dest = &g_o.cfl, .lo = 0.02, .hi = 1,
        .help = "the spins' CFL number (the library's default 0.3): a torque that moves with it is the "
-               "discretisation's, not the sand's; paper 0.15, where omega 1's torque is within 1% of CFL 0.075's",
+               "discretisation's, not the sand's; paper 0.15 (the torque is not converged in the step there: "
+               "reports/results/h100/paddle-cfl0375)",
        .quick = "0.3", .paper = "0.15"},
   };
   /* clang-format on */
