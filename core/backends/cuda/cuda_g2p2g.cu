@@ -37,7 +37,8 @@ static __device__ __forceinline__ void fused_contrib(const dgeom &G, const g2p_o
   c.w = bg_bspline_eval_dim(xg, dim);
   c.m = m;
   const float kk = -vol0 * 4.0f * G.inv_dx * G.inv_dx;
-  const float t[3][3] = {{o.tau[0], o.tau[3], o.tau[4]}, {o.tau[3], o.tau[1], o.tau[5]}, {o.tau[4], o.tau[5], o.tau[2]}};
+  const float t[3][3] = {
+      {o.tau[0], o.tau[3], o.tau[4]}, {o.tau[3], o.tau[1], o.tau[5]}, {o.tau[4], o.tau[5], o.tau[2]}};
   for (int i = 0; i < 3; ++i) {
     c.mv[i] = m * o.v[i];
     for (int j = 0; j < 3; ++j) {

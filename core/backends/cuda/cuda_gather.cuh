@@ -23,7 +23,8 @@ static __device__ __forceinline__ double g2p_finish(const dparts &P, int64_t p, 
                                                     float dt, const bg_mat *mat, const bg_bspline &w,
                                                     const float av[3], const bg_mat3 &C,
                                                     const float4 *__restrict__ grid, const float *__restrict__ gs,
-                                                    const float *__restrict__ gm, int nl, unsigned long long *tally, g2p_out *out);
+                                                    const float *__restrict__ gm, int nl, unsigned long long *tally,
+                                                    g2p_out *out);
 
 /* One particle's G2P, returning its |v|^2 for the step's maximum speed
  * (0 when parked now). MULTI: a material table (each particle's entry
@@ -90,7 +91,8 @@ static __device__ __forceinline__ double g2p_finish(const dparts &P, int64_t p, 
                                                     float dt, const bg_mat *mat, const bg_bspline &w,
                                                     const float av[3], const bg_mat3 &C,
                                                     const float4 *__restrict__ grid, const float *__restrict__ gs,
-                                                    const float *__restrict__ gm, int nl, unsigned long long *tally, g2p_out *out) {
+                                                    const float *__restrict__ gm, int nl, unsigned long long *tally,
+                                                    g2p_out *out) {
   double sp2 = 0.0;
   {
     constexpr int b0 = DIM == 2 ? 1 : 0, b1 = DIM == 2 ? 1 : 2; /* the y stencil (bg_stencil_b0/b1) */
