@@ -18,71 +18,6 @@ typedef struct g2p_out {
   bool live;
 } g2p_out;
 
-template <bool MULTI, int DIM, bool NL, bool OUT>
-static __device__ __forceinline__ double g2p_finish(const dparts &P, int64_t p, const dgeom &G, const dmat &M,
-                                                    float dt, const bg_mat *mat, const bg_bspline &w,
-                                                    const float av[3], const bg_mat3 &C,
-                                                    const float4 *__restrict__ grid, const float *__restrict__ gs,
-                                                    const float *__restrict__ gm, int nl, unsigned long long *tally,
-                                                    g2p_out *out);
-
-/* One particle's G2P, returning its |v|^2 for the step's maximum speed
- * (0 when parked now). MULTI: a material table (each particle's entry
- * through its index, and the nonlocal service only for the entries that
- * need it, averaging over their own mass gm). */
-template <bool MULTI, int DIM, bool NL, bool SP, bool OUT = false>
-static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p, const dgeom &G, const dmat &M,
-                                                      float dt, const float4 *__restrict__ grid,
-                                                      const float *__restrict__ gs, const float *__restrict__ gm,
-                                                      int nl, unsigned long long *tally, g2p_out *out = NULL) {
-  double sp2 = 0.0;
-  {
-    const bg_mat *mat = MULTI ? M.mats + P.mat[p] : &M.mat;
-    float xg[3];
-    for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
-    const bg_bspline w = bg_bspline_eval_dim(xg, DIM);
-    constexpr int b0 = DIM == 2 ? 1 : 0, b1 = DIM == 2 ? 1 : 2; /* the y stencil (bg_stencil_b0/b1) */
-    const float dx = G.dx, k4 = 4.0f * G.inv_dx * G.inv_dx;
-    /* lanes 1..3 of the CPU's 4-lane sums (lane 0, the mass, is ignored there) */
-    float av[3] = {0, 0, 0}, aa[3] = {0, 0, 0}, ab[3] = {0, 0, 0}, ac[3] = {0, 0, 0};
-    /* grid=sparse: the stencil's blocks, once (sparse_stencil) */
-    sparse_stencil ss;
-    if (SP) {
-      const int n0[3] = {w.base[0], w.base[1] + b0, w.base[2]}, span[3] = {3, b1 - b0 + 1, 3};
-      sparse_stencil_load(G, n0, span, ss);
-    }
-    for (int a = 0; a < 3; ++a) {
-      const float dxa = ((float)a - w.fx[0]) * dx;
-      for (int b = b0; b <= b1; ++b) {
-        const float dxb = ((float)b - w.fx[1]) * dx;
-        const float wab = w.w[0][a] * w.w[1][b];
-        const float4 *g = SP ? grid : grid + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2]);
-        for (int k = 0; k < 3; ++k) {
-          const float dxc = ((float)k - w.fx[2]) * dx;
-          const float wt = wab * w.w[2][k];
-          const float4 q = SP ? g[sparse_node(ss, a, b - b0, k)] : g[k];
-          const float gv[3] = {q.y, q.z, q.w};
-          for (int l = 0; l < 3; ++l) {
-            const float wv = wt * gv[l];
-            av[l] += wv;
-            aa[l] += wv * dxa;
-            ab[l] += wv * dxb;
-            ac[l] += wv * dxc;
-          }
-        }
-      }
-    }
-    bg_mat3 C;
-    for (int i = 0; i < 3; ++i) {
-      C.m[i][0] = k4 * aa[i];
-      C.m[i][1] = k4 * ab[i];
-      C.m[i][2] = k4 * ac[i];
-    }
-    sp2 = g2p_finish<MULTI, DIM, NL, OUT>(P, p, G, M, dt, mat, w, av, C, grid, gs, gm, nl, tally, out);
-  }
-  return sp2;
-}
-
 /* G2P after the gather (new velocity av, APIC matrix C): x, v and C
  * stored, F updated, the constitutive update, tau, the state and the
  * parking code; returns |v|^2 (0 when parked now). */
@@ -151,6 +86,63 @@ static __device__ __forceinline__ double g2p_finish(const dparts &P, int64_t p, 
     } else {
       sp2 = (double)av[0] * av[0] + (double)av[1] * av[1] + (double)av[2] * av[2];
     }
+  }
+  return sp2;
+}
+
+/* One particle's G2P, returning its |v|^2 for the step's maximum speed
+ * (0 when parked now). MULTI: a material table (each particle's entry
+ * through its index, and the nonlocal service only for the entries that
+ * need it, averaging over their own mass gm). */
+template <bool MULTI, int DIM, bool NL, bool SP, bool OUT = false>
+static __device__ __forceinline__ double g2p_particle(const dparts &P, int64_t p, const dgeom &G, const dmat &M,
+                                                      float dt, const float4 *__restrict__ grid,
+                                                      const float *__restrict__ gs, const float *__restrict__ gm,
+                                                      int nl, unsigned long long *tally, g2p_out *out = NULL) {
+  double sp2 = 0.0;
+  {
+    const bg_mat *mat = MULTI ? M.mats + P.mat[p] : &M.mat;
+    float xg[3];
+    for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
+    const bg_bspline w = bg_bspline_eval_dim(xg, DIM);
+    constexpr int b0 = DIM == 2 ? 1 : 0, b1 = DIM == 2 ? 1 : 2; /* the y stencil (bg_stencil_b0/b1) */
+    const float dx = G.dx, k4 = 4.0f * G.inv_dx * G.inv_dx;
+    /* lanes 1..3 of the CPU's 4-lane sums (lane 0, the mass, is ignored there) */
+    float av[3] = {0, 0, 0}, aa[3] = {0, 0, 0}, ab[3] = {0, 0, 0}, ac[3] = {0, 0, 0};
+    /* grid=sparse: the stencil's blocks, once (sparse_stencil) */
+    sparse_stencil ss;
+    if (SP) {
+      const int n0[3] = {w.base[0], w.base[1] + b0, w.base[2]}, span[3] = {3, b1 - b0 + 1, 3};
+      sparse_stencil_load(G, n0, span, ss);
+    }
+    for (int a = 0; a < 3; ++a) {
+      const float dxa = ((float)a - w.fx[0]) * dx;
+      for (int b = b0; b <= b1; ++b) {
+        const float dxb = ((float)b - w.fx[1]) * dx;
+        const float wab = w.w[0][a] * w.w[1][b];
+        const float4 *g = SP ? grid : grid + node_index(G, w.base[0] + a, w.base[1] + b, w.base[2]);
+        for (int k = 0; k < 3; ++k) {
+          const float dxc = ((float)k - w.fx[2]) * dx;
+          const float wt = wab * w.w[2][k];
+          const float4 q = SP ? g[sparse_node(ss, a, b - b0, k)] : g[k];
+          const float gv[3] = {q.y, q.z, q.w};
+          for (int l = 0; l < 3; ++l) {
+            const float wv = wt * gv[l];
+            av[l] += wv;
+            aa[l] += wv * dxa;
+            ab[l] += wv * dxb;
+            ac[l] += wv * dxc;
+          }
+        }
+      }
+    }
+    bg_mat3 C;
+    for (int i = 0; i < 3; ++i) {
+      C.m[i][0] = k4 * aa[i];
+      C.m[i][1] = k4 * ab[i];
+      C.m[i][2] = k4 * ac[i];
+    }
+    sp2 = g2p_finish<MULTI, DIM, NL, OUT>(P, p, G, M, dt, mat, w, av, C, grid, gs, gm, nl, tally, out);
   }
   return sp2;
 }
