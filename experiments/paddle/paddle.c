@@ -8,11 +8,13 @@
  * Claims (references/claims.tsv):
  *   paddle.rate_independent  over the slow points (Froude below --slow-froude,
  *                            from the omega read back from the bodies), the
- *                            torque's range over its mean, held to the range
+ *                            range over the mean of the torque's stress part
+ *                            (bg_contact.h: the part that does not move with
+ *                            the step), held to the range
  *                            two window means reach at 2 sigma (the table's
  *                            tolerance; the run records its own estimate,
  *                            2 sqrt 2 max SE / mean);
- *   paddle.rft_torque        the slow points' mean torque against resistive
+ *   paddle.rft_torque        the slow points' mean stress torque against resistive
  *                            force theory's (paddle_rft.c) at the same
  *                            read-back poses, depth and omega, with zeta
  *                            measured in the run's sand by two plate drags. */
@@ -92,9 +94,9 @@ static bg_lab *parse_options(int argc, char **argv) {
       {.name = "cal-speed", .type = BG_PARAM_DOUBLE, .dest = &g_o.cal_speed, .lo = 1e-3, .hi = 10,
        .help = "speed of the two plate drags that measure zeta, m/s", .quick = "0.1", .paper = "0.05"},
       {.name = "cfl", .type = BG_PARAM_DOUBLE, .dest = &g_o.cfl, .lo = 0.02, .hi = 1,
-       .help = "the spins' CFL number (the library's default 0.3): a torque that moves with it is the "
-               "discretisation's, not the sand's; paper 0.15 (the torque is not converged in the step there: "
-               "reports/results/h100/paddle-cfl0375)",
+       .help = "the spins' CFL number (the library's default 0.3): the contact torque's residue, the "
+               "transfers' part, grows as it shrinks; the stress part the claims read does not "
+               "(bg_contact.h, reports/results/cpu-2core/contact-split)",
        .quick = "0.3", .paper = "0.15"},
   };
   /* clang-format on */
@@ -148,33 +150,38 @@ static void write_outputs(bg_lab *lab, const plan *p) {
       "one row per omega: omega read back from the bodies, tip speed omega R, tip^2 / (g depth), "
       "the resisting torque per metre of depth over the window (mean, sd of the samples, standard "
       "error of the mean from 4 batch means), RFT's torque at the same poses, the first quarter "
-      "turn's (fresh sand) torques, the bed's stress ratios",
+      "turn's (fresh sand) torques, the bed's stress ratios, and the window's torque split into the part "
+      "the stress carries and the part the transfers leave every step (bg_contact.h: "
+      "torque = stress + residue, the residue growing as dt shrinks)",
       "omega_nominal_rad_s\tomega_rad_s\ttip_speed_m_s\tfroude\ttorque_N_m_m\ttorque_sd_N_m_m\t"
       "torque_se_N_m_m\trft_torque_N_m_m\ttorque_first_N_m_m\trft_first_N_m_m\tdepth_m\t"
       "sigma_v_over_rho_g_z\tp_swept_over_settled\tdx_m\twindow_from_turns\twindow_turns\t"
-      "in_rate_claim\tparticles\tsteps");
+      "in_rate_claim\tparticles\tsteps\ttorque_stress_N_m_m\ttorque_stress_se_N_m_m\t"
+      "torque_residue_N_m_m\tsplit_probes\tsplit_nonlinearity");
   for (int k = 0; k < g_nw; ++k) {
     const paddle_run *r = &p->run[k];
     if (!p->ran[k]) continue;
     fprintf(
         f,
         "%g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.4g\t%.4g\t%.6g\t%g\t%"
-        "g\t%d\t%zu\t%llu\n",
+        "g\t%d\t%zu\t%llu\t%.6g\t%.6g\t%.6g\t%d\t%.3g\n",
         r->omega_nom, r->omega_fed, r->tip_speed, r->froude, r->torque, r->sd, r->se, r->rft,
         r->torque_first, r->rft_first, r->depth, r->sigma_v_ratio, r->p_swept_ratio, r->dx,
         0.25 * g_o.startup, 0.25 * g_o.window, in_slow_set(lab, r), r->n_particles,
-        (unsigned long long)r->steps);
+        (unsigned long long)r->steps, r->torque_stress, r->stress_se, r->torque_residue, r->split_n,
+        r->split_nonlinearity);
   }
   fclose(f);
   FILE *s = bg_lab_tsv(lab, "series.tsv",
-                       "the torque per sample of the spin (1/24 of a quarter turn), per omega; "
+                       "the torque per sample of the spin (1/24 of a quarter turn), per omega, and in the "
+                       "window its stress part at the sample's last pose (bg_contact.h; NaN before); "
                        "blank lines separate the omegas",
-                       "omega_nominal_rad_s\tturns\ttorque_N_m_m\trft_torque_N_m_m");
+                       "omega_nominal_rad_s\tturns\ttorque_N_m_m\trft_torque_N_m_m\ttorque_stress_N_m_m");
   for (int k = 0; k < g_nw; ++k) {
     const paddle_run *r = &p->run[k];
     for (int i = 0; p->ran[k] && i < r->n_series; ++i)
-      fprintf(s, "%g\t%.5f\t%.6g\t%.6g\n", r->omega_nom, r->series[3 * i], r->series[3 * i + 1],
-              r->series[3 * i + 2]);
+      fprintf(s, "%g\t%.5f\t%.6g\t%.6g\t%.6g\n", r->omega_nom, r->series[4 * i], r->series[4 * i + 1],
+              r->series[4 * i + 2], r->series[4 * i + 3]);
     if (p->ran[k]) fprintf(s, "\n\n");
   }
   fclose(s);
@@ -207,8 +214,8 @@ static slow_set slow_points(bg_lab *lab, const plan *p) {
   for (int k = 0; k < g_nw; ++k) {
     const paddle_run *r = &p->run[k];
     if (!p->ran[k] || !in_slow_set(lab, r)) continue;
-    s.n++, s.mean += r->torque, s.rft_mean += r->rft;
-    lo = fmin(lo, r->torque), hi = fmax(hi, r->torque), se = fmax(se, r->se);
+    s.n++, s.mean += r->torque_stress, s.rft_mean += r->rft;
+    lo = fmin(lo, r->torque_stress), hi = fmax(hi, r->torque_stress), se = fmax(se, r->stress_se);
     s.froude_max = fmax(s.froude_max, r->froude);
   }
   if (s.n < 2) return (slow_set){s.n, NAN, NAN, NAN, NAN, NAN};

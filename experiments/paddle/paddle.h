@@ -48,6 +48,11 @@ typedef struct paddle_run {
   double torque, sd;    /* resisting torque over the window: mean, sd of the samples, N m/m */
   double se;            /* the mean's standard error from batch means, N m/m */
   double torque_first;  /* the mean over the first quarter turn (fresh sand), N m/m */
+  double torque_stress;  /* the window's torque split (bg_contact.h), one probe per sample row: the part */
+  double torque_residue; /* the stress carries and the part the transfers leave every step, N m/m */
+  double stress_sd, stress_se; /* of the stress part's probes, as sd and se for the torque */
+  double split_nonlinearity; /* the largest of the probes' (bg_contact.h) */
+  int split_n;               /* probes averaged: one per sample row of the window */
   double rft;           /* the RFT torque at the read-back poses averaged over the window */
   double rft_first;     /* the same over the first quarter turn */
   double sigma_v_ratio; /* vertical stress at the axis' depth beside the paddle over rho0 g depth */
@@ -55,7 +60,7 @@ typedef struct paddle_run {
                            value */
   size_t n_particles;
   uint64_t steps;
-  double *series; /* per sample: turns, torque, rft torque (N m/m) */
+  double *series; /* per sample: turns, torque, rft torque, the torque's stress part (N m/m; NaN before the window) */
   int n_series;
 } paddle_run;
 

@@ -24,11 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bg_contact.h"
 #include "paddle.h"
 
 #define SPQ 24    /* series rows per quarter turn */
 #define MAXQ 16   /* quarter turns at most (start-up + window) */
 #define BATCHES 4 /* batch means over the window, for the standard error */
+#define SERIES_COLS 4 /* turns, torque, RFT torque, the torque's stress part (NaN before the window) */
 #define QUARTER 1.57079632679489661923
 
 /* The loop's state between samples, for a checkpoint. */
@@ -41,9 +43,11 @@ typedef struct loop {
   double row_t, row_tau, row_rft;       /* the current sample's sums */
   double first_t, first_tau, first_rft; /* the first quarter turn's sums */
   double win_t, win_tau, win_rft;       /* the window's sums */
+  double split_n, split_residue; /* the window's contact splits (bg_contact.h): count, residue sum */
+  double split_nonlin;            /* and the largest nonlinearity among them */
 } loop;
 
-#define LOOP_DOUBLES 11
+#define LOOP_DOUBLES 14
 
 static void loop_pack(void *ctx, bg_lab_blob *b) {
   const loop *l = ctx;
@@ -52,7 +56,7 @@ static void loop_pack(void *ctx, bg_lab_blob *b) {
   bg_lab_blob_put(b, &l->r->surface, sizeof l->r->surface);
   bg_lab_blob_put(b, &l->r->sigma_v_ratio, sizeof l->r->sigma_v_ratio);
   bg_lab_blob_put(b, &l->t0, LOOP_DOUBLES * sizeof(double));
-  bg_lab_blob_put(b, l->r->series, 3 * (size_t)l->row * sizeof *l->r->series);
+  bg_lab_blob_put(b, l->r->series, SERIES_COLS * (size_t)l->row * sizeof *l->r->series);
 }
 
 static void loop_unpack(loop *l, bg_lab_blob *b) {
@@ -63,7 +67,7 @@ static void loop_unpack(loop *l, bg_lab_blob *b) {
   bg_lab_blob_get(b, &l->t0, LOOP_DOUBLES * sizeof(double));
   if (l->row < 0 || l->row > l->rows)
     bg_lab_fail("paddle: the checkpoint holds another loop's state");
-  bg_lab_blob_get(b, l->r->series, 3 * (size_t)l->row * sizeof *l->r->series);
+  bg_lab_blob_get(b, l->r->series, SERIES_COLS * (size_t)l->row * sizeof *l->r->series);
 }
 
 /* Inside the bar along x or, for a cross, the one along z (boxes 2R x T). */
@@ -150,20 +154,21 @@ static bg_sim *build(bg_lab *lab, const paddle_options *o, double dx, double *zc
   return sim;
 }
 
-/* The sd of the window's sample rows and the standard error of their mean
- * from BATCHES batch means. */
-static void window_spread(paddle_run *r, int first_row) {
+/* The mean, the sd of the window's sample rows in column col of the series
+ * and the standard error of their mean from BATCHES batch means. */
+static void window_spread(const paddle_run *r, int first_row, int col, double *mean, double *sd, double *se) {
   const int n = r->n_series - first_row;
   double m = 0, v = 0, bm[BATCHES] = {0}, bv = 0;
-  for (int i = first_row; i < r->n_series; ++i) m += r->series[3 * i + 1] / n;
+  for (int i = first_row; i < r->n_series; ++i) m += r->series[SERIES_COLS * i + col] / n;
   for (int i = first_row; i < r->n_series; ++i) {
-    double d = r->series[3 * i + 1] - m;
+    double d = r->series[SERIES_COLS * i + col] - m;
     v += d * d / (n - 1);
-    bm[(i - first_row) * BATCHES / n] += r->series[3 * i + 1] / (n / BATCHES);
+    bm[(i - first_row) * BATCHES / n] += r->series[SERIES_COLS * i + col] / (n / BATCHES);
   }
   for (int b = 0; b < BATCHES; ++b) bv += (bm[b] - m) * (bm[b] - m) / (BATCHES - 1);
-  r->sd = sqrt(v);
-  r->se = sqrt(bv / BATCHES);
+  *mean = m;
+  *sd = sqrt(v);
+  *se = sqrt(bv / BATCHES);
 }
 
 paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, double zeta,
@@ -188,7 +193,7 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
   memset(&l, 0, sizeof l);
   l.r = &r;
   l.rows = SPQ * nq;
-  r.series = bg_lab_xmalloc(3 * (size_t)l.rows * sizeof *r.series);
+  r.series = bg_lab_xmalloc(SERIES_COLS * (size_t)l.rows * sizeof *r.series);
   r.n_series = l.rows;
   bg_lab_blob state;
   int finished;
@@ -200,6 +205,10 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
   const double t_win = o->startup * t_q; /* the window starts after the start-up */
   const bg_real w[3] = {0, (bg_real)omega, 0}, v0[3] = {0, 0, 0};
   const double sgn = omega > 0 ? 1 : -1;
+  const int first_win_row = o->startup * SPQ;
+  char split_path[4096];
+  if (snprintf(split_path, sizeof split_path, "%s/.split-%s.bgck", bg_lab_outdir(lab), tag) >= (int)sizeof split_path)
+    bg_lab_fail("paddle: output path too long");
   if (!finished && l.phase == 0) {
     bg_lab_check(bg_sim_advance_to(sim, o->settle), sim, "bg_sim_advance_to (settling)");
     /* the undisturbed surface: the columns beside the paddle */
@@ -220,9 +229,16 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
     bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
     const double t = st.time - l.t0;
     if (t >= (l.row + 1) * t_row) { /* a sample is complete */
-      double *s = r.series + 3 * l.row;
+      double *s = r.series + SERIES_COLS * l.row;
       s[0] = fabs(omega) * t / (4 * QUARTER), s[1] = l.row_tau / l.row_t,
-      s[2] = l.row_rft / l.row_t;
+      s[2] = l.row_rft / l.row_t, s[3] = NAN;
+      if (l.row >= first_win_row) { /* the torque's split at the row's last pose (bg_contact.h) */
+        const size_t arms[2] = {0, 1};
+        bg_contact_split c = bg_contact_split_at(sim, arms, (size_t)o->arms / 2, split_path, bg_lab_threads(lab));
+        s[3] = -sgn * c.stress[4];
+        l.split_n += 1, l.split_residue += -sgn * c.residue[4];
+        l.split_nonlin = fmax(l.split_nonlin, c.nonlinearity);
+      }
       l.row_t = l.row_tau = l.row_rft = 0;
       l.row++;
       bg_lab_progress_sim(lab, tag, t, t_total, (double)n * (double)st.step);
@@ -253,14 +269,21 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
   r.froude = r.tip_speed * r.tip_speed / (fabs(d.gravity[2]) * r.depth);
   r.torque = l.win_tau / l.win_t, r.rft = l.win_rft / l.win_t;
   r.torque_first = l.first_tau / l.first_t, r.rft_first = l.first_rft / l.first_t;
+  r.split_n = (int)l.split_n;
+  r.torque_residue = l.split_n > 0 ? l.split_residue / l.split_n : NAN;
+  r.split_nonlinearity = l.split_nonlin;
   r.p_swept_ratio = stress_mean(sim, n, 1, R, b0.x[2], dx, x_side) / l.p_settled;
-  window_spread(&r, o->startup * SPQ);
+  double mean;
+  window_spread(&r, first_win_row, 1, &mean, &r.sd, &r.se);
+  window_spread(&r, first_win_row, 3, &r.torque_stress, &r.stress_sd, &r.stress_se);
   bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
   r.steps = st.step;
   bg_lab_add_work(lab, (double)n * (double)st.step);
   bg_sim_destroy(sim);
   bg_lab_progress(
-      lab, "%s: torque %.4g N m/m (sd %.3g, se %.3g), RFT %.4g, first quarter %.4g (%llu steps)",
-      tag, r.torque, r.sd, r.se, r.rft, r.torque_first, (unsigned long long)r.steps);
+      lab, "%s: torque %.4g N m/m (sd %.3g, se %.3g) = stress %.4g + residue %.4g (%d probes), RFT %.4g, "
+      "first quarter %.4g (%llu steps)",
+      tag, r.torque, r.sd, r.se, r.torque_stress, r.torque_residue, r.split_n, r.rft, r.torque_first,
+      (unsigned long long)r.steps);
   return r;
 }

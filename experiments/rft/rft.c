@@ -187,23 +187,26 @@ static void run_all(bg_lab *lab, plan *p) {
 static void write_run(FILE *f, const char *set, const rft_run *r) {
   fprintf(f,
           "%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%."
-          "4g\t%.4g\t%zu\t%llu\n",
+          "4g\t%.4g\t%zu\t%llu\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%.3g\n",
           set, r->beta_fed * DEG, r->gamma_fed * DEG, r->depth_nom, r->depth, r->surface, r->dx,
           r->phi_deg, r->speed_fed, r->fx, r->fz, r->alpha_z * 1e-6, r->alpha_x * 1e-6,
           r->rate_number, r->beta_nom * DEG, r->gamma_nom * DEG, r->n_particles,
-          (unsigned long long)r->steps);
+          (unsigned long long)r->steps, r->contact_fx, r->contact_fz, r->residue_fx, r->residue_fz, r->split_n,
+          r->split_nonlinearity);
 }
 
 static void write_outputs(bg_lab *lab, const plan *p, const rft_shape *s) {
   FILE *f = bg_lab_tsv(
       lab, "alpha.tsv",
       "one row per drag: angles and speed read back from the body, depth below the read surface, "
-      "mean force over the window (N per m of depth), alpha = F / (L |z|)",
+      "the force's stress part over the window (N per m of depth; bg_contact.h), alpha = F / (L |z|), "
+      "and the whole contact force (time mean over the window) with its transfers' part, the residue, "
+      "which grows as dt shrinks",
       "set\tbeta_deg\tgamma_deg\tdepth_nominal_m\tdepth_m\tsurface_m\tdx_m\tphi_deg\tspeed_m_s\tfx_"
       "N_m\t"
       "fz_N_m\talpha_z_N_cm3\talpha_x_N_cm3\tv2_over_gz\tbeta_nominal_deg\tgamma_nominal_"
       "deg\tparticles\t"
-      "steps");
+      "steps\tcontact_fx_N_m\tcontact_fz_N_m\tresidue_fx_N_m\tresidue_fz_N_m\tsplit_probes\tsplit_nonlinearity");
   for (int k = 0; k < p->ns; ++k) write_run(f, "shape", &p->shape[k]);
   for (int k = 0; k < g_l.nd; ++k)
     if (p->depth[k].steps) write_run(f, "depth", &p->depth[k]);

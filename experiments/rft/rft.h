@@ -43,7 +43,11 @@ typedef struct rft_run {
   double dx, phi_deg;
   double surface;          /* the bed's free surface read from the particles after settling, m */
   double depth;            /* mean depth of the plate's centre below it over the window, m */
-  double fx, fz;           /* mean force on the plate over the window, N/m (simulation axes) */
+  double fx, fz;           /* the force's stress part over the window (bg_contact.h), N/m (simulation axes) */
+  double contact_fx, contact_fz; /* the whole contact force, time mean over the window, N/m */
+  double residue_fx, residue_fz; /* its transfers' part at the run's step, mean over the splits, N/m */
+  double split_nonlinearity;     /* the largest of the splits' */
+  int split_n;                   /* splits averaged */
   double alpha_x, alpha_z; /* N/m^3: -fx / (L |z|), fz / (L |z|) */
   double rate_number;      /* v^2 / (g |z|): inertial over hydrostatic stress */
   size_t n_particles;

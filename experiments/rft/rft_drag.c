@@ -14,7 +14,10 @@
  * Read-out, through the public API: the plate's row of bg_sim_wall_forces
  * (colliders, then bodies, then faces: row 0 here) each step, averaged with
  * the step's dt over the window (the last part of the travel, where the
- * force has left its start-up); the depth is the mean over the same window
+ * force has left its start-up), and split at the end of each sample row in
+ * the window into the stress's part and the transfers' (bg_contact.h): the
+ * alphas and the claims read the stress part, the mean over those splits;
+ * the depth is the mean over the same window
  * of the read surface minus the plate centre's height (bg_sim_body_state).
  * alpha_z = F_z / (L |z|), alpha_x = -F_x / (L |z|) (against the forward
  * motion), both per metre of depth. The angle and the speed the claims use
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bg_contact.h"
 #include "rft.h"
 
 #define SAMPLES 40 /* series rows over the travel */
@@ -37,14 +41,19 @@ typedef struct loop {
   double t_drag0;                          /* time the drag started, s */
   double win_t, win_fx, win_fz, win_depth; /* window sums: time, impulses, depth x time */
   double row_t, row_fx, row_fz;            /* the current sample's sums */
+  /* the window's contact splits (bg_contact.h), one at the end of each sample row in it: count,
+   * the stress part's and the residue's sums (x, z), the largest nonlinearity */
+  double split_n, split_fx, split_fz, res_fx, res_fz, split_nonlin;
 } loop;
+
+#define LOOP_DOUBLES 14
 
 static void loop_pack(void *ctx, bg_lab_blob *b) {
   const loop *l = ctx;
   bg_lab_blob_put(b, &l->phase, sizeof l->phase);
   bg_lab_blob_put(b, &l->row, sizeof l->row);
   bg_lab_blob_put(b, &l->r->surface, sizeof l->r->surface);
-  bg_lab_blob_put(b, &l->t_drag0, 8 * sizeof(double));
+  bg_lab_blob_put(b, &l->t_drag0, LOOP_DOUBLES * sizeof(double));
   bg_lab_blob_put(b, l->r->series, 4 * (size_t)l->row * sizeof *l->r->series);
 }
 
@@ -52,7 +61,7 @@ static void loop_unpack(loop *l, bg_lab_blob *b) {
   bg_lab_blob_get(b, &l->phase, sizeof l->phase);
   bg_lab_blob_get(b, &l->row, sizeof l->row);
   bg_lab_blob_get(b, &l->r->surface, sizeof l->r->surface);
-  bg_lab_blob_get(b, &l->t_drag0, 8 * sizeof(double));
+  bg_lab_blob_get(b, &l->t_drag0, LOOP_DOUBLES * sizeof(double));
   if (l->row < 0 || l->row > SAMPLES) bg_lab_fail("rft: the checkpoint holds another loop's state");
   bg_lab_blob_get(b, l->r->series, 4 * (size_t)l->row * sizeof *l->r->series);
 }
@@ -177,6 +186,9 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
     bg_lab_sim_tick(ls, loop_pack, &l);
   }
   if (!finished) bg_lab_check(bg_sim_set_body_velocity(sim, 0, v, w0), sim, "bg_sim_set_body_velocity");
+  char split_path[4096];
+  if (snprintf(split_path, sizeof split_path, "%s/.split-%s.bgck", bg_lab_outdir(lab), tag) >= (int)sizeof split_path)
+    bg_lab_fail("rft: output path too long");
   bg_stats st;
   while (!finished && l.row < SAMPLES) {
     bg_body_state bs;
@@ -187,6 +199,13 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
       double *s = r.series + 4 * l.row;
       s[0] = speed * t / L, s[1] = r.surface - bs.x[2];
       s[2] = l.row_fx / l.row_t, s[3] = l.row_fz / l.row_t;
+      if (t >= t_drag - t_win) { /* the force's split at this pose (bg_contact.h) */
+        const size_t plate = 0;
+        bg_contact_split c = bg_contact_split_at(sim, &plate, 1, split_path, bg_lab_threads(lab));
+        l.split_n += 1, l.split_fx += c.stress[0], l.split_fz += c.stress[2];
+        l.res_fx += c.residue[0], l.res_fz += c.residue[2];
+        l.split_nonlin = fmax(l.split_nonlin, c.nonlinearity);
+      }
       l.row_t = l.row_fx = l.row_fz = 0;
       l.row++;
       bg_lab_progress_sim(lab, tag, t, t_drag, (double)n * (double)st.step);
@@ -212,7 +231,12 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   r.beta_fed = atan2(R20, R00); /* the long axis' rise over +x */
   r.gamma_fed = atan2(-bs.v[2], bs.v[0]);
   r.speed_fed = hypot(bs.v[0], bs.v[2]);
-  r.fx = l.win_fx / l.win_t, r.fz = l.win_fz / l.win_t, r.depth = l.win_depth / l.win_t;
+  /* the claims read the stress part: the residue is the transfers', and grows as dt shrinks */
+  r.contact_fx = l.win_fx / l.win_t, r.contact_fz = l.win_fz / l.win_t, r.depth = l.win_depth / l.win_t;
+  if (l.split_n < 1) bg_lab_fail("rft: %s: no contact split in the window (a window shorter than a sample row)", tag);
+  r.fx = l.split_fx / l.split_n, r.fz = l.split_fz / l.split_n;
+  r.residue_fx = l.res_fx / l.split_n, r.residue_fz = l.res_fz / l.split_n;
+  r.split_n = (int)l.split_n, r.split_nonlinearity = l.split_nonlin;
   r.alpha_x = -r.fx / (L * r.depth), r.alpha_z = r.fz / (L * r.depth);
   r.rate_number = r.speed_fed * r.speed_fed / (fabs(desc.gravity[2]) * r.depth);
   bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
