@@ -2,17 +2,21 @@
 # resisting torque per metre of depth against the motor's angular velocity
 # (log axis; the Froude number tip^2 / (g depth) on the top axis), the
 # window's mean with the sd of its samples as bars, the first quarter turn's
-# mean, and resistive force theory's torque at the same poses with the
-# rft_torque claim's tolerance band; the rate claim's points filled. Bottom:
-# the torque through the spin, one colour per omega, with RFT's (dashed)
-# and the averaging window shaded.
+# mean, the window's stress part (experiments/common/bg_contact.h: the
+# contact torque less the transfers' residue, which grows as dt shrinks;
+# what the claims read) with its standard error, and resistive force
+# theory's torque at the same poses with the rft_torque claim's tolerance
+# band; the rate claim's points filled. Bottom: the torque through the
+# spin, one colour per omega, its stress part at each sample's end (dots),
+# with RFT's (dashed) and the averaging window shaded.
 #
 #   gnuplot -e "in='RUN_DIR'; out='PREFIX'" reports/paddle_torque.gp
 #
 # Data: RUN_DIR/torque.tsv (omega_rad_s, froude, torque_N_m_m,
 # torque_sd_N_m_m, torque_first_N_m_m, rft_torque_N_m_m, in_rate_claim,
-# window_from_turns, window_turns), RUN_DIR/series.tsv (omega_nominal_rad_s,
-# turns, torque_N_m_m, rft_torque_N_m_m) and RUN_DIR/claims.tsv (the
+# window_from_turns, window_turns, torque_stress_N_m_m, torque_stress_se_N_m_m),
+# RUN_DIR/series.tsv (omega_nominal_rad_s, turns, torque_N_m_m,
+# rft_torque_N_m_m, torque_stress_N_m_m) and RUN_DIR/claims.tsv (the
 # rft_torque claim's tolerance).
 
 here = ""
@@ -59,7 +63,7 @@ do for [fmt in "png svg"] {
   set yrange [0 : 1.9 * rft_max]
   set tmargin 6
   set ylabel "resisting torque (N m per m of depth)"
-  set key top left maxrows 5
+  set key top left maxrows 6
   plot t using "omega_rad_s":(column("rft_torque_N_m_m") * (1 - tol)):(column("rft_torque_N_m_m") * (1 + tol)) \
          with filledcurves lc rgb "#e8730c" fs transparent solid 0.15 noborder title sprintf("RFT ± %.3g (claim's tolerance)", tol), \
        t using "omega_rad_s":"rft_torque_N_m_m" with linespoints lw 2 dt 2 pt 4 ps 1.3 lc rgb "#e8730c" \
@@ -67,9 +71,11 @@ do for [fmt in "png svg"] {
        t using "omega_rad_s":"torque_first_N_m_m" with points pt 8 ps 1.6 lc rgb "#6a6a6a" \
          title "simulation: first quarter turn (fresh sand)", \
        t using "omega_rad_s":"torque_N_m_m":"torque_sd_N_m_m" with yerrorbars pt 6 ps 1.8 lw 1.5 lc rgb "#3b528b" \
-         title "simulation: window mean ± sd of its samples", \
-       t using "omega_rad_s":(column("in_rate_claim") > 0.5 ? column("torque_N_m_m") : NaN) with points pt 7 ps 1.8 \
-         lc rgb "#3b528b" title "the rate claim's points (Froude below its bound)"
+         title "simulation: contact torque, window mean ± sd of its samples", \
+       t using "omega_rad_s":"torque_stress_N_m_m":"torque_stress_se_N_m_m" with yerrorbars pt 5 ps 1.2 lw 1.5 \
+         lc rgb "#21918c" title "its stress part ± se (the claims read it)", \
+       t using "omega_rad_s":(column("in_rate_claim") > 0.5 ? column("torque_stress_N_m_m") : NaN) with points pt 7 ps 2.2 \
+         lc rgb "#21918c" title "the rate claim's points (Froude below its bound)"
   unset logscale x
   unset logscale x2
   unset x2tics
@@ -87,6 +93,8 @@ do for [fmt in "png svg"] {
   set key top right maxrows 4 width -3
   plot for [k = 1:words(omegas)] s using "turns":(near(column("omega_nominal_rad_s"), real(word(omegas, k))) ? column("torque_N_m_m") : NaN) \
          with lines lw 2 lc rgb series_color(k) title sprintf("ω = %s rad/s", word(omegas, k)), \
+       for [k = 1:words(omegas)] s using "turns":(near(column("omega_nominal_rad_s"), real(word(omegas, k))) ? column("torque_stress_N_m_m") : NaN) \
+         with points pt 7 ps 0.6 lc rgb series_color(k) notitle, \
        s using "turns":(near(column("omega_nominal_rad_s"), real(word(omegas, 1))) ? column("rft_torque_N_m_m") : NaN) \
          with lines lw 2 dt 2 lc rgb "#e8730c" title "RFT at the same poses"
   unset object 1
