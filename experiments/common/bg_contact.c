@@ -8,15 +8,16 @@
 
 #include "bg_lab.h"
 
-bg_contact_split bg_contact_split_at(bg_sim *sim, const size_t *bodies, size_t n_bodies, const char *path,
-                                     int threads) {
+bg_contact_split bg_contact_split_at(bg_sim *sim, const size_t *bodies, size_t n_bodies,
+                                     const char *path, int threads) {
   bg_contact_split out;
   memset(&out, 0, sizeof out);
   bg_real dt, bound;
   bg_lab_check(bg_sim_next_dt(sim, &dt, &bound), sim, "bg_sim_next_dt");
   bg_lab_check(bg_sim_save(sim, path, NULL, 0), sim, "bg_sim_save (contact split)");
-  /* lengths a bg_real holds, as bg_sim_advance_to's step is one: t_end - time then rounds to h and the
-   * step lands on t_end. volatile: gcc -O3 carried the double product into h without it (2026-12-06) */
+  /* lengths a bg_real holds, as bg_sim_advance_to's step is one: t_end - time then rounds to h and
+   * the step lands on t_end. volatile: gcc -O3 carried the double product into h without it
+   * (2026-12-06) */
   volatile bg_real hr[3] = {(bg_real)(0.9 * dt), (bg_real)(0.9 * dt / 8), (bg_real)(0.9 * dt / 2)};
   const double h[3] = {hr[0], hr[1], hr[2]};
   double J[3][6] = {{0}};
@@ -30,7 +31,8 @@ bg_contact_split bg_contact_split_at(bg_sim *sim, const size_t *bodies, size_t n
     bg_lab_check(bg_sim_advance_to(c, s0.time + h[i]), c, "bg_sim_advance_to (contact split)");
     bg_lab_check(bg_sim_stats(c, &s1), c, "bg_sim_stats");
     if (s1.step != s0.step + 1)
-      bg_lab_fail("contact split: a step of %.9g s took %llu steps", h[i], (unsigned long long)(s1.step - s0.step));
+      bg_lab_fail("contact split: a step of %.9g s took %llu steps", h[i],
+                  (unsigned long long)(s1.step - s0.step));
     const double taken = s1.time - s0.time;
     for (size_t k = 0; k < n_bodies; ++k) {
       bg_body_state b;

@@ -29,17 +29,17 @@
 /* The loads summed over bodies[0..n_bodies), each a force (N) then its
  * torque about that body's centre (N m), in the world frame. */
 typedef struct bg_contact_split {
-  double stress[6];  /* b: the load carried by the stress, at any step */
-  double residue[6]; /* a / dt: the transfers' part at the run's next step dt */
-  double dt;         /* that step, s */
-  double nonlinearity; /* the middle step's impulse off the line through the other two, rms over the six
-                          components, over its rms */
+  double stress[6];    /* b: the load carried by the stress, at any step */
+  double residue[6];   /* a / dt: the transfers' part at the run's next step dt */
+  double dt;           /* that step, s */
+  double nonlinearity; /* the middle step's impulse off the line through the other two, rms over the
+                          six components, over its rms */
 } bg_contact_split;
 
 /* At sim's present state; path: a scratch file (removed after). threads:
  * the copies' CPU threads. Ends the run (bg_lab_fail, exit 2) on any
  * failure of the solver calls. */
-bg_contact_split bg_contact_split_at(bg_sim *sim, const size_t *bodies, size_t n_bodies, const char *path,
-                                     int threads);
+bg_contact_split bg_contact_split_at(bg_sim *sim, const size_t *bodies, size_t n_bodies,
+                                     const char *path, int threads);
 
 #endif

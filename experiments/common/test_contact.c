@@ -39,7 +39,7 @@ static void check(int ok, const char *what, double got, double want, double tol)
  * impulse U sum(m_i) that does not depend on the step's length. That is all
  * residue: residue dt = U sum(m_i) over the box's nodes (their masses read
  * back with bg_sim_grid_mass), and no stress part. */
-static void pushed_bed(const char *backend) {
+static void pushed_bed(const char *backend, const char *path) {
   const double dx = 0.01, a = 0.1, H = 0.1, U = 0.2;
   bg_sim_desc d = bg_sim_desc_default();
   d.backend = backend;
@@ -77,21 +77,25 @@ static void pushed_bed(const char *backend) {
   for (size_t i = 0; i < d.dims[0]; ++i)
     for (size_t k = 0; k < d.dims[2]; ++k) {
       const double z = d.origin[2] + (double)k * dx;
-      if (z > H + 0.5 * dx && z < H + 0.04 - 0.5 * dx) msolid += m[i * d.dims[2] + k]; /* inside the box */
+      if (z > H + 0.5 * dx && z < H + 0.04 - 0.5 * dx)
+        msolid += m[i * d.dims[2] + k]; /* inside the box */
     }
   free(m);
   const bg_real v[3] = {0, 0, (bg_real)-U}, w0[3] = {0, 0, 0};
   bg_lab_check(bg_sim_set_body_velocity(sim, 0, v, w0), sim, "bg_sim_set_body_velocity");
   const size_t body = 0;
-  bg_contact_split c = bg_contact_split_at(sim, &body, 1, "test_contact_split.bgck", 1);
+  bg_contact_split c = bg_contact_split_at(sim, &body, 1, path, 1);
   const double want = U * msolid;
-  printf("pushed bed: %.6g kg on the box's nodes; residue %.6g N/m, stress %.6g N/m along z, dt %.6g s\n", msolid,
-         c.residue[2], c.stress[2], c.dt);
+  printf(
+      "pushed bed: %.6g kg on the box's nodes; residue %.6g N/m, stress %.6g N/m along z, dt %.6g "
+      "s\n",
+      msolid, c.residue[2], c.stress[2], c.dt);
   check(msolid > 0, "pushed bed: the box's nodes hold mass", msolid, 0, 0);
-  check(fabs(c.residue[2] * c.dt - want) <= 0.01 * want, "pushed bed: residue dt is U sum(m_i) of the box's nodes",
-        c.residue[2] * c.dt, want, 0.01 * want);
-  check(fabs(c.stress[2]) * c.dt <= 0.01 * want, "pushed bed: no stress part (as an impulse over dt)",
-        c.stress[2] * c.dt, 0, 0.01 * want);
+  check(fabs(c.residue[2] * c.dt - want) <= 0.01 * want,
+        "pushed bed: residue dt is U sum(m_i) of the box's nodes", c.residue[2] * c.dt, want,
+        0.01 * want);
+  check(fabs(c.stress[2]) * c.dt <= 0.01 * want,
+        "pushed bed: no stress part (as an impulse over dt)", c.stress[2] * c.dt, 0, 0.01 * want);
   bg_sim_destroy(sim);
 }
 
@@ -143,15 +147,18 @@ int main(int argc, char **argv) {
   bg_stats st;
   bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
   const double W = st.total_mass * fabs((double)d.gravity[2]);
-  const char *path = "test_contact_split.bgck";
+  char path[128]; /* one per backend: ctest may run them at once */
+  snprintf(path, sizeof path, "test_contact_%s.bgck",
+           backend[0] == 'c' && backend[1] == 'u' ? "cuda" : "cpu");
   const size_t body = 0;
 
   /* 1. at rest */
   bg_contact_split c = bg_contact_split_at(sim, &body, 1, path, 1);
-  check(fabs(c.stress[2] + W) <= 0.002 * W, "at rest: the stress part carries the weight, -M g along z", c.stress[2], -W,
-        0.002 * W);
+  check(fabs(c.stress[2] + W) <= 0.002 * W,
+        "at rest: the stress part carries the weight, -M g along z", c.stress[2], -W, 0.002 * W);
   check(fabs(c.residue[2]) <= 0.002 * W, "at rest: no residue along z", c.residue[2], 0, 0.002 * W);
-  check(c.nonlinearity <= 0.01, "at rest: the impulse is linear in the step", c.nonlinearity, 0, 0.01);
+  check(c.nonlinearity <= 0.01, "at rest: the impulse is linear in the step", c.nonlinearity, 0,
+        0.01);
 
   /* 2. sliding */
   const bg_real v[3] = {0.5f, 0, 0}, w0[3] = {0, 0, 0};
@@ -162,21 +169,28 @@ int main(int argc, char **argv) {
   bg_lab_check(bg_sim_step(sim, &dt), sim, "bg_sim_step");
   bg_body_state b;
   bg_lab_check(bg_sim_body_state(sim, 0, &b), sim, "bg_sim_body_state");
-  printf("sliding: contact force (%.4g, %.4g) N/m = stress (%.4g, %.4g) + residue (%.4g, %.4g); M g %.4g N/m\n",
-         b.force[0], b.force[2], c.stress[0], c.stress[2], c.residue[0], c.residue[2], W);
-  check(fabs((double)dt - c.dt) <= 1e-6 * c.dt, "sliding: the split's step is the run's", dt, c.dt, 1e-6 * c.dt);
+  printf(
+      "sliding: contact force (%.4g, %.4g) N/m = stress (%.4g, %.4g) + residue (%.4g, %.4g); M g "
+      "%.4g N/m\n",
+      b.force[0], b.force[2], c.stress[0], c.stress[2], c.residue[0], c.residue[2], W);
+  check(fabs((double)dt - c.dt) <= 1e-6 * c.dt, "sliding: the split's step is the run's", dt, c.dt,
+        1e-6 * c.dt);
   for (int k = 0; k < 3; k += 2) {
     char what[96];
-    snprintf(what, sizeof what, "sliding: stress + residue is the run's contact force (%c)", "xyz"[k]);
-    check(fabs(c.stress[k] + c.residue[k] - b.force[k]) <= 0.005 * W, what, c.stress[k] + c.residue[k], b.force[k],
-          0.005 * W);
+    snprintf(what, sizeof what, "sliding: stress + residue is the run's contact force (%c)",
+             "xyz"[k]);
+    check(fabs(c.stress[k] + c.residue[k] - b.force[k]) <= 0.005 * W, what,
+          c.stress[k] + c.residue[k], b.force[k], 0.005 * W);
   }
-  /* the bed cannot follow the box (the side faces hold it in x), so the box slides under all of it */
-  check(fabs(c.stress[0] + box.mu * W) <= 0.02 * W, "sliding: the sand resists the box by Coulomb's mu M g along -x",
-        c.stress[0], -box.mu * W, 0.02 * W);
-  check(fabs(c.stress[2] + W) <= 0.01 * W, "sliding: the weight still rests on the box", c.stress[2], -W, 0.01 * W);
+  /* the bed cannot follow the box (the side faces hold it in x), so the box slides under all of it
+   */
+  check(fabs(c.stress[0] + box.mu * W) <= 0.02 * W,
+        "sliding: the sand resists the box by Coulomb's mu M g along -x", c.stress[0], -box.mu * W,
+        0.02 * W);
+  check(fabs(c.stress[2] + W) <= 0.01 * W, "sliding: the weight still rests on the box",
+        c.stress[2], -W, 0.01 * W);
   bg_sim_destroy(sim);
-  pushed_bed(backend);
+  pushed_bed(backend, path);
   printf("%d failed\n", fails);
   return fails ? 1 : 0;
 }
