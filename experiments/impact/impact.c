@@ -121,6 +121,10 @@ static bg_lab *parse_options(int argc, char **argv, impact_options *o) {
       {.name = "stop-speed", .type = BG_PARAM_DOUBLE, .dest = &o->stop_frac, .lo = 0, .hi = 0.5,
        .help = "the drop ends when the sphere's downward speed falls below this fraction of its impact speed",
        .quick = "0.02", .paper = "0.02", .key = "stop_speed_over_impact"},
+      {.name = "cfl", .type = BG_PARAM_DOUBLE, .dest = &o->cfl, .lo = 0.02, .hi = 1,
+       .help = "the drops' CFL number (the library's default): a free sphere takes its whole contact impulse, the "
+               "transfers' residue included, which grows as the step shrinks (experiments/common/bg_contact.h)",
+       .quick = "0.3", .paper = "0.3"},
   };
   /* clang-format on */
   bg_lab_accept_materials("drucker-prager,mu-i", "a granular model with a friction coefficient");

@@ -22,6 +22,7 @@ typedef struct impact_options {
   double gap_cells;            /* the sphere's bottom starts this many cells above the surface */
   double t_max;                /* s: a drop that has not stopped by then is reported unstopped */
   double wall_mu;              /* Coulomb friction of the floor and of the sphere */
+  double cfl;                  /* the drops' step: dt = cfl dx / (c_p + |v|max) */
   double stop_frac; /* the drop ends when the sphere's downward speed is below this x v_impact */
   /* parsed */
   int n_dx, n_d, n_h;

@@ -146,6 +146,7 @@ impact_drop impact_run_drop(bg_lab *lab, const impact_options *o, double dx, dou
     desc.material.dp.phi_deg += (bg_real)feed.phi_shift_deg;
   }
   desc.dx = (bg_real)dx;
+  desc.cfl = (bg_real)o->cfl;
   desc.dims[0] = desc.dims[1] = (size_t)cw + 4;
   /* above the surface: the sphere, its gap and two cells over it */
   desc.dims[2] = (size_t)(cb + 4 + (int)ceil((D + gap) / dx) + 2);
