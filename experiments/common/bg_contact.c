@@ -8,8 +8,29 @@
 
 #include "bg_lab.h"
 
+void bg_contact_copy_free(bg_contact_copy *copy) {
+  if (copy && copy->sim) bg_sim_destroy(copy->sim);
+  if (copy) copy->sim = NULL;
+}
+
+/* The state saved at path in a simulation: copy's, restored, when it has one; else a new one (kept
+ * in copy when there is one). */
+static bg_sim *state_from(const char *path, const bg_sim *run, int threads, bg_contact_copy *copy) {
+  if (copy && copy->sim) {
+    bg_lab_check(bg_sim_restore(copy->sim, path, NULL, 0, NULL), copy->sim,
+                 "bg_sim_restore (contact split)");
+    return copy->sim;
+  }
+  char err[512];
+  bg_sim *c = NULL;
+  if (bg_sim_load(path, bg_sim_backend(run), threads, &c, err, sizeof err) != BG_OK)
+    bg_lab_fail("contact split: bg_sim_load(%s): %s", path, err);
+  if (copy) copy->sim = c;
+  return c;
+}
+
 bg_contact_split bg_contact_split_at(bg_sim *sim, const size_t *bodies, size_t n_bodies,
-                                     const char *path, int threads) {
+                                     const char *path, int threads, bg_contact_copy *copy) {
   bg_contact_split out;
   memset(&out, 0, sizeof out);
   bg_real dt, bound;
@@ -22,10 +43,7 @@ bg_contact_split bg_contact_split_at(bg_sim *sim, const size_t *bodies, size_t n
   const double h[3] = {hr[0], hr[1], hr[2]};
   double J[3][6] = {{0}};
   for (int i = 0; i < 3; ++i) {
-    char err[512];
-    bg_sim *c = NULL;
-    if (bg_sim_load(path, bg_sim_backend(sim), threads, &c, err, sizeof err) != BG_OK)
-      bg_lab_fail("contact split: bg_sim_load(%s): %s", path, err);
+    bg_sim *c = state_from(path, sim, threads, copy);
     bg_stats s0, s1;
     bg_lab_check(bg_sim_stats(c, &s0), c, "bg_sim_stats");
     bg_lab_check(bg_sim_advance_to(c, s0.time + h[i]), c, "bg_sim_advance_to (contact split)");
@@ -39,7 +57,7 @@ bg_contact_split bg_contact_split_at(bg_sim *sim, const size_t *bodies, size_t n
       bg_lab_check(bg_sim_body_state(c, bodies[k], &b), c, "bg_sim_body_state");
       for (int d = 0; d < 3; ++d) J[i][d] += b.force[d] * taken, J[i][3 + d] += b.torque[d] * taken;
     }
-    bg_sim_destroy(c);
+    if (!copy) bg_sim_destroy(c);
   }
   if (remove(path) != 0) bg_lab_fail("contact split: cannot remove the scratch file %s", path);
   out.dt = dt;

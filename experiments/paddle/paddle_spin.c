@@ -225,6 +225,7 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
       bg_lab_check(bg_sim_set_body_velocity(sim, k, v0, w), sim, "bg_sim_set_body_velocity");
   bg_stats st;
   bg_body_state b0, b1;
+  bg_contact_copy copy = {NULL}; /* the splits' simulation, loaded once */
   while (!finished && l.row < l.rows) {
     bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
     const double t = st.time - l.t0;
@@ -234,7 +235,7 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
       s[2] = l.row_rft / l.row_t, s[3] = NAN;
       if (l.row >= first_win_row) { /* the torque's split at the row's last pose (bg_contact.h) */
         const size_t arms[2] = {0, 1};
-        bg_contact_split c = bg_contact_split_at(sim, arms, (size_t)o->arms / 2, split_path, bg_lab_threads(lab));
+        bg_contact_split c = bg_contact_split_at(sim, arms, (size_t)o->arms / 2, split_path, bg_lab_threads(lab), &copy);
         s[3] = -sgn * c.stress[4];
         l.split_n += 1, l.split_residue += -sgn * c.residue[4];
         l.split_nonlin = fmax(l.split_nonlin, c.nonlinearity);
@@ -258,6 +259,7 @@ paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, doubl
     if (t < t_q) l.first_t += dt, l.first_tau += tau * dt, l.first_rft += rft * dt;
     if (t + dt > t_win) l.win_t += dt, l.win_tau += tau * dt, l.win_rft += rft * dt;
   }
+  bg_contact_copy_free(&copy);
   bg_lab_sim_end(ls, loop_pack, &l);
   /* what the simulation was fed, read back */
   bg_lab_check(bg_sim_body_state(sim, 0, &b0), sim, "bg_sim_body_state");

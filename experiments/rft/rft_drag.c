@@ -190,6 +190,7 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   if (snprintf(split_path, sizeof split_path, "%s/.split-%s.bgck", bg_lab_outdir(lab), tag) >= (int)sizeof split_path)
     bg_lab_fail("rft: output path too long");
   bg_stats st;
+  bg_contact_copy copy = {NULL}; /* the splits' simulation, loaded once */
   while (!finished && l.row < SAMPLES) {
     bg_body_state bs;
     bg_lab_check(bg_sim_stats(sim, &st), sim, "bg_sim_stats");
@@ -201,7 +202,7 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
       s[2] = l.row_fx / l.row_t, s[3] = l.row_fz / l.row_t;
       if (t >= t_drag - t_win) { /* the force's split at this pose (bg_contact.h) */
         const size_t plate = 0;
-        bg_contact_split c = bg_contact_split_at(sim, &plate, 1, split_path, bg_lab_threads(lab));
+        bg_contact_split c = bg_contact_split_at(sim, &plate, 1, split_path, bg_lab_threads(lab), &copy);
         l.split_n += 1, l.split_fx += c.stress[0], l.split_fz += c.stress[2];
         l.res_fx += c.residue[0], l.res_fz += c.residue[2];
         l.split_nonlin = fmax(l.split_nonlin, c.nonlinearity);
@@ -222,6 +223,7 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
       l.win_depth += (r.surface - bs.x[2]) * dt;
     }
   }
+  bg_contact_copy_free(&copy);
   bg_lab_sim_end(ls, loop_pack, &l);
   /* what the simulation was fed, read back */
   bg_body_state bs;
