@@ -37,8 +37,8 @@ bg_contact_split bg_contact_split_at(bg_sim *sim, const size_t *bodies, size_t n
   bg_lab_check(bg_sim_next_dt(sim, &dt, &bound), sim, "bg_sim_next_dt");
   bg_lab_check(bg_sim_save(sim, path, NULL, 0), sim, "bg_sim_save (contact split)");
   /* lengths a bg_real holds, as bg_sim_advance_to's step is one: t_end - time then rounds to h and
-   * the step lands on t_end. volatile: gcc -O3 carried the double product into h without it
-   * (2026-12-06) */
+   * the step lands on t_end. volatile: without it gcc -O3 may keep the double product, which
+   * no bg_real holds, and the copy then takes a second, tiny step */
   volatile bg_real hr[3] = {(bg_real)(0.9 * dt), (bg_real)(0.9 * dt / 8), (bg_real)(0.9 * dt / 2)};
   const double h[3] = {hr[0], hr[1], hr[2]};
   double J[3][6] = {{0}};

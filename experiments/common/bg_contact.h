@@ -2,24 +2,22 @@
  * depends on the step.
  *
  * A body's contact impulse over one step of length h, from a given state,
- * is J(h) = a + b h, and each probe checks that this holds (nonlinearity,
- * below). b is the load
- * of the stress and gravity that the grid carries onto the body's nodes.
- * a is the momentum the transfers leave on those nodes: the body puts a
- * kink into the grid's velocity, APIC carries only its affine part through
- * the particles, and the contact removes the rest in every step, however
- * short. A run's load is then b + a / dt, so at a fixed dx its second part
- * grows as dt shrinks (and with the body's speed), while b does not: at
- * quick scale the paddle's b holds within its noise from CFL 0.3 to
- * 0.0375 while a / dt grows fivefold. A claim about the sand reads b.
+ * is J(h) = a + b h, and each split checks that this holds (nonlinearity,
+ * below). b is the load of the stress and gravity that the grid carries
+ * onto the body's nodes. a is the momentum the transfers leave on those
+ * nodes: the body puts a kink into the grid's velocity, APIC carries only
+ * its affine part through the particles, and the contact removes the rest
+ * in every step, however short. A run's load is then b + a / dt, so at a
+ * fixed dx its second part grows as dt shrinks (and with the body's
+ * speed) while b does not (reports/results/cpu-2core/contact-split). A
+ * claim about the sand reads b.
  *
- * bg_contact_split measures both at the present state through the public
- * API: it saves the simulation, loads three copies from the file (or
- * restores one kept copy three times), takes one
- * step of 0.9 dt, 0.9 dt / 8 and 0.9 dt / 2 on them (dt the run's next
- * step), reads each copy's body loads, and removes the file. The run
- * itself is not touched. a and b come from the first two; the third tests
- * the line. */
+ * bg_contact_split_at measures both at the present state through the
+ * public API: it saves the simulation, steps a copy of it three times from
+ * the file (one step each of 0.9 dt, 0.9 dt / 8 and 0.9 dt / 2, dt the
+ * run's next step), reads the copy's body loads, and removes the file. The
+ * run itself is not touched. a and b come from the first two steps; the
+ * third tests the line. */
 #ifndef BG_CONTACT_H
 #define BG_CONTACT_H
 
