@@ -34,40 +34,57 @@ static void check(int ok, const char *what, double got, double want, double tol)
   fails += !ok;
 }
 
+/* The scene of every case: a bed of sand 2a wide and H deep on [-a, a] x [0, H]
+ * (2 x 2 particles per cell) between slip side faces, and a kinematic box
+ * spanning the width, its centre at box_z; gravity along z. *d and *box
+ * receive the descriptor and the body (d->bodies points at *box). */
+#define DX 0.01
+#define A 0.1
+#define H 0.1
+static bg_sim *bed_and_box(const char *backend, double gravity_z, double box_z, double mu,
+                           bg_sim_desc *d, bg_body *box) {
+  *d = bg_sim_desc_default();
+  d->backend = backend;
+  d->dim = 2;
+  d->dx = (bg_real)DX;
+  d->dims[0] = 23, d->dims[1] = 1, d->dims[2] = 24;
+  d->origin[0] = (bg_real)(-A - DX), d->origin[2] = (bg_real)(-0.08);
+  d->gravity[2] = (bg_real)gravity_z;
+  *box = bg_body_default();
+  box->shape = BG_BODY_BOX;
+  box->half[0] = 0.2f, box->half[1] = 0.2f, box->half[2] = 0.02f;
+  box->x[2] = (bg_real)box_z;
+  box->kinematic = 1;
+  box->mu = (bg_real)mu;
+  d->bodies = box;
+  d->n_bodies = 1;
+  char err[512];
+  bg_sim *sim = NULL;
+  if (bg_sim_create(d, &sim, err, sizeof err) != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
+  const int ni = (int)lround(2 * A / (0.5 * DX)), nk = (int)lround(H / (0.5 * DX));
+  bg_real *x = malloc(3 * (size_t)ni * (size_t)nk * sizeof *x);
+  size_t n = 0;
+  for (int i = 0; i < ni; ++i)
+    for (int k = 0; k < nk; ++k, ++n) {
+      x[3 * n] = (bg_real)(-A + (i + 0.5) * 0.5 * DX), x[3 * n + 1] = 0;
+      x[3 * n + 2] = (bg_real)((k + 0.5) * 0.5 * DX);
+    }
+  bg_lab_check(bg_sim_add_particles(sim, n, x, NULL, 4), sim, "bg_sim_add_particles");
+  free(x);
+  return sim;
+}
+
 /* 3. A box starting to move into a bed at rest without gravity or stress:
  * in its first step the contact stops the sand on its solid nodes, an
  * impulse U sum(m_i) that does not depend on the step's length. That is all
  * residue: residue dt = U sum(m_i) over the box's nodes (their masses read
  * back with bg_sim_grid_mass), and no stress part. */
 static void pushed_bed(const char *backend, const char *path) {
-  const double dx = 0.01, a = 0.1, H = 0.1, U = 0.2;
-  bg_sim_desc d = bg_sim_desc_default();
-  d.backend = backend;
-  d.dim = 2;
-  d.dx = (bg_real)dx;
-  d.dims[0] = 23, d.dims[1] = 1, d.dims[2] = 24;
-  d.origin[0] = (bg_real)(-a - dx), d.origin[2] = (bg_real)(-0.08);
-  d.gravity[0] = d.gravity[1] = d.gravity[2] = 0;
-  bg_body box = bg_body_default();
-  box.shape = BG_BODY_BOX;
-  box.half[0] = 0.2f, box.half[1] = 0.2f, box.half[2] = 0.02f;
-  box.x[2] = (bg_real)(H + 0.02); /* its bottom face on the bed's top */
-  box.kinematic = 1;
-  d.bodies = &box;
-  d.n_bodies = 1;
-  char err[512];
-  bg_sim *sim = NULL;
-  if (bg_sim_create(&d, &sim, err, sizeof err) != BG_OK) bg_lab_fail("bg_sim_create: %s", err);
-  const int ni = (int)lround(2 * a / (0.5 * dx)), nk = (int)lround(H / (0.5 * dx));
-  bg_real *x = malloc(3 * (size_t)ni * (size_t)nk * sizeof *x);
-  size_t n = 0;
-  for (int i = 0; i < ni; ++i)
-    for (int k = 0; k < nk; ++k, ++n) {
-      x[3 * n] = (bg_real)(-a + (i + 0.5) * 0.5 * dx), x[3 * n + 1] = 0;
-      x[3 * n + 2] = (bg_real)((k + 0.5) * 0.5 * dx);
-    }
-  bg_lab_check(bg_sim_add_particles(sim, n, x, NULL, 4), sim, "bg_sim_add_particles");
-  free(x);
+  const double U = 0.2, dx = DX;
+  bg_sim_desc d;
+  bg_body box;
+  /* no gravity; the box's bottom face on the bed's top, its friction the default */
+  bg_sim *sim = bed_and_box(backend, 0.0, H + 0.02, bg_body_default().mu, &d, &box);
   /* one step at rest: nothing moves, and the grid holds the masses the next P2G gives */
   bg_lab_check(bg_sim_run(sim, 1), sim, "bg_sim_run");
   const size_t nn = d.dims[0] * d.dims[2];
@@ -106,38 +123,9 @@ int main(int argc, char **argv) {
     printf("SKIP: backend %s unavailable: %s\n", backend, why);
     return 77;
   }
-  const double dx = 0.01, a = 0.1, H = 0.1;
-  bg_sim_desc d = bg_sim_desc_default();
-  d.backend = backend;
-  d.dim = 2;
-  d.dx = (bg_real)dx;
-  d.dims[0] = 23, d.dims[1] = 1, d.dims[2] = 24;
-  d.origin[0] = (bg_real)(-a - dx), d.origin[2] = (bg_real)(-0.08);
-  bg_body box = bg_body_default();
-  box.shape = BG_BODY_BOX;
-  box.half[0] = 0.2f, box.half[1] = 0.2f, box.half[2] = 0.02f;
-  box.x[2] = -0.02f;
-  box.kinematic = 1;
-  box.mu = 0.5f;
-  d.bodies = &box;
-  d.n_bodies = 1;
-  char err[512];
-  bg_sim *sim = NULL;
-  if (bg_sim_create(&d, &sim, err, sizeof err) != BG_OK) {
-    printf("FAIL: bg_sim_create: %s\n", err);
-    return 1;
-  }
-  /* 2 x 2 particles per cell over [-a, a] x [0, H] */
-  const int ni = (int)lround(2 * a / (0.5 * dx)), nk = (int)lround(H / (0.5 * dx));
-  bg_real *x = malloc(3 * (size_t)ni * (size_t)nk * sizeof *x);
-  size_t n = 0;
-  for (int i = 0; i < ni; ++i)
-    for (int k = 0; k < nk; ++k, ++n) {
-      x[3 * n] = (bg_real)(-a + (i + 0.5) * 0.5 * dx), x[3 * n + 1] = 0;
-      x[3 * n + 2] = (bg_real)((k + 0.5) * 0.5 * dx);
-    }
-  bg_lab_check(bg_sim_add_particles(sim, n, x, NULL, 4), sim, "bg_sim_add_particles");
-  free(x);
+  bg_sim_desc d;
+  bg_body box;
+  bg_sim *sim = bed_and_box(backend, bg_sim_desc_default().gravity[2], -0.02, 0.5, &d, &box);
   const double phi = d.material.dp.phi_deg * 3.14159265358979323846 / 180.0;
   bg_lab_check(bg_sim_set_geostatic(sim, H, 1.0 - sin(phi)), sim, "bg_sim_set_geostatic");
   bg_lab_check(bg_sim_set_damping(sim, 50.0f), sim, "bg_sim_set_damping");
