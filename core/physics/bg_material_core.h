@@ -119,6 +119,17 @@ BG_HD bg_real bg_density(bg_real rho0, bg_real det_f, bg_real log_jp) {
   return rho0 / (det_f * expf(log_jp));
 }
 
+/* The Kirchhoff stress of the elastic law at F, as the scalar update below
+ * leaves it: what a backend that does not keep tau (the CUDA backend's
+ * layout=compact) recomputes from the stored F. Equal to the cached stress
+ * up to the round-off of a second SVD (test_physics checks how close). */
+BG_HD bg_mat3 bg_elastic_law_stress(const bg_elasticity_c *el, const bg_mat3 *F) {
+  bg_mat3 uu, v;
+  bg_vec3 sig;
+  bg_svd3(F, &uu, &sig, &v);
+  return bg_tau_assemble(uu, bg_tau_principal(el->law, sig, el->lame));
+}
+
 /* BG_MATERIAL_SCALAR_UPDATE(name) defines, for the model whose return map
  * is bg_<name>_return(el, c, dt, eps, st) (st writable: a model may
  * advance slots of its own there) and whose coefficients are
@@ -126,7 +137,9 @@ BG_HD bg_real bg_density(bg_real rho0, bg_real det_f, bg_real log_jp) {
  * particle after F_trial = (I + dt C) F: SVD, return map, reassembly of F,
  * and the Kirchhoff stress the next P2G scatters (cached so P2G needs no
  * second SVD). Returns the return-map mode. This is the oracle: cpu/ref and
- * the CUDA backends run it. */
+ * the CUDA backends run it. It also defines bg_<name>_stress_of_f(el, c,
+ * F, st, tau), the same stress from the updated F alone (returns 1: these
+ * models' stress is their elastic law's). */
 #define BG_MATERIAL_SCALAR_UPDATE(name)                                                          \
   BG_HD int bg_##name##_update(const bg_elasticity_c *el, const bg_##name##_c *c,                \
                                bg_update_ctx *u) {                                               \
@@ -147,6 +160,13 @@ BG_HD bg_real bg_density(bg_real rho0, bg_real det_f, bg_real log_jp) {
     }                                                                                            \
     *u->tau = bg_tau_assemble(uu, bg_tau_principal(el->law, sig, el->lame));                     \
     return mode;                                                                                 \
+  }                                                                                              \
+  BG_HD int bg_##name##_stress_of_f(const bg_elasticity_c *el, const bg_##name##_c *c,           \
+                                    const bg_mat3 *F, const bg_real *st, bg_mat3 *tau) {         \
+    (void)c;                                                                                     \
+    (void)st;                                                                                    \
+    *tau = bg_elastic_law_stress(el, F);                                                          \
+    return 1;                                                                                    \
   }
 
 /* Host side: the hooks the elastic-plastic models share. bg_material is

@@ -46,6 +46,23 @@ BG_HD int bg_material_update(const bg_mat *m, bg_update_ctx *u) {
   return BG_RM_ELASTIC;
 }
 
+/* The Kirchhoff stress of a particle from its updated F and state alone,
+ * as bg_material_update left it (up to a second SVD's round-off), for a
+ * backend that does not store tau. Returns 1, or 0 for a model whose
+ * stress needs more than F and the state (water: the velocity gradient),
+ * which such a backend must refuse. */
+BG_HD int bg_material_stress_of_f(const bg_mat *m, const bg_mat3 *F, const bg_real *st, bg_mat3 *tau) {
+  switch (m->model) {
+#define BG_X_(n, N, lane, label) \
+  case BG_MODEL_##N: return bg_##n##_stress_of_f(&m->el, &m->c.n, F, st, tau);
+    BG_MATERIAL_LIST(BG_X_)
+#undef BG_X_
+    default: break;
+  }
+  *tau = bg_mat3_zero();
+  return 0;
+}
+
 /* log Jp and q of particle p, whose state slot k is st[k][p], where the
  * model keeps them (bg_state_desc); 0 for a model without them. */
 BG_HD bg_real bg_mat_log_jp(const bg_mat *m, bg_real *const *st, int64_t p) {

@@ -41,7 +41,11 @@ typedef struct bench_scene {
   double height;  /* filled height in cells (<= side) */
   size_t dims[3]; /* grid nodes */
   bg_real *x;     /* 3 n positions */
+  int at_rest;    /* collapse only: timed from rest, with no advance, lattice order (bench_scene_build_at) */
 } bench_scene;
+
+/* The scene's name for tables: its kind's, "collapse@start" when timed from rest. */
+const char *bench_scene_label(const bench_scene *sc);
 
 /* The block side for n particles at ppc per cell, and the grid around it. */
 uint64_t bench_scene_side(uint64_t n, int ppc);
@@ -52,6 +56,9 @@ void bench_scene_dims_kind(bench_kind kind, uint64_t side, size_t dims[3]);
  * not fit in host memory (sc->x is then NULL). */
 int bench_scene_build(bench_scene *sc, uint64_t n, int ppc);
 int bench_scene_build_kind(bench_scene *sc, uint64_t n, int ppc, bench_kind kind);
+/* at_rest 1 (collapse only): the column timed from rest, its particles in
+ * lattice order, not shuffled (bench_gpu --collapse-at start). */
+int bench_scene_build_at(bench_scene *sc, uint64_t n, int ppc, bench_kind kind, int at_rest);
 
 /* Adds the particles to sim and brings it to where timing starts:
  * warmup steps (freefall) or the untimed advance to mid-collapse

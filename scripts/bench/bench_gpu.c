@@ -61,8 +61,10 @@
 #define PROPS_LEN 512
 #define N_STAGES 4
 /* Device bytes per particle: 37 floats of state (BG_RAW_NF), a 64-bit id, a material index,
- * a park code, and the sort's key and permutation double buffers. */
-#define DEVICE_BYTES_PER_PARTICLE (37 * 4 + 8 + 4 + 1 + 2 * (4 + 8))
+ * a park code, and the sort's 32-bit key and permutation double buffers; layout=compact
+ * holds 27 of the floats for sand (no tau, mass, volume or unused state slots). */
+#define DEVICE_BYTES_PER_PARTICLE (37 * 4 + 8 + 4 + 1 + 2 * (4 + 4))
+#define COMPACT_BYTES_PER_PARTICLE (27 * 4 + 8 + 4 + 1 + 2 * (4 + 4))
 /* The least DRAM traffic of each stage, counted by hand, per particle and
  * per node of one step: what a stage must read and write at least once.
  * The 27-node gathers and scatters are served by L2 and the shared tile
@@ -70,19 +72,26 @@
  * block's particles (its first pass computes the scales) is an L1/L2 hit
  * and is not counted, so a variant that re-reads pays in its fraction.
  * - sort, once per sort interval: keys (x, park read, key and index
- *   written: 28 B), CUB's radix sort (about 3 passes of 8-bit digits, key
- *   and index read and written: 3 x 24 B), the gather of 37 float arrays,
- *   the park codes and the ids (index, source and destination: 16 B each,
- *   24 B for the ids) and the run list (negligible);
+ *   written: 24 B), CUB's radix sort (about 3 passes of 8-bit digits, key
+ *   and index read and written: 3 x 16 B), the gather of 37 float arrays,
+ *   the park codes and the ids (index, source and destination: 12 B each,
+ *   28 B for the ids in two halves and their join) and the run list;
  * - P2G: x, v, C, tau, mass, volume (23 floats) and the park code read;
  *   the grid cleared and each node's sum added once (2 x 16 B per node);
  * - grid: each node read and written (32 B);
  * - G2P: x, F and the plastic state (16 floats) and the park code read,
  *   x, v, C, F, tau, the state and the mode (35 floats) written, each node
- *   read once (16 B). */
-#define SORT_BYTES_PER_PARTICLE (28 + 3 * 24 + 38 * 16 + 24)
+ *   read once (16 B).
+ * layout=compact (sand): P2G reads x, v, C, F and the two state slots
+ * (26 floats: tau derived from F), G2P reads x, F and the two slots (14)
+ * and writes x, v, C, F, the slots and the mode (27); the sort gathers 27
+ * float arrays. */
+#define SORT_BYTES_PER_PARTICLE (24 + 3 * 16 + 38 * 12 + 28)
 #define P2G_BYTES_PER_PARTICLE (23 * 4 + 4)
 #define G2P_BYTES_PER_PARTICLE ((16 + 35) * 4 + 4)
+#define COMPACT_SORT_BYTES_PER_PARTICLE (24 + 3 * 16 + 28 * 12 + 28)
+#define COMPACT_P2G_BYTES_PER_PARTICLE (26 * 4 + 4)
+#define COMPACT_G2P_BYTES_PER_PARTICLE ((14 + 27) * 4 + 4)
 #define P2G_BYTES_PER_NODE 32
 #define GRID_BYTES_PER_NODE 32
 #define G2P_BYTES_PER_NODE 16
@@ -107,17 +116,17 @@ static const char *const stage_names[N_STAGES] = {"sort", "p2g", "grid", "g2p"};
  * allocated blocks on a sparse one, whose stages visit only those); the
  * sort's amortised over its interval, as its time is. Returns the three
  * per-step stages' sum (BYTES_PER_*_STEP). */
-static double stage_bytes(double n, double gn, int sort_interval, int fused, double sbytes[N_STAGES]) {
-  sbytes[0] = n * SORT_BYTES_PER_PARTICLE / sort_interval;
+static double stage_bytes(double n, double gn, int sort_interval, int fused, int compact, double sbytes[N_STAGES]) {
+  sbytes[0] = n * (compact ? COMPACT_SORT_BYTES_PER_PARTICLE : SORT_BYTES_PER_PARTICLE) / sort_interval;
   if (fused) {
     sbytes[1] = 0;
     sbytes[2] = gn * FUSED_GRID_BYTES_PER_NODE;
     sbytes[3] = n * FUSED_BYTES_PER_PARTICLE + gn * FUSED_BYTES_PER_NODE;
     return sbytes[1] + sbytes[2] + sbytes[3];
   }
-  sbytes[1] = n * P2G_BYTES_PER_PARTICLE + gn * P2G_BYTES_PER_NODE;
+  sbytes[1] = n * (compact ? COMPACT_P2G_BYTES_PER_PARTICLE : P2G_BYTES_PER_PARTICLE) + gn * P2G_BYTES_PER_NODE;
   sbytes[2] = gn * GRID_BYTES_PER_NODE;
-  sbytes[3] = n * G2P_BYTES_PER_PARTICLE + gn * G2P_BYTES_PER_NODE;
+  sbytes[3] = n * (compact ? COMPACT_G2P_BYTES_PER_PARTICLE : G2P_BYTES_PER_PARTICLE) + gn * G2P_BYTES_PER_NODE;
   return n * BYTES_PER_PARTICLE_STEP + gn * BYTES_PER_NODE_STEP;
 }
 
@@ -132,6 +141,7 @@ typedef struct options {
   char props[PROPS_LEN];   /* --property, joined: "name=value,..." */
   int scenes[2], n_scenes; /* bench_kind, in the order timed */
   int table;               /* --material-table: 0 off, 1 on, 2 both (interleaved, with the ratio) */
+  int at_rest;             /* --collapse-at start: the collapse timed from rest */
 } options;
 
 static void die(int code, const char *fmt, ...) {
@@ -163,6 +173,9 @@ static void usage(FILE *f) {
           "  --warmup W         untimed steps first, in [0, 100000] (default 10; collapse: after\n"
           "                     the untimed advance to mid-collapse)\n"
           "  --scene LIST       freefall, collapse or both (comma-separated; default both)\n"
+          "  --collapse-at W    mid (default): the collapse timed mid-runout; start: timed from rest,\n"
+          "                     its particles in lattice order (no advance and no shuffle: at 10^9\n"
+          "                     particles those take tens of minutes), the scene 'collapse@start'\n"
           "  --reps R           repetitions per count, in [1, 100] (default 3)\n"
           "  --sort-interval K  re-sort every K steps, >= 1 (default 32)\n"
           "  --backend NAME     the backend to time (default: the first device backend of the list, below)\n"
@@ -237,7 +250,7 @@ static void parse(int argc, char **argv, options *o) {
   o->scenes[0] = BENCH_FREEFALL;
   o->scenes[1] = BENCH_COLLAPSE;
   o->n_scenes = 2;
-  enum { O_PART = 1, O_MAX, O_PPC, O_STEPS, O_WARM, O_REPS, O_SORT, O_TAG, O_OUT, O_SCENE, O_BACKEND, O_PROP, O_TABLE, O_HELP };
+  enum { O_PART = 1, O_MAX, O_PPC, O_STEPS, O_WARM, O_REPS, O_SORT, O_TAG, O_OUT, O_SCENE, O_BACKEND, O_PROP, O_TABLE, O_AT, O_HELP };
   static const struct option lo[] = {{"particles", required_argument, NULL, O_PART},
                                      {"max-particles", required_argument, NULL, O_MAX},
                                      {"ppc", required_argument, NULL, O_PPC},
@@ -251,6 +264,7 @@ static void parse(int argc, char **argv, options *o) {
                                      {"backend", required_argument, NULL, O_BACKEND},
                                      {"property", required_argument, NULL, O_PROP},
                                      {"material-table", required_argument, NULL, O_TABLE},
+                                     {"collapse-at", required_argument, NULL, O_AT},
                                      {"help", no_argument, NULL, O_HELP},
                                      {NULL, 0, NULL, 0}};
   int c;
@@ -305,6 +319,11 @@ static void parse(int argc, char **argv, options *o) {
         if (!o->n_scenes) die(2, "--scene: empty list");
         break;
       }
+      case O_AT:
+        if (strcmp(optarg, "mid") != 0 && strcmp(optarg, "start") != 0)
+          die(2, "--collapse-at must be mid or start (got '%s')", optarg);
+        o->at_rest = optarg[0] == 's';
+        break;
       case O_HELP: usage(stdout); exit(0);
       default: usage(stderr); exit(2);
     }
@@ -320,10 +339,10 @@ static void parse(int argc, char **argv, options *o) {
  * grid=sparse the grid is 8 bytes per 4^3 block of the box plus the pool,
  * bounded here by 16 bytes per node of the material's cells with a
  * halo of 2x (a block per axis beyond a 4-cell-thick slab at least). */
-static double device_bytes(const bench_scene *s, int sparse, int ppc) {
+static double device_bytes(const bench_scene *s, int sparse, int compact, int ppc) {
   const double box = (double)s->dims[0] * s->dims[1] * s->dims[2];
   const double grid = sparse ? 8.0 * box / 64.0 + 16.0 * 2.0 * (double)s->n / ppc : 16.0 * box;
-  return (double)s->n * DEVICE_BYTES_PER_PARTICLE + grid;
+  return (double)s->n * (compact ? COMPACT_BYTES_PER_PARTICLE : DEVICE_BYTES_PER_PARTICLE) + grid;
 }
 
 static double now_s(void) {
@@ -449,7 +468,9 @@ int main(int argc, char **argv) {
       probe.n = n;
       /* the larger grid of the scenes asked for decides */
       bench_scene_dims_kind(o.scenes[o.n_scenes - 1], bench_scene_side(n, o.ppc), probe.dims);
-      if (device_bytes(&probe, strstr(o.props, "grid=sparse") != NULL, o.ppc) > 0.85 * free_b) break;
+      if (device_bytes(&probe, strstr(o.props, "grid=sparse") != NULL, strstr(o.props, "layout=compact") != NULL,
+                       o.ppc) > 0.85 * free_b)
+        break;
       o.counts[o.n_counts++] = n;
     }
   }
@@ -480,7 +501,7 @@ int main(int argc, char **argv) {
     bench_kind kind = (bench_kind)o.scenes[si];
     for (int c = 0; c < o.n_counts; ++c) {
       bench_scene sc;
-      if (!bench_scene_build_kind(&sc, o.counts[c], o.ppc, kind)) {
+      if (!bench_scene_build_at(&sc, o.counts[c], o.ppc, kind, o.at_rest)) {
         fprintf(stderr, "bench_gpu: no host memory for %llu particles; stopping\n", (unsigned long long)o.counts[c]);
         break;
       }
@@ -492,7 +513,7 @@ int main(int argc, char **argv) {
       const int passes = o.table == 2 ? 2 : 1;
       for (int it = 0; it < o.reps * passes; ++it) {
         const int rep = it / passes, pass = o.table == 2 ? it % passes : o.table;
-        fprintf(stderr, "bench_gpu: %s, %llu particles, rep %d/%d%s\n", bench_kind_name(kind),
+        fprintf(stderr, "bench_gpu: %s, %llu particles, rep %d/%d%s\n", bench_scene_label(&sc),
                 (unsigned long long)sc.n, rep + 1, o.reps, pass ? ", material table" : "");
         result r = run_once(&sc, &o, pass);
         if (!r.ok) {
@@ -503,7 +524,8 @@ int main(int argc, char **argv) {
         snprintf(tag, sizeof tag, "%s%s%s", o.tag, pass && *o.tag ? "," : "", pass ? "material_table=on" : "");
         double sbytes[N_STAGES];
         const double bytes = stage_bytes((double)sc.n, r.grid_nodes > 0 ? r.grid_nodes : nodes, o.sort_interval,
-                                         strstr(props, "g2p2g=fused") != NULL, sbytes);
+                                         strstr(props, "g2p2g=fused") != NULL,
+                                         strstr(props, "layout=compact") != NULL, sbytes);
         double ps = (double)sc.n * o.steps / r.wall_s;
         double dev_ms = r.ms[1] + r.ms[2] + r.ms[3];
         double eff = dev_ms > 0 ? bytes / (dev_ms * 1e-3) : 0;
@@ -514,7 +536,7 @@ int main(int argc, char **argv) {
           fprintf(tsv,
                   "%s\t%s\t%s\t%s\t%llu\t%d\t%.0f\t%s\t%s\t%d\t%d\t%d\t%.6f\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t"
                   "%.6g\t%.6g\t%.4f\t%.4f\t%.4f\t%.2f\t%.2f\t%.2f\t%.2f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f\t%.1f\t%.0f\n",
-                  commit, dev, tag, bench_kind_name(kind), (unsigned long long)sc.n, o.ppc, nodes, backend, props,
+                  commit, dev, tag, bench_scene_label(&sc), (unsigned long long)sc.n, o.ppc, nodes, backend, props,
                   o.sort_interval, rep, o.steps, r.wall_s, ps, r.ms[0], r.ms[1], r.ms[2], r.ms[3], bytes, eff / 1e9,
                   copy0 / 1e9, copy0 > 0 ? eff / copy0 : 0, r.shear, r.tip, sbytes[0] / sc.n, sbytes[1] / sc.n,
                   sbytes[2] / sc.n, sbytes[3] / sc.n, frac[0], frac[1], frac[2], frac[3], r.mem_pp, r.mem_grid_pp,
@@ -539,10 +561,10 @@ int main(int argc, char **argv) {
       double sbytes[N_STAGES];
       const double bytes =
           stage_bytes((double)sc.n, rr[m].grid_nodes > 0 ? rr[m].grid_nodes : nodes, o.sort_interval,
-                      strstr(props, "g2p2g=fused") != NULL, sbytes);
+                      strstr(props, "g2p2g=fused") != NULL, strstr(props, "layout=compact") != NULL, sbytes);
       double dev_ms = rr[m].ms[1] + rr[m].ms[2] + rr[m].ms[3], eff = bytes / (dev_ms * 1e-3);
       printf("%9s %12llu %10.0f %14.1f %9.3f %9.3f %9.3f %9.3f %10.0f %6.1f%% %6.1f%% %6.1f%%   (min %.1f, max %.1f)\n",
-             bench_kind_name(kind), (unsigned long long)sc.n, nodes, med / 1e6, rr[m].ms[0], rr[m].ms[1],
+             bench_scene_label(&sc), (unsigned long long)sc.n, nodes, med / 1e6, rr[m].ms[0], rr[m].ms[1],
              rr[m].ms[2], rr[m].ms[3], eff / 1e9, copy0 > 0 ? 100 * eff / copy0 : 0, 100 * rr[m].shear, 100 * rr[m].tip,
              sorted[0] / 1e6, sorted[nr - 1] / 1e6);
       printf("%9s bytes per particle-step and fraction of the copy bandwidth:", "");

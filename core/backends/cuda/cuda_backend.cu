@@ -25,11 +25,13 @@ __global__ void k_init(dparts P, int64_t off, int64_t cnt, const float *x, const
     P.f[PF + d][p] = (d % 4 == 0) ? 1.0f : 0.0f;
     P.f[PC + d][p] = 0.0f;
   }
-  for (int d = 0; d < 6; ++d) P.f[PT + d][p] = 0.0f;
-  for (int k = 0; k < BG_NSTATE; ++k) P.f[PS + k][p] = 0.0f;
+  if (P.f[PT])
+    for (int d = 0; d < 6; ++d) P.f[PT + d][p] = 0.0f;
+  for (int k = 0; k < BG_NSTATE; ++k)
+    if (P.f[PS + k]) P.f[PS + k][p] = 0.0f;
   const float vk = vol ? vol[k] : vol_c;
-  P.f[PVOL][p] = vk;
-  P.f[PM][p] = rho0 * vk;
+  if (P.f[PVOL]) P.f[PVOL][p] = vk;
+  if (P.f[PM]) P.f[PM][p] = rho0 * vk;
   P.f[PMODE][p] = (float)BG_RM_ELASTIC;
   P.id[p] = p;
   P.park[p] = -1;
@@ -161,6 +163,12 @@ static const bg_property_def cuda_properties[] = {
      "added or set, and steps with a plate, take the split transfers (with p2g_bound). g2p_minblocks=4 bounds "
      "it to 128 registers (512 threads per SM, as for G2P). Dense grid, deterministic=0, p2g_words=1, "
      "g2p_minblocks auto, 0 or 4 and local models only; split: a P2G and a G2P kernel"},
+    {"layout", "full|compact", "full",
+     "compact: the particles hold 137 bytes each instead of 161 (plus the grid): no Kirchhoff stress (P2G "
+     "derives it from F and the state with a second SVD), one mass and volume for every particle (a later add "
+     "with another volume is refused), and only the state slots the model names. One material whose stress "
+     "is a function of F and the state (not water), resource cuda with p2g_bound=running, deterministic=0, "
+     "p2g_words=1, g2p2g=split and no thin plates; full: every array, tau cached by G2P"},
 };
 #define CUDA_N_PROPERTIES ((int)(sizeof cuda_properties / sizeof cuda_properties[0]))
 
@@ -239,9 +247,53 @@ static bg_status read_properties(cuda_state *s) {
       return BG_ERR_RANGE;
     }
   }
+  const char *ly = bg_config_property(s->cfg, "layout");
+  if (!ly) ly = cuda_properties[6].def;
+  if (strcmp(ly, "full") != 0 && strcmp(ly, "compact") != 0)
+    return fail(s, BG_ERR_RANGE, "layout must be full or compact (what each particle holds on the device)");
+  s->compact = ly[0] == 'c';
+  if (s->compact) {
+    bg_mat3 F = bg_mat3_identity(), tau;
+    bg_real st[BG_NSTATE] = {0};
+    /* P2G derives tau in k_p2g_running alone, from one material's F and state */
+    const char *bad = s->variant != BG_CUDA_TILE      ? "resource cuda/global"
+                      : !s->p2g_bound                 ? "p2g_bound=pass, p2g_words=2 or deterministic=1"
+                      : s->fused                      ? "g2p2g=fused"
+                      : s->cfg->n_cuts                ? "a thin plate"
+                      : s->cfg->n_mats > 1            ? "a material table of several entries"
+                      : !bg_material_stress_of_f(&s->cfg->mat, &F, st, &tau)
+                          ? "a material whose stress is not a function of F and its state (water)"
+                          : NULL;
+    if (bad) {
+      if (s->err && s->err_len)
+        snprintf(s->err, s->err_len,
+                 "cuda backend: layout=compact does not run with %s; it takes resource cuda with "
+                 "p2g_bound=running, p2g_words=1, deterministic=0, g2p2g=split, one material that is not "
+                 "water and no thin plates (use layout=full)",
+                 bad);
+      return BG_ERR_RANGE;
+    }
+    s->P.mat1 = s->cfg->mat;
+  }
   s->geo.lb = BG_BLOCK_LOG2;
   s->geo.dim = s->cfg->dim;
   return BG_OK;
+}
+
+/* Whether the particle array k is held: layout=compact leaves out tau,
+ * the mass, the volume and the state slots the model does not name. */
+static int holds_array(const cuda_state *s, int k) {
+  if (!s->compact) return 1;
+  if (k >= PT && k < PT + 6) return 0;
+  if (k == PM || k == PVOL) return 0;
+  if (k >= PS && k < PS + BG_NSTATE) return bg_material_state(s->cfg->mat.model).name[k - PS][0] != '\0';
+  return 1;
+}
+
+size_t cuda_bytes_per_slot(const cuda_state *s) {
+  size_t b = sizeof(int64_t) + sizeof(int32_t) + sizeof(uint8_t);
+  for (int k = 0; k < NPF; ++k) b += holds_array(s, k) ? sizeof(float) : 0;
+  return b;
 }
 
 static bg_status cuda_create(const bg_config *cfg, void **out, char *err, size_t len) {
@@ -366,6 +418,9 @@ fail:
 
 bg_status cuda_grow(cuda_state *s, size_t need) {
   if (need <= s->cap) return BG_OK;
+  /* the sort's permutation is 32-bit (cuda_sort.cu) */
+  if (need > (size_t)UINT32_MAX)
+    return fail(s, BG_ERR_OVERFLOW, "the cuda backend holds at most 2^32 - 1 particles (its sort permutes 32-bit slots)");
   size_t want[2] = {need > 2 * s->cap ? need : 2 * s->cap, need};
   for (int attempt = 0; attempt < 2; ++attempt) {
     size_t cap = want[attempt];
@@ -373,7 +428,11 @@ bg_status cuda_grow(cuda_state *s, size_t need) {
     dparts Q;
     memset(&Q, 0, sizeof Q);
     cudaError_t e = cudaSuccess;
-    for (int k = 0; k < NPF && e == cudaSuccess; ++k) e = cudaMalloc((void **)&Q.f[k], cap * sizeof(float));
+    Q.m1 = s->P.m1;
+    Q.v1 = s->P.v1;
+    Q.mat1 = s->P.mat1;
+    for (int k = 0; k < NPF && e == cudaSuccess; ++k)
+      if (holds_array(s, k)) e = cudaMalloc((void **)&Q.f[k], cap * sizeof(float));
     if (e == cudaSuccess) e = cudaMalloc((void **)&Q.id, cap * sizeof(int64_t));
     if (e == cudaSuccess) e = cudaMalloc((void **)&Q.park, cap * sizeof(int32_t));
     if (e == cudaSuccess) e = cudaMalloc((void **)&Q.mat, cap * sizeof(uint8_t));
@@ -385,7 +444,7 @@ bg_status cuda_grow(cuda_state *s, size_t need) {
     }
     if (s->n) {
       for (int k = 0; k < NPF; ++k)
-        CU(cudaMemcpyAsync(Q.f[k], s->P.f[k], s->n * sizeof(float), cudaMemcpyDeviceToDevice, s->st));
+        if (Q.f[k]) CU(cudaMemcpyAsync(Q.f[k], s->P.f[k], s->n * sizeof(float), cudaMemcpyDeviceToDevice, s->st));
       CU(cudaMemcpyAsync(Q.id, s->P.id, s->n * sizeof(int64_t), cudaMemcpyDeviceToDevice, s->st));
       CU(cudaMemcpyAsync(Q.park, s->P.park, s->n * sizeof(int32_t), cudaMemcpyDeviceToDevice, s->st));
       CU(cudaMemcpyAsync(Q.mat, s->P.mat, s->n * sizeof(uint8_t), cudaMemcpyDeviceToDevice, s->st));
@@ -401,15 +460,44 @@ bg_status cuda_grow(cuda_state *s, size_t need) {
     cudaMemGetInfo(&fb, &tb);
     snprintf(s->err, s->err_len,
              "cuda backend: out of device memory for %zu particles (%.3g GB of state; %.3g GB free of %.3g)", need,
-             (double)need * (NPF * 4 + 13) / 1e9, fb / 1e9, tb / 1e9);
+             (double)need * (double)cuda_bytes_per_slot(s) / 1e9, fb / 1e9, tb / 1e9);
   }
   return BG_ERR_NOMEM;
+}
+
+/* layout=compact keeps one volume for every particle: the first particles
+ * added set it (cuda_compact_commit, once they are in), and any other
+ * volume is refused before anything changes. */
+bg_status cuda_compact_volume(cuda_state *s, size_t n, const bg_real *vol, bg_real vol_c) {
+  if (!s->compact || n == 0) return BG_OK;
+  const float v1 = s->have_v1 ? s->P.v1 : (vol ? vol[0] : vol_c);
+  for (size_t k = 0; k < n; ++k) {
+    const float vk = vol ? vol[k] : vol_c;
+    if (vk != v1) {
+      if (s->err && s->err_len)
+        snprintf(s->err, s->err_len,
+                 "cuda backend: layout=compact holds one particle volume (%g m^3), and particle %zu of this add "
+                 "has %g m^3 (use layout=full for particles of several volumes)",
+                 (double)v1, k, (double)vk);
+      return BG_ERR_RANGE;
+    }
+  }
+  return BG_OK;
+}
+
+/* After the add succeeded: the volume it checked becomes the one. */
+void cuda_compact_commit(cuda_state *s, size_t n, const bg_real *vol, bg_real vol_c) {
+  if (!s->compact || n == 0 || s->have_v1) return;
+  s->P.v1 = vol ? vol[0] : vol_c;
+  s->P.m1 = s->cfg->mat.el.rho0 * s->P.v1; /* as k_init's rho0 * vk */
+  s->have_v1 = 1;
 }
 
 static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real *v, const bg_real *vol, int mat) {
   cuda_state *s = (cuda_state *)state;
   bg_status st = cuda_flush(s); /* the speeds below must max into the last step's, not be overwritten */
   if (st != BG_OK) return st;
+  if ((st = cuda_compact_volume(s, n, vol, 0.0f)) != BG_OK) return st;
   if ((st = cuda_grow(s, s->n + n)) != BG_OK) return st;
   size_t chunk = n < BG_CUDA_UPLOAD_CHUNK ? n : BG_CUDA_UPLOAD_CHUNK;
   float *tmp = NULL;
@@ -443,6 +531,7 @@ static bg_status cuda_add(void *state, size_t n, const bg_real *x, const bg_real
       if (sp > s->max_speed) s->max_speed = sp;
     }
   }
+  cuda_compact_commit(s, n, vol, 0.0f);
   s->n += n;
   s->n_active += n;
   s->dirty = 1;

@@ -199,6 +199,7 @@ bg_status cuda_add_device(void *state, size_t n, const bg_real *x, const bg_real
   if (st == BG_OK) st = run_check(s, (int64_t)n, x, v, &h);
   if (st != BG_OK) return st;
   if (h.first_bad != ~0ull) return refuse(s, &h, x);
+  if ((st = cuda_compact_volume(s, n, NULL, vol)) != BG_OK) return st;
   if ((st = cuda_grow(s, s->n + n)) != BG_OK) return st;
   if ((st = cuda_launch_init(s, (int64_t)s->n, (int64_t)n, x, v, vol, mat)) != BG_OK) return st;
   /* the host tallies as cuda_add keeps them: each particle's float mass summed in double */
@@ -207,6 +208,7 @@ bg_status cuda_add_device(void *state, size_t n, const bg_real *x, const bg_real
   float v2;
   memcpy(&v2, &h.vmax2_bits, sizeof v2);
   if (v && sqrt((double)v2) > s->max_speed) s->max_speed = sqrt((double)v2);
+  cuda_compact_commit(s, n, NULL, vol);
   s->n += n;
   s->n_active += n;
   s->dirty = 1;
@@ -228,7 +230,7 @@ void cuda_device_free(void *state, void *dev) {
 void cuda_memory(void *state, bg_memory *out) {
   cuda_state *s = (cuda_state *)state;
   const size_t cap = s->cap, nn = (size_t)s->cfg->n_nodes;
-  out->particle_bytes = cap * (NPF * sizeof(float) + sizeof *s->P.id + sizeof *s->P.park + sizeof *s->P.mat);
+  out->particle_bytes = cap * cuda_bytes_per_slot(s);
   /* grid=sparse: the pool as held (its largest step), the slot table and the marks, the scan's scratch */
   const size_t grid_array = s->sparse ? (size_t)s->pool_cap * BG_CUDA_BLOCK_NODES * sizeof(float4) +
                                             (size_t)s->geo.n_blocks * 2 * sizeof(int32_t) + s->sp_tmp_bytes
@@ -237,7 +239,7 @@ void cuda_memory(void *state, bg_memory *out) {
   out->grid_bytes = grid_array + (s->gfix ? 4 * nn * sizeof *s->gfix : 0) + (s->gs ? nn * sizeof(float) : 0) +
                     (s->gm ? nn * sizeof(float) : 0) + (s->gnext ? 2 * nn * sizeof(float4) : 0);
   /* the sort's key and permutation double buffers, CUB's scratch, the run list, the boundary nodes, the tallies */
-  out->other_bytes = 2 * s->sort_cap * (sizeof(uint32_t) + sizeof(int64_t)) + s->cub_bytes +
+  out->other_bytes = 2 * s->sort_cap * (sizeof(uint32_t) + sizeof(uint32_t)) + s->cub_bytes +
                      s->run_cap * (sizeof(int64_t) + sizeof(uint32_t)) + (s->bn_cap + s->bb_cap) * sizeof(bg_bnode) +
                      s->tally_words * 8;
 }

@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(BG_CUDA_G2P_THREADS)
     const float vp[3] = {P.f[PV][p], P.f[PV + 1][p], P.f[PV + 2][p]};
     float v[3];
     bg_mat3 C;
-    bg_cut_g2p(&cg, &cs, &w, (const float(*)[4])grid, G.cuts, walls, xp, vp, P.f[PM][p], v, &C, cwf,
+    bg_cut_g2p(&cg, &cs, &w, (const float(*)[4])grid, G.cuts, walls, xp, vp, p_mass(P, p), v, &C, cwf,
                dt > 0 ? 1.0 / (double)dt : 0.0);
     sp2 = g2p_finish<MULTI, DIM, false, false>(P, p, G, M, dt, mat, w, v, C, grid, NULL, NULL, -1, tally, NULL);
   }

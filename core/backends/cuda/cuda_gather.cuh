@@ -42,7 +42,7 @@ static __device__ __forceinline__ double g2p_finish(const dparts &P, int64_t p, 
     for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = P.f[PF + e][p];
     F = bg_f_update(&C, &F, dt);
     float st[BG_NSTATE];
-    for (int k = 0; k < BG_NSTATE; ++k) st[k] = P.f[PS + k][p];
+    for (int k = 0; k < BG_NSTATE; ++k) st[k] = p_state(P, k, p); /* compact: unused slots not held */
     if (NL && nl >= 0 && (!MULTI || bg_material_nonlocal_slot(mat->model) >= 0)) {
       /* the nonlocal service's Laplacian, as the CPU's nodal_laplacian */
       float sum = 0.0f;
@@ -67,8 +67,10 @@ static __device__ __forceinline__ double g2p_finish(const dparts &P, int64_t p, 
     /* stored symmetric: xx yy zz xy xz yz */
     const float ts[6] = {tau.m[0][0], tau.m[1][1], tau.m[2][2], 0.5f * (tau.m[0][1] + tau.m[1][0]),
                          0.5f * (tau.m[0][2] + tau.m[2][0]), 0.5f * (tau.m[1][2] + tau.m[2][1])};
-    for (int e = 0; e < 6; ++e) P.f[PT + e][p] = ts[e];
-    for (int k = 0; k < BG_NSTATE; ++k) P.f[PS + k][p] = st[k];
+    if (P.f[PT]) /* layout=compact derives it again in P2G */
+      for (int e = 0; e < 6; ++e) P.f[PT + e][p] = ts[e];
+    for (int k = 0; k < BG_NSTATE; ++k)
+      if (P.f[PS + k]) P.f[PS + k][p] = st[k];
     const int32_t code = bg_park_code(&M.cfg, M.sinks, xp);
     if (OUT) {
       for (int d = 0; d < 3; ++d) {
@@ -82,7 +84,7 @@ static __device__ __forceinline__ double g2p_finish(const dparts &P, int64_t p, 
     if (code >= 0) {
       P.park[p] = code;
       atomicAdd(&tally[1 + code], 1ull);
-      atomicAdd((double *)(tally + 1 + (M.n_sinks + 1)) + code, (double)P.f[PM][p]);
+      atomicAdd((double *)(tally + 1 + (M.n_sinks + 1)) + code, (double)p_mass(P, p));
     } else {
       sp2 = (double)av[0] * av[0] + (double)av[1] * av[1] + (double)av[2] * av[2];
     }

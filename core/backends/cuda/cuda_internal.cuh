@@ -29,6 +29,7 @@
 
 #include "bg_bspline.h"
 #include "bg_internal.h"
+#include "bg_materials.h"
 #include "bg_transfer.h"
 
 /* ------------------------------------------------------------- constants */
@@ -77,11 +78,40 @@ enum {
 };
 
 typedef struct dparts {
-  float *f[NPF];
+  float *f[NPF]; /* NULL for the arrays layout=compact does not keep (below) */
   int64_t *id;   /* insertion index of the particle in each slot */
   int32_t *park; /* -1 active, k < n_sinks in sink k, n_sinks left the grid */
   uint8_t *mat;  /* entry of the material table; read and sorted only when the table has several */
+  /* layout=compact (cuda_backend.cu): no tau (f[PT..PT+5] NULL), which P2G
+   * derives from F and the state through mat1 (compact_tau); one mass m1
+   * and volume v1 for every particle (f[PM], f[PVOL] NULL); and only the
+   * state slots mat1's model names (the others NULL, read as 0) */
+  float m1, v1;
+  bg_mat mat1;
 } dparts;
+
+/* The mass and volume of particle p, whichever layout holds them. */
+static __device__ __forceinline__ float p_mass(const dparts &P, int64_t p) { return P.f[PM] ? P.f[PM][p] : P.m1; }
+static __device__ __forceinline__ float p_vol(const dparts &P, int64_t p) { return P.f[PVOL] ? P.f[PVOL][p] : P.v1; }
+static __device__ __forceinline__ float p_state(const dparts &P, int k, int64_t p) {
+  return P.f[PS + k] ? P.f[PS + k][p] : 0.0f;
+}
+
+/* layout=compact: particle p's Kirchhoff stress from its F and state, as
+ * G2P would have stored it (the model's stress of F, plane-strain cleared
+ * in 2D, symmetrised); bg_material_stress_of_f, checked against the cached
+ * stress by test_stress_of_f. */
+static __device__ __forceinline__ bg_mat3 compact_tau(const dparts &P, int64_t p, int dim) {
+  bg_mat3 F, tau;
+  for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = P.f[PF + e][p];
+  float st[BG_NSTATE];
+  for (int k = 0; k < BG_NSTATE; ++k) st[k] = p_state(P, k, p);
+  (void)bg_material_stress_of_f(&P.mat1, &F, st, &tau);
+  if (dim == 2) bg_plane_strain_clear(&tau);
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j) tau.m[i][j] = tau.m[j][i] = 0.5f * (tau.m[i][j] + tau.m[j][i]);
+  return tau;
+}
 
 /* Grid geometry and the sort's block decomposition, by value to kernels. */
 typedef struct dgeom {
@@ -131,12 +161,15 @@ typedef struct cuda_state {
   int p2g_words; /* the property p2g_words: int32 words per value in the P2G tile, 2 (hi, lo) or 1 (cuda_p2g.cu) */
   int p2g_bound; /* the property p2g_bound: 1 running, the one-word tile's scales raised as the run is read; 0 pass (cuda_p2g.cu) */
   int fused;     /* the property g2p2g: 1 fused, G2P scatters the next step's grid at once (cuda_g2p2g.cu) */
+  int compact;   /* the property layout: 1 compact, the arrays dparts names NULL not held (cuda_backend.cu) */
+  int have_v1;   /* compact: P.v1 and P.m1 are set (by the first particles added) */
   int pre;       /* BG_PRE_*: what gnext and gforce hold */
   size_t n, cap;
   dparts P;
-  /* sort: keys and permutation double buffers (also the gather's spares) */
+  /* sort: keys and permutation double buffers (also the gather's spares);
+   * 32-bit permutations, as the particle count is below 2^32 (cuda_grow) */
   uint32_t *keys[2];
-  int64_t *vals[2];
+  uint32_t *vals[2];
   size_t sort_cap;
   void *cub_tmp;
   size_t cub_bytes;
@@ -398,6 +431,11 @@ static __device__ __forceinline__ bool run_of(const dgeom &G, const int64_t *run
 
 /* cuda_backend.cu: lifecycle */
 bg_status cuda_grow(cuda_state *s, size_t need);
+/* layout=compact: the device bytes of one particle slot, and the check
+ * that particles added keep the one volume (cuda_backend.cu) */
+size_t cuda_bytes_per_slot(const cuda_state *s);
+bg_status cuda_compact_volume(cuda_state *s, size_t n, const bg_real *vol, bg_real vol_c);
+void cuda_compact_commit(cuda_state *s, size_t n, const bg_real *vol, bg_real vol_c);
 /* queues the initial state of particles off .. off+cnt-1 (device x, v or
  * NULL, volume vol_c each) on the stream */
 bg_status cuda_launch_init(cuda_state *s, int64_t off, int64_t cnt, const float *x, const float *v, float vol_c,

@@ -25,11 +25,18 @@ typedef struct contrib {
   float b4[4], ax[4], ay[4], az[4];
 } contrib;
 
-/* A particle's affine matrix A (bg_p2g_affine) from its C and tau. */
+/* A particle's affine matrix A (bg_p2g_affine) from its C and tau; CP
+ * (layout=compact): tau derived from F and the state, one mass and volume
+ * (a template parameter, so that the other kernels carry no second SVD). */
+template <bool CP = false>
 static __device__ __forceinline__ bg_mat3 particle_affine(const dparts &P, int64_t p, const dgeom &G, float dt) {
   bg_mat3 C, tau;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) C.m[i][j] = P.f[PC + 3 * i + j][p];
+  if (CP) {
+    tau = compact_tau(P, p, G.dim);
+    return bg_p2g_affine(P.m1, P.v1, &C, &tau, dt, G.inv_dx);
+  }
   tau.m[0][0] = P.f[PT + 0][p];
   tau.m[1][1] = P.f[PT + 1][p];
   tau.m[2][2] = P.f[PT + 2][p];
@@ -39,14 +46,14 @@ static __device__ __forceinline__ bg_mat3 particle_affine(const dparts &P, int64
   return bg_p2g_affine(P.f[PM][p], P.f[PVOL][p], &C, &tau, dt, G.inv_dx);
 }
 
-template <int DIM>
+template <int DIM, bool CP = false>
 static __device__ __forceinline__ void particle_contrib(const dparts &P, int64_t p, const dgeom &G, float dt,
                                                  contrib &c) {
   float xg[3];
   for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
   c.w = bg_bspline_eval_dim(xg, DIM);
-  const float m = P.f[PM][p];
-  const bg_mat3 A = particle_affine(P, p, G, dt);
+  const float m = CP ? P.m1 : P.f[PM][p];
+  const bg_mat3 A = particle_affine<CP>(P, p, G, dt);
   c.b4[0] = m;
   for (int d = 0; d < 3; ++d) c.b4[1 + d] = m * P.f[PV + d][p];
   c.ax[0] = c.ay[0] = c.az[0] = 0.0f;
@@ -346,7 +353,7 @@ __global__ void k_p2g(dparts P, dgeom G, const int64_t *runstart, const uint32_t
  * half a unit to a word. A bound that is not finite (a broken state) sends
  * what the tile holds and the rest of the run to the global grid, as the
  * pass's float path does. */
-template <int LB, int DIM, bool SP>
+template <int LB, int DIM, bool SP, bool CP>
 __global__ void k_p2g_running(dparts P, dgeom G, const int64_t *runstart, const uint32_t *runkey, int64_t n_runs,
                               int64_t n, float dt, float4 *grid) {
   constexpr int B = 1 << LB, T = B + 2, TN = T * T * T;
@@ -374,7 +381,7 @@ __global__ void k_p2g_running(dparts P, dgeom G, const int64_t *runstart, const 
     contrib c;
     bool inb = false;
     if (live) {
-      particle_contrib<DIM>(P, p, G, dt, c);
+      particle_contrib<DIM, CP>(P, p, G, dt, c);
       inb = in_block<LB, DIM>(c, bx, by, bz);
     }
     if (use_tile) {
@@ -510,7 +517,7 @@ __global__ void k_p2g_nonlocal(dparts P, dgeom G, int64_t n, int nl, float *gs, 
   float xg[3];
   for (int d = 0; d < 3; ++d) xg[d] = (P.f[PX + d][p] - G.origin[d]) * G.inv_dx;
   const bg_bspline w = bg_bspline_eval_dim(xg, G.dim);
-  const float m = P.f[PM][p], mf = m * P.f[PS + nl][p];
+  const float m = p_mass(P, p), mf = m * P.f[PS + nl][p];
   const int b0 = G.dim == 2 ? 1 : 0, b1 = G.dim == 2 ? 1 : 2; /* bg_stencil_b0/b1 */
   for (int a = 0; a < 3; ++a)
     for (int b = b0; b <= b1; ++b)
@@ -577,13 +584,19 @@ bg_status cuda_p2g(void *state, bg_real dt) {
   } while (0)
     if (s->p2g_bound == 1) {
       /* running: the one-word tile of the float grid (cuda_backend.cu) */
-#define BG_P2G_RUN(DIM, SP)                                                                                        \
-  k_p2g_running<BG_BLOCK_LOG2, DIM, SP><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,      \
-                                                              (int64_t)s->n, dt, s->grid)
-      if (c->dim == 2 && s->sparse) BG_P2G_RUN(2, true);
-      else if (c->dim == 2) BG_P2G_RUN(2, false);
-      else if (s->sparse) BG_P2G_RUN(3, true);
-      else BG_P2G_RUN(3, false);
+#define BG_P2G_RUN(DIM, SP, CP)                                                                                    \
+  k_p2g_running<BG_BLOCK_LOG2, DIM, SP, CP><<<nr, th, 0, s->st>>>(s->P, s->geo, s->runstart, s->runkey, s->n_runs,  \
+                                                                  (int64_t)s->n, dt, s->grid)
+      /* layout=compact (CP) runs only here (cuda_backend.cu) */
+      if (s->compact) {
+        if (c->dim == 2 && s->sparse) BG_P2G_RUN(2, true, true);
+        else if (c->dim == 2) BG_P2G_RUN(2, false, true);
+        else if (s->sparse) BG_P2G_RUN(3, true, true);
+        else BG_P2G_RUN(3, false, true);
+      } else if (c->dim == 2 && s->sparse) BG_P2G_RUN(2, true, false);
+      else if (c->dim == 2) BG_P2G_RUN(2, false, false);
+      else if (s->sparse) BG_P2G_RUN(3, true, false);
+      else BG_P2G_RUN(3, false, false);
 #undef BG_P2G_RUN
     } else if (s->det) {
       if (c->dim == 2 && glob) BG_P2G(P2G_GLOBAL, 2, true, false);

@@ -7,7 +7,7 @@
 /* Read-back in insertion order: slot p writes row id[p] (64-bit offsets).
  * mats: the device copy of the material table, or NULL for one material
  * (mat0, every index 0). */
-__global__ void k_get(dparts P, int64_t n, int field, bg_mat mat0, const bg_mat *mats, float *out) {
+__global__ void k_get(dparts P, int64_t n, int field, bg_mat mat0, const bg_mat *mats, int dim, float *out) {
   const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (p >= n) return;
   const int64_t o = P.id[p];
@@ -38,11 +38,16 @@ __global__ void k_get(dparts P, int64_t n, int field, bg_mat mat0, const bg_mat 
       bg_mat3 F;
       for (int e = 0; e < 9; ++e) F.m[e / 3][e % 3] = P.f[PF + e][p];
       const float J = bg_mat3_det(F) * expf(bg_mat_log_jp(&mat, P.f + PS, p));
-      const int sym[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
-      for (int e = 0; e < 9; ++e) out[9 * o + e] = P.f[PT + sym[e]][p] / J;
+      if (P.f[PT]) {
+        const int sym[9] = {0, 3, 4, 3, 1, 5, 4, 5, 2};
+        for (int e = 0; e < 9; ++e) out[9 * o + e] = P.f[PT + sym[e]][p] / J;
+      } else { /* layout=compact: derived as P2G derives it */
+        const bg_mat3 tau = compact_tau(P, p, dim);
+        for (int e = 0; e < 9; ++e) out[9 * o + e] = tau.m[e / 3][e % 3] / J;
+      }
       break;
     }
-    case BG_FIELD_MASS: out[o] = P.f[PM][p]; break;
+    case BG_FIELD_MASS: out[o] = p_mass(P, p); break;
     case BG_FIELD_ACTIVE: out[o] = P.park[p] < 0 ? 1.0f : 0.0f; break;
     case BG_FIELD_MODE: out[o] = P.f[PMODE][p]; break;
     case BG_FIELD_MATERIAL: out[o] = (float)P.mat[p]; break;
@@ -111,7 +116,7 @@ bg_status cuda_get(void *state, bg_field f, bg_real *out) {
   float *d = NULL;
   CU(cudaMalloc((void **)&d, bytes));
   k_get<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-      s->P, (int64_t)s->n, (int)f, s->cfg->mat, s->mats, d);
+      s->P, (int64_t)s->n, (int)f, s->cfg->mat, s->mats, s->cfg->dim, d);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess) e = cudaMemcpyAsync(out, d, bytes, cudaMemcpyDeviceToHost, s->st);
   if (e == cudaSuccess) e = cudaStreamSynchronize(s->st);
@@ -122,7 +127,7 @@ bg_status cuda_get(void *state, bg_field f, bg_real *out) {
 
 bg_status cuda_launch_get(cuda_state *s, bg_field f, float *out) {
   k_get<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
-      s->P, (int64_t)s->n, (int)f, s->cfg->mat, s->mats, out);
+      s->P, (int64_t)s->n, (int)f, s->cfg->mat, s->mats, s->cfg->dim, out);
   CU(cudaGetLastError());
   return BG_OK;
 }
@@ -159,13 +164,44 @@ bg_status cuda_grid(void *state, int which, bg_real *out) {
 
 size_t cuda_count(void *state) { return ((cuda_state *)state)->n; }
 
+/* layout=compact: array k, which it does not hold, as the full layout
+ * would hold it: tau derived from F (stored symmetric: xx yy zz xy xz
+ * yz), the one mass and volume, an unused state slot's 0. */
+__global__ void k_derived(dparts P, int64_t n, int k, int dim, float *out) {
+  const int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (p >= n) return;
+  if (k >= PT && k < PT + 6) {
+    const bg_mat3 t = compact_tau(P, p, dim);
+    const float ts[6] = {t.m[0][0], t.m[1][1], t.m[2][2], t.m[0][1], t.m[0][2], t.m[1][2]};
+    out[p] = ts[k - PT];
+  } else {
+    out[p] = k == PM ? P.m1 : k == PVOL ? P.v1 : 0.0f;
+  }
+}
+
 bg_status cuda_export(void *state, bg_raw *r) {
   cuda_state *s = (cuda_state *)state;
   bg_status st = cuda_flush(s);
   if (st != BG_OK) return st;
   if (s->n) {
-    for (int k = 0; k < NPF; ++k)
-      CU(cudaMemcpyAsync(r->f[k], s->P.f[k], s->n * sizeof(float), cudaMemcpyDeviceToHost, s->st));
+    float *derived = NULL; /* layout=compact: an array it does not hold, made for the copy */
+    for (int k = 0; k < NPF; ++k) {
+      if (s->P.f[k]) {
+        CU(cudaMemcpyAsync(r->f[k], s->P.f[k], s->n * sizeof(float), cudaMemcpyDeviceToHost, s->st));
+        continue;
+      }
+      if (!derived) CU(cudaMalloc((void **)&derived, s->n * sizeof(float)));
+      k_derived<<<grid_of((int64_t)s->n, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
+          s->P, (int64_t)s->n, k, s->cfg->dim, derived);
+      cudaError_t e = cudaGetLastError();
+      if (e == cudaSuccess) e = cudaMemcpyAsync(r->f[k], derived, s->n * sizeof(float), cudaMemcpyDeviceToHost, s->st);
+      if (e == cudaSuccess) e = cudaStreamSynchronize(s->st); /* derived is reused by the next array */
+      if (e != cudaSuccess) {
+        cudaFree(derived);
+        return cu_fail(s, e, "exporting a derived array", __FILE__, __LINE__);
+      }
+    }
+    cudaFree(derived);
     CU(cudaMemcpyAsync(r->id, s->P.id, s->n * sizeof(int64_t), cudaMemcpyDeviceToHost, s->st));
     CU(cudaMemcpyAsync(r->park, s->P.park, s->n * sizeof(int32_t), cudaMemcpyDeviceToHost, s->st));
     CU(cudaMemcpyAsync(r->mat, s->P.mat, s->n * sizeof(uint8_t), cudaMemcpyDeviceToHost, s->st));
@@ -190,6 +226,19 @@ bg_status cuda_import(void *state, const bg_raw *r) {
   cuda_state *s = (cuda_state *)state;
   bg_status st = cuda_flush(s);
   if (st != BG_OK) return st;
+  /* layout=compact holds one volume: the checkpoint's must be one, and
+   * the same as particles already added (refused before anything changes) */
+  if (s->compact && r->n) {
+    /* the import replaces every particle: its first volume is the one */
+    const int had = s->have_v1;
+    const float v1 = s->P.v1;
+    s->have_v1 = 1;
+    s->P.v1 = r->f[PVOL][0];
+    st = cuda_compact_volume(s, r->n, r->f[PVOL], 0.0f);
+    s->have_v1 = had;
+    s->P.v1 = v1;
+    if (st != BG_OK) return st;
+  }
   if ((st = cuda_grow(s, r->n)) != BG_OK) return st;
   /* a checkpoint without runs (the CPU's, or one taken before a sort)
    * makes the next step sort */
@@ -199,8 +248,12 @@ bg_status cuda_import(void *state, const bg_raw *r) {
     if ((size_t)r->n_runs > s->run_cap) keep_runs = 0;
   }
   if (r->n) {
-    for (int k = 0; k < NPF; ++k)
-      CU(cudaMemcpyAsync(s->P.f[k], r->f[k], r->n * sizeof(float), cudaMemcpyHostToDevice, s->st));
+    for (int k = 0; k < NPF; ++k) /* compact: what it does not hold is derived, or one value (above) */
+      if (s->P.f[k]) CU(cudaMemcpyAsync(s->P.f[k], r->f[k], r->n * sizeof(float), cudaMemcpyHostToDevice, s->st));
+    if (s->compact) {
+      s->have_v1 = 0;
+      cuda_compact_commit(s, r->n, r->f[PVOL], 0.0f);
+    }
     CU(cudaMemcpyAsync(s->P.id, r->id, r->n * sizeof(int64_t), cudaMemcpyHostToDevice, s->st));
     CU(cudaMemcpyAsync(s->P.park, r->park, r->n * sizeof(int32_t), cudaMemcpyHostToDevice, s->st));
     CU(cudaMemcpyAsync(s->P.mat, r->mat, r->n * sizeof(uint8_t), cudaMemcpyHostToDevice, s->st));

@@ -23,11 +23,11 @@ static __device__ __forceinline__ uint32_t block_key(const dgeom &G, const dpart
 }
 
 /* Sort keys: block of active particles, n_blocks (last) for parked ones. */
-__global__ void k_keys(dparts P, int64_t n, dgeom G, uint32_t *keys, int64_t *vals) {
+__global__ void k_keys(dparts P, int64_t n, dgeom G, uint32_t *keys, uint32_t *vals) {
   int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (p >= n) return;
   keys[p] = P.park[p] < 0 ? block_key(G, P, p) : (uint32_t)G.n_blocks;
-  vals[p] = p;
+  vals[p] = (uint32_t)p;
 }
 
 /* A run starts where the block key changes. */
@@ -42,9 +42,23 @@ __global__ void k_runkeys(const int64_t *start, const uint32_t *keys, uint32_t *
 }
 
 template <typename T>
-__global__ void k_gather(T *dst, const T *src, const int64_t *perm, int64_t n) {
+__global__ void k_gather(T *dst, const T *src, const uint32_t *perm, int64_t n) {
   int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (p < n) dst[p] = src[perm[p]];
+}
+
+/* The 64-bit ids through two 4-byte spares: their low and high words
+ * gathered apart, then joined in place. */
+__global__ void k_gather_halves(uint32_t *lo, uint32_t *hi, const int64_t *src, const uint32_t *perm, int64_t n) {
+  int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (p >= n) return;
+  const uint64_t v = (uint64_t)src[perm[p]];
+  lo[p] = (uint32_t)v;
+  hi[p] = (uint32_t)(v >> 32);
+}
+__global__ void k_join_halves(int64_t *dst, const uint32_t *lo, const uint32_t *hi, int64_t n) {
+  int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (p < n) dst[p] = (int64_t)(((uint64_t)hi[p] << 32) | lo[p]);
 }
 
 /* The sort buffers have exactly the particle arrays' capacity: the gather
@@ -65,7 +79,7 @@ bg_status cuda_ensure_sort_buffers(cuda_state *s) {
   size_t cap = s->cap;
   for (int k = 0; k < 2; ++k) {
     CU(cudaMalloc((void **)&s->keys[k], cap * sizeof(uint32_t)));
-    CU(cudaMalloc((void **)&s->vals[k], cap * sizeof(int64_t)));
+    CU(cudaMalloc((void **)&s->vals[k], cap * sizeof(uint32_t)));
   }
   /* at most one run per block plus the parked bucket, and never more than particles */
   size_t runs = (size_t)s->geo.n_blocks + 1 < cap ? (size_t)s->geo.n_blocks + 1 : cap;
@@ -89,7 +103,7 @@ bg_status cuda_sort(void *state, uint64_t step) {
                                                                               s->vals[0]);
     CU(cudaGetLastError());
     cub::DoubleBuffer<uint32_t> dk(s->keys[0], s->keys[1]);
-    cub::DoubleBuffer<int64_t> dv(s->vals[0], s->vals[1]);
+    cub::DoubleBuffer<uint32_t> dv(s->vals[0], s->vals[1]);
     size_t b_sort = 0, b_sel = 0;
     run_start_op op = {dk.Current()};
     CU(cub::DeviceRadixSort::SortPairs(NULL, b_sort, dk, dv, n, 0, s->end_bit, s->st));
@@ -108,7 +122,7 @@ bg_status cuda_sort(void *state, uint64_t step) {
     size_t have = s->cub_bytes;
     CU(cub::DeviceRadixSort::SortPairs(s->cub_tmp, have, dk, dv, n, 0, s->end_bit, s->st));
     const uint32_t *sorted = dk.Current();
-    const int64_t *perm = dv.Current();
+    const uint32_t *perm = dv.Current();
     op.k = sorted;
     have = s->cub_bytes;
     CU(cub::DeviceSelect::If(s->cub_tmp, have, thrust::counting_iterator<int64_t>(0), s->runstart, s->d_nsel, n,
@@ -121,13 +135,19 @@ bg_status cuda_sort(void *state, uint64_t step) {
     k_runkeys<<<grid_of(s->n_runs, BG_CUDA_EW_THREADS), BG_CUDA_EW_THREADS, 0, s->st>>>(
         s->runstart, sorted, s->runkey, s->n_runs);
     CU(cudaGetLastError());
-    /* apply the permutation array by array through one spare buffer: the
-     * key buffers (4 bytes per slot) for floats and park codes, the other
-     * value buffer for the 64-bit ids */
+    /* apply the permutation array by array through one spare buffer (4
+     * bytes per slot: the key buffer the sort did not leave its keys in),
+     * and the 64-bit ids through that spare and the other permutation
+     * buffer; the arrays layout=compact does not hold are NULL */
     float *spare = (float *)(sorted == s->keys[0] ? s->keys[1] : s->keys[0]);
-    int64_t *ispare = perm == s->vals[0] ? s->vals[1] : s->vals[0];
+    uint32_t *pspare = perm == s->vals[0] ? s->vals[1] : s->vals[0];
     const unsigned gb = grid_of(n, BG_CUDA_EW_THREADS);
+    k_gather_halves<<<gb, BG_CUDA_EW_THREADS, 0, s->st>>>((uint32_t *)spare, pspare, s->P.id, perm, n);
+    CU(cudaGetLastError());
+    k_join_halves<<<gb, BG_CUDA_EW_THREADS, 0, s->st>>>(s->P.id, (const uint32_t *)spare, pspare, n);
+    CU(cudaGetLastError());
     for (int k = 0; k < NPF; ++k) {
+      if (!s->P.f[k]) continue;
       k_gather<float><<<gb, BG_CUDA_EW_THREADS, 0, s->st>>>(spare, s->P.f[k], perm, n);
       CU(cudaGetLastError());
       float *old = s->P.f[k];
@@ -141,13 +161,6 @@ bg_status cuda_sort(void *state, uint64_t step) {
       s->P.park = (int32_t *)spare;
       spare = (float *)old;
     }
-    k_gather<int64_t><<<gb, BG_CUDA_EW_THREADS, 0, s->st>>>(ispare, s->P.id, perm, n);
-    CU(cudaGetLastError());
-    {
-      int64_t *old = s->P.id;
-      s->P.id = ispare;
-      ispare = old;
-    }
     /* the material index, only when the table has several (one material's
      * indices are all 0): gathered into the spare float buffer, copied back */
     if (s->cfg->n_mats > 1) {
@@ -160,8 +173,6 @@ bg_status cuda_sort(void *state, uint64_t step) {
     if (s->sort_cap != s->cap) return fail(s, BG_ERR_INTERNAL, "sort buffers and particle arrays differ in size");
     if (sorted == s->keys[0]) s->keys[1] = (uint32_t *)spare;
     else s->keys[0] = (uint32_t *)spare;
-    if (perm == s->vals[0]) s->vals[1] = ispare;
-    else s->vals[0] = ispare;
     s->dirty = 0;
   }
   return mark(s, 1);

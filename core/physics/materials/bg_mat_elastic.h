@@ -79,6 +79,17 @@ BG_HD int bg_elastic_update(const bg_elasticity_c *el, const bg_elastic_c *c, bg
   return BG_RM_ELASTIC;
 }
 
+/* The stress from F alone, as the update leaves it (F is not changed
+ * there): the model's law at F. Returns 1 (bg_materials.h). */
+BG_HD int bg_elastic_stress_of_f(const bg_elasticity_c *el, const bg_elastic_c *c, const bg_mat3 *F,
+                                 const bg_real *st, bg_mat3 *tau) {
+  (void)st;
+  bg_mat3 f = *F;
+  bg_update_ctx u = {&f, NULL, 0.0f, NULL, tau};
+  (void)bg_elastic_update(el, c, &u);
+  return 1;
+}
+
 /* Local: no slot of the state needs the grid (bg_material_core.h). */
 BG_HD int bg_elastic_nonlocal_slot(void) { return -1; }
 BG_HD bg_real bg_elastic_nonlocal_dt(const bg_elastic_c *c, bg_real dx) {

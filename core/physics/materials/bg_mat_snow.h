@@ -105,6 +105,21 @@ BG_HD int bg_snow_update(const bg_elasticity_c *el, const bg_snow_c *c, bg_updat
   return mode;
 }
 
+/* The stress from the updated F and state alone: the fixed-corotated law
+ * hardened at the stored log Jp, as the update leaves it. Returns 1. */
+BG_HD int bg_snow_stress_of_f(const bg_elasticity_c *el, const bg_snow_c *c, const bg_mat3 *F, const bg_real *st,
+                              bg_mat3 *tau) {
+  bg_mat3 uu, v;
+  bg_vec3 sig;
+  bg_svd3(F, &uu, &sig, &v);
+  bg_real h = bg_snow_hardening(c, st[BG_STATE_LOG_JP]);
+  bg_lame l;
+  l.mu = el->lame.mu * h;
+  l.lambda = el->lame.lambda * h;
+  *tau = bg_tau_assemble(uu, bg_tau_fixed_corotated(sig, l));
+  return 1;
+}
+
 /* Local: no slot of the state needs the grid (bg_material_core.h). */
 BG_HD int bg_snow_nonlocal_slot(void) { return -1; }
 BG_HD bg_real bg_snow_nonlocal_dt(const bg_snow_c *c, bg_real dx) {

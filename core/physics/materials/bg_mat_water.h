@@ -82,6 +82,19 @@ BG_HD int bg_water_update(const bg_elasticity_c *el, const bg_water_c *c, bg_upd
   return BG_RM_ELASTIC;
 }
 
+/* The stress is not a function of F alone: its viscous part is the
+ * step's velocity gradient's, and F is reduced to its volume. Returns 0,
+ * so a backend that does not keep tau refuses water (bg_materials.h). */
+BG_HD int bg_water_stress_of_f(const bg_elasticity_c *el, const bg_water_c *c, const bg_mat3 *F, const bg_real *st,
+                               bg_mat3 *tau) {
+  (void)el;
+  (void)c;
+  (void)F;
+  (void)st;
+  *tau = bg_mat3_zero();
+  return 0;
+}
+
 /* Local: no slot needs the grid. The viscous term's explicit bound,
  * dt < rho dx^2 / (6 mu), holds under the wave CFL whenever mu is below
  * rho c dx / 1.8 (water.md sec. 3), which water's 1e-3 Pa s is by four

@@ -1,0 +1,205 @@
+/* test_compact: the CUDA backend's layout=compact (cuda_backend.cu) holds
+ * fewer bytes per particle and keeps what the full layout keeps.
+ *
+ * A sand column (bg_test_column) collapses in a 96 x 96 x 64 box on the
+ * full and on the compact layout, and on the compact layout with the sparse
+ * grid (the billion-particle configuration):
+ *   - the particle arrays hold exactly 40 bytes per slot fewer: tau (6
+ *     floats), the mass and the volume, and the two state slots Drucker-
+ *     Prager leaves unnamed;
+ *   - positions agree with the full layout's within the bound test_sparse
+ *     holds the dense and sparse grids to (the order of float atomics);
+ *   - the stress read back (derived from F on the compact layout) agrees
+ *     with the cached one to 1e-3 of its largest component: the two runs'
+ *     F differ by the scatter's round-off, the derivation by a few ulps
+ *     (test_stress_of_f);
+ *   - a second add of another particle volume is refused, naming the
+ *     layout, and leaves the particles as they were;
+ *   - a checkpoint of the compact run restored into a fresh compact
+ *     simulation reads back the same positions and stress bit for bit.
+ * Parity with cpu/ref on every scene is test_parity's (layout=compact is
+ * one of its property variants). A backend without the property skips (77).
+ * argv[1]: the backend. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bagnold.h"
+#include "bg_check.h"
+#include "bg_test_scene.h"
+
+#define N_STEPS 40
+#define NX 96
+#define NZ 64
+
+static const char *backend = "cuda";
+
+static bg_sim *make(const char *props, size_t *count) {
+  bg_sim_desc d = bg_sim_desc_default();
+  d.dims[0] = d.dims[1] = NX;
+  d.dims[2] = NZ;
+  d.dx = 0.01f;
+  d.backend = backend;
+  d.sort_interval = 8;
+  d.properties = props;
+  d.walls[BG_FACE_ZLO].friction = BG_FRICTION_COULOMB;
+  d.walls[BG_FACE_ZLO].mu = 0.5f;
+  bg_sim *sim = NULL;
+  char err[512];
+  if (bg_sim_create(&d, &sim, err, sizeof err) != BG_OK) {
+    printf("FAIL: bg_sim_create (%s, '%s'): %s\n", backend, props, err);
+    exit(1);
+  }
+  *count = bg_test_column(sim, 0.3, 0.36);
+  return sim;
+}
+
+static int has_compact(void) {
+  for (int i = 0; i < bg_backend_property_count(backend); ++i) {
+    const char *name = NULL, *values = NULL, *def = NULL, *doc = NULL;
+    if (bg_backend_property(backend, i, &name, &values, &def, &doc) == BG_OK &&
+        strcmp(name, "layout") == 0 && strstr(values, "compact"))
+      return 1;
+  }
+  return 0;
+}
+
+static bg_real *field(bg_sim *sim, bg_field f, size_t n, int width) {
+  bg_real *out = malloc((size_t)width * n * sizeof *out);
+  if (!out || bg_sim_get(sim, f, out, (size_t)width * n) != BG_OK) {
+    printf("FAIL: bg_sim_get: %s\n", bg_sim_last_error(sim));
+    exit(1);
+  }
+  return out;
+}
+
+static double max_abs_diff(const bg_real *a, const bg_real *b, size_t m, double *amax) {
+  double d = 0;
+  *amax = 0;
+  for (size_t i = 0; i < m; ++i) {
+    if (fabs((double)a[i] - b[i]) > d) d = fabs((double)a[i] - b[i]);
+    if (fabs((double)a[i]) > *amax) *amax = fabs((double)a[i]);
+  }
+  return d;
+}
+
+/* Save, restore into a fresh compact simulation, compare bit for bit. */
+static void check_checkpoint(bg_sim *comp, size_t n) {
+  char path[] = "/tmp/bg_test_compact_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    printf("FAIL: mkstemp\n");
+    exit(1);
+  }
+  close(fd);
+  size_t n2 = 0;
+  bg_sim *again = make("layout=compact", &n2);
+  bg_check_true(bg_sim_save(comp, path, NULL, 0) == BG_OK, "the compact run saves (%s)",
+                bg_sim_last_error(comp));
+  bg_check_true(bg_sim_restore(again, path, NULL, 0, NULL) == BG_OK,
+                "a compact simulation restores it (%s)", bg_sim_last_error(again));
+  bg_real *xa = field(comp, BG_FIELD_X, n, 3), *xb = field(again, BG_FIELD_X, n, 3);
+  bg_real *sa = field(comp, BG_FIELD_STRESS, n, 9), *sb = field(again, BG_FIELD_STRESS, n, 9);
+  bg_check_true(memcmp(xa, xb, 3 * n * sizeof *xa) == 0 && memcmp(sa, sb, 9 * n * sizeof *sa) == 0,
+                "restored: positions and the derived stress equal bit for bit");
+  free(xa);
+  free(xb);
+  free(sa);
+  free(sb);
+  bg_sim_destroy(again);
+  remove(path);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) backend = argv[1];
+  char why[256];
+  if (!bg_backend_available(backend, why, sizeof why)) {
+    printf("SKIP: backend %s: %s\n", backend, why);
+    return BG_CHECK_SKIP;
+  }
+  if (!has_compact()) {
+    printf("SKIP: backend %s has no property layout=compact\n", backend);
+    return BG_CHECK_SKIP;
+  }
+  {
+    /* a resource of the backend that does not take it (cuda/global) says so by name */
+    bg_sim_desc d = bg_sim_desc_default();
+    d.backend = backend;
+    d.properties = "layout=compact";
+    bg_sim *probe = NULL;
+    char err[512] = "";
+    bg_status s = bg_sim_create(&d, &probe, err, sizeof err);
+    bg_sim_destroy(probe);
+    if (s != BG_OK) {
+      if (s == BG_ERR_RANGE && strstr(err, "layout=compact")) {
+        printf("SKIP: %s refuses layout=compact by name: %s\n", backend, err);
+        return BG_CHECK_SKIP;
+      }
+      printf("FAIL: %s refuses layout=compact without naming it: %s: %s\n", backend,
+             bg_status_name(s), err);
+      return 1;
+    }
+  }
+  size_t n = 0, n2 = 0, n3 = 0;
+  bg_sim *full = make("layout=full", &n), *comp = make("layout=compact", &n2);
+  bg_sim *sparse = make("layout=compact,grid=sparse", &n3);
+  bg_memory mf, mc;
+  bg_check_true(bg_sim_memory(full, &mf) == BG_OK && bg_sim_memory(comp, &mc) == BG_OK,
+                "memory reads");
+  printf("%zu particles: particle bytes full %zu, compact %zu (%.1f and %.1f per particle)\n", n,
+         mf.particle_bytes, mc.particle_bytes, (double)mf.particle_bytes / n,
+         (double)mc.particle_bytes / n);
+  bg_check_true(
+      mf.particle_bytes - mc.particle_bytes == 40 * n,
+      "compact holds 40 bytes per particle fewer (tau, mass, volume, two unused state slots)");
+
+  /* another volume: refused by name, nothing added */
+  bg_real x1[3] = {0.2f, 0.2f, 0.2f};
+  char err[512] = "";
+  bg_status s = bg_sim_add_particles(comp, 1, x1, NULL, 27);
+  snprintf(err, sizeof err, "%s", bg_sim_last_error(comp));
+  bg_stats st;
+  bg_sim_stats(comp, &st);
+  bg_check_true(
+      s == BG_ERR_RANGE && strstr(err, "layout=compact") && st.n_particles == n,
+      "an add of another volume is refused by name and adds nothing (%s: \"%s\"; %zu particles)",
+      bg_status_name(s), err, st.n_particles);
+
+  if (bg_sim_run(full, N_STEPS) != BG_OK || bg_sim_run(comp, N_STEPS) != BG_OK ||
+      bg_sim_run(sparse, N_STEPS) != BG_OK) {
+    printf("FAIL: bg_sim_run: %s / %s / %s\n", bg_sim_last_error(full), bg_sim_last_error(comp),
+           bg_sim_last_error(sparse));
+    return 1;
+  }
+  bg_real *xf = field(full, BG_FIELD_X, n, 3), *xc = field(comp, BG_FIELD_X, n, 3),
+          *xs = field(sparse, BG_FIELD_X, n, 3);
+  bg_real *sf = field(full, BG_FIELD_STRESS, n, 9), *sc = field(comp, BG_FIELD_STRESS, n, 9);
+  double amax, smax;
+  const double dx_c = max_abs_diff(xf, xc, 3 * n, &amax), dx_s = max_abs_diff(xf, xs, 3 * n, &amax);
+  const double ds = max_abs_diff(sf, sc, 9 * n, &smax);
+  bg_sim_stats(comp, &st);
+  printf(
+      "after %d steps: positions vs full: compact %.3g m, compact+sparse %.3g m; stress %.3g of "
+      "%.3g Pa; max "
+      "speed %.3g m/s\n",
+      N_STEPS, dx_c, dx_s, ds, smax, st.max_speed);
+  bg_check_true(st.max_speed > 0.05, "the column moves (%.3g m/s)", st.max_speed);
+  bg_check_true(dx_c < 1e-5 && dx_s < 1e-5, "positions agree with the full layout's (%.3g, %.3g m)",
+                dx_c, dx_s);
+  bg_check_true(smax > 0 && ds <= 1e-3 * smax,
+                "the derived stress agrees with the cached one (%.3g of %.3g Pa)", ds, smax);
+  check_checkpoint(comp, n);
+  free(xf);
+  free(xc);
+  free(xs);
+  free(sf);
+  free(sc);
+  bg_sim_destroy(full);
+  bg_sim_destroy(comp);
+  bg_sim_destroy(sparse);
+  return bg_check_summary();
+}
