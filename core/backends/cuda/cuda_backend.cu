@@ -138,7 +138,7 @@ static void cuda_destroy(void *state) {
 static const bg_property_def cuda_properties[] = {
     {"g2p_minblocks", "auto|0|4|8", "auto",
      "G2P compiled for at least this many resident 128-thread blocks per SM (0: the compiler's choice; auto: 0 "
-     "for local models, 4 for the nonlocal one, whose Laplacian otherwise takes 168 registers)"},
+     "for local models, 4 for the nonlocal one, whose Laplacian took 168 registers unbounded)"},
     {"deterministic", "0|1", "0",
      "1: every sum reaching a grid node is a 64-bit fixed-point integer sum, so two runs and a run and its "
      "checkpointed continuation are identical bit for bit (32 more bytes per node, one more pass over the "
@@ -164,7 +164,8 @@ static const bg_property_def cuda_properties[] = {
      "it to 128 registers (512 threads per SM, as for G2P). Dense grid, deterministic=0, p2g_words=1, "
      "g2p_minblocks auto, 0 or 4 and local models only; split: a P2G and a G2P kernel"},
     {"layout", "full|compact", "full",
-     "compact: the particles hold 137 bytes each instead of 161 (plus the grid): no Kirchhoff stress (P2G "
+     "compact: a particle holds 121 bytes instead of 161 for sand (137 and 177 with the sort's buffers): no "
+     "Kirchhoff stress (P2G "
      "derives it from F and the state with a second SVD), one mass and volume for every particle (a later add "
      "with another volume is refused), and only the state slots the model names. One material whose stress "
      "is a function of F and the state (not water), resource cuda with p2g_bound=running, deterministic=0, "
