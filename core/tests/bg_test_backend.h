@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "bagnold.h"
 #include "bg_backend_list.h"
 
 /* 1 when name is a row of the list that runs on the host (REQUIRES CPU):
@@ -27,6 +28,19 @@ static inline int bg_test_backend_on_host(const char *name) {
   };
   for (size_t i = 0; name && i < sizeof rows / sizeof rows[0]; ++i)
     if (strcmp(rows[i].name, name) == 0) return rows[i].host;
+  return 0;
+}
+
+/* 1 when backend has the property prop among whose values is value (a
+ * value list "a|b|c", bg_backend_property): a test of that property skips
+ * a backend without it. */
+static inline int bg_test_has_property_value(const char *backend, const char *prop, const char *value) {
+  for (int i = 0; i < bg_backend_property_count(backend); ++i) {
+    const char *name = NULL, *values = NULL, *def = NULL, *doc = NULL;
+    if (bg_backend_property(backend, i, &name, &values, &def, &doc) == BG_OK && strcmp(name, prop) == 0 &&
+        strstr(values, value))
+      return 1;
+  }
   return 0;
 }
 

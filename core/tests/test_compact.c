@@ -30,6 +30,7 @@
 
 #include "bagnold.h"
 #include "bg_check.h"
+#include "bg_test_backend.h"
 #include "bg_test_scene.h"
 
 #define N_STEPS 40
@@ -56,16 +57,6 @@ static bg_sim *make(const char *props, size_t *count) {
   }
   *count = bg_test_column(sim, 0.3, 0.36);
   return sim;
-}
-
-static int has_compact(void) {
-  for (int i = 0; i < bg_backend_property_count(backend); ++i) {
-    const char *name = NULL, *values = NULL, *def = NULL, *doc = NULL;
-    if (bg_backend_property(backend, i, &name, &values, &def, &doc) == BG_OK &&
-        strcmp(name, "layout") == 0 && strstr(values, "compact"))
-      return 1;
-  }
-  return 0;
 }
 
 static bg_real *field(bg_sim *sim, bg_field f, size_t n, int width) {
@@ -121,7 +112,7 @@ int main(int argc, char **argv) {
     printf("SKIP: backend %s: %s\n", backend, why);
     return BG_CHECK_SKIP;
   }
-  if (!has_compact()) {
+  if (!bg_test_has_property_value(backend, "layout", "compact")) {
     printf("SKIP: backend %s has no property layout=compact\n", backend);
     return BG_CHECK_SKIP;
   }

@@ -23,6 +23,7 @@
 
 #include "bagnold.h"
 #include "bg_check.h"
+#include "bg_test_backend.h"
 #include "bg_test_scene.h"
 
 #define N_STEPS 40
@@ -124,18 +125,6 @@ static void check_2d(void) {
   bg_sim_destroy(sparse);
 }
 
-/* Whether backend has the property grid with the value sparse. */
-static int has_sparse(void) {
-  int np = bg_backend_property_count(backend);
-  for (int i = 0; i < np; ++i) {
-    const char *name = NULL, *values = NULL, *def = NULL, *doc = NULL;
-    if (bg_backend_property(backend, i, &name, &values, &def, &doc) == BG_OK && strcmp(name, "grid") == 0 &&
-        strstr(values, "sparse"))
-      return 1;
-  }
-  return 0;
-}
-
 static size_t grid_bytes(bg_sim *sim) {
   bg_memory m;
   return bg_sim_memory(sim, &m) == BG_OK ? m.grid_bytes : (size_t)-1;
@@ -148,7 +137,7 @@ int main(int argc, char **argv) {
     printf("SKIP: backend %s: %s\n", backend, why);
     return BG_CHECK_SKIP;
   }
-  if (!has_sparse()) {
+  if (!bg_test_has_property_value(backend, "grid", "sparse")) {
     printf("SKIP: backend %s has no property grid=sparse\n", backend);
     return BG_CHECK_SKIP;
   }
