@@ -9,10 +9,14 @@
  *     Prager leaves unnamed;
  *   - positions agree with the full layout's within the bound test_sparse
  *     holds the dense and sparse grids to (the order of float atomics);
- *   - the stress read back (derived from F on the compact layout) agrees
- *     with the cached one to 1e-3 of its largest component: the two runs'
- *     F differ by the scatter's round-off, the derivation by a few ulps
- *     (test_stress_of_f);
+ *   - the stress read back is the stress of each particle's own F, as
+ *     bg_material_stress_of_f gives it on the host: derived on the compact
+ *     layout, cached by G2P on the full one. The bound is test_stress_of_f's
+ *     (a strain of K ulps) with K = 64, since host and device round the SVD
+ *     differently (contraction into FMAs, the device's rsqrt). Comparing
+ *     the two runs' stresses directly would not do: their F differ by the
+ *     order of float atomics (1e-7), i.e. by E 1e-7 in stress, which is
+ *     larger than the stress of a near-free column's top;
  *   - a second add of another particle volume is refused, naming the
  *     layout, and leaves the particles as they were;
  *   - a checkpoint of the compact run restored into a fresh compact
@@ -22,6 +26,7 @@
  * argv[1]: the backend. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,12 +35,14 @@
 
 #include "bagnold.h"
 #include "bg_check.h"
+#include "bg_materials.h"
 #include "bg_test_backend.h"
 #include "bg_test_scene.h"
 
 #define N_STEPS 40
 #define NX 96
 #define NZ 64
+#define ULPS 64.0
 
 static const char *backend = "cuda";
 
@@ -76,6 +83,35 @@ static double max_abs_diff(const bg_real *a, const bg_real *b, size_t m, double 
     if (fabs((double)a[i]) > *amax) *amax = fabs((double)a[i]);
   }
   return d;
+}
+
+/* The worst ratio, over particles, of |stress read back - stress of the
+ * particle's own F (host)| to the round-off bound (see the header). */
+static double worst_of_f(bg_sim *sim, size_t n) {
+  const bg_sim_desc desc = bg_sim_desc_default();
+  const bg_mat m = bg_material_prepare(&desc.material);
+  const double scale = 3.0 * m.el.lame.lambda + 2.0 * m.el.lame.mu;
+  bg_real *F = field(sim, BG_FIELD_F, n, 9), *S = field(sim, BG_FIELD_STRESS, n, 9);
+  bg_real st[BG_NSTATE] = {0};
+  double worst = 0;
+  for (size_t p = 0; p < n; ++p) {
+    bg_mat3 f, tau;
+    memcpy(f.m, F + 9 * p, sizeof f.m);
+    if (!bg_material_stress_of_f(&m, &f, st, &tau)) return INFINITY;
+    const double J = bg_mat3_det(f);
+    double d2 = 0, t2 = 0;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        const double d = S[9 * p + 3 * i + j] - tau.m[i][j] / J;
+        d2 += d * d;
+        t2 += (double)tau.m[i][j] * tau.m[i][j];
+      }
+    const double bound = ULPS * FLT_EPSILON * scale * (1.0 + sqrt(t2) / m.el.lame.mu) / J;
+    if (!(sqrt(d2) / bound <= worst)) worst = sqrt(d2) / bound;
+  }
+  free(F);
+  free(S);
+  return worst;
 }
 
 /* Save, restore into a fresh compact simulation, compare bit for bit. */
@@ -168,27 +204,27 @@ int main(int argc, char **argv) {
   }
   bg_real *xf = field(full, BG_FIELD_X, n, 3), *xc = field(comp, BG_FIELD_X, n, 3),
           *xs = field(sparse, BG_FIELD_X, n, 3);
-  bg_real *sf = field(full, BG_FIELD_STRESS, n, 9), *sc = field(comp, BG_FIELD_STRESS, n, 9);
-  double amax, smax;
+  double amax;
   const double dx_c = max_abs_diff(xf, xc, 3 * n, &amax), dx_s = max_abs_diff(xf, xs, 3 * n, &amax);
-  const double ds = max_abs_diff(sf, sc, 9 * n, &smax);
+  const double wf = worst_of_f(full, n), wc = worst_of_f(comp, n), ws = worst_of_f(sparse, n);
   bg_sim_stats(comp, &st);
   printf(
-      "after %d steps: positions vs full: compact %.3g m, compact+sparse %.3g m; stress %.3g of "
-      "%.3g Pa; max "
-      "speed %.3g m/s\n",
-      N_STEPS, dx_c, dx_s, ds, smax, st.max_speed);
+      "after %d steps: positions vs full: compact %.3g m, compact+sparse %.3g m; stress of F, "
+      "worst over the %.0f-ulp bound: full %.3g, compact %.3g, compact+sparse %.3g; max speed "
+      "%.3g m/s\n",
+      N_STEPS, dx_c, dx_s, ULPS, wf, wc, ws, st.max_speed);
   bg_check_true(st.max_speed > 0.05, "the column moves (%.3g m/s)", st.max_speed);
   bg_check_true(dx_c < 1e-5 && dx_s < 1e-5, "positions agree with the full layout's (%.3g, %.3g m)",
                 dx_c, dx_s);
-  bg_check_true(smax > 0 && ds <= 1e-3 * smax,
-                "the derived stress agrees with the cached one (%.3g of %.3g Pa)", ds, smax);
+  bg_check_true(wf <= 1, "full: the cached stress is the stress of F (%.3g of the bound)", wf);
+  bg_check_true(
+      wc <= 1 && ws <= 1,
+      "compact: the derived stress is the stress of F (%.3g, with sparse %.3g of the bound)", wc,
+      ws);
   check_checkpoint(comp, n);
   free(xf);
   free(xc);
   free(xs);
-  free(sf);
-  free(sc);
   bg_sim_destroy(full);
   bg_sim_destroy(comp);
   bg_sim_destroy(sparse);

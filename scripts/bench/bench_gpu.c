@@ -114,10 +114,12 @@ static const char *const stage_names[N_STAGES] = {"sort", "p2g", "grid", "g2p"};
 /* The least bytes of each stage per step (above) for n particles and a
  * grid of gn nodes, the nodes the grid holds (the box on a dense grid, the
  * allocated blocks on a sparse one, whose stages visit only those); the
- * sort's amortised over its interval, as its time is. Returns the three
+ * sort's over the sorts the timed window held (sorts_per_step: a window
+ * shorter than the interval may hold none), as its time is. Returns the three
  * per-step stages' sum (BYTES_PER_*_STEP). */
-static double stage_bytes(double n, double gn, int sort_interval, int fused, int compact, double sbytes[N_STAGES]) {
-  sbytes[0] = n * (compact ? COMPACT_SORT_BYTES_PER_PARTICLE : SORT_BYTES_PER_PARTICLE) / sort_interval;
+static double stage_bytes(double n, double gn, double sorts_per_step, int fused, int compact,
+                          double sbytes[N_STAGES]) {
+  sbytes[0] = n * (compact ? COMPACT_SORT_BYTES_PER_PARTICLE : SORT_BYTES_PER_PARTICLE) * sorts_per_step;
   if (fused) {
     sbytes[1] = 0;
     sbytes[2] = gn * FUSED_GRID_BYTES_PER_NODE;
@@ -356,6 +358,7 @@ typedef struct result {
   double shear, tip; /* fractions of active particles in shear / at the tip at the window's end */
   double mem_pp, mem_grid_pp; /* device bytes held per particle (bg_sim_memory), and of them the grid's */
   double grid_nodes;          /* the nodes the grid holds (bg_memory.grid_nodes): the box's, or a sparse pool's */
+  double sorts_per_step;      /* periodic sorts in the timed window (steps a multiple of the interval), per step */
   int ok;
 } result;
 
@@ -382,6 +385,12 @@ static result run_once(const bench_scene *sc, const options *o, int table) {
   s = bench_scene_prepare(sim, sc, o->ppc, (uint64_t)o->warmup);
   double ms0[N_STAGES], ms1[N_STAGES];
   if (s == BG_OK) s = bg_sim_stage_times(sim, ms0);
+  bg_stats st0;
+  if (s == BG_OK) s = bg_sim_stats(sim, &st0);
+  if (s == BG_OK) {
+    const uint64_t k = (uint64_t)o->sort_interval, a = st0.step, b = st0.step + (uint64_t)o->steps;
+    r.sorts_per_step = (double)((b + k - 1) / k - (a + k - 1) / k) / o->steps;
+  }
   double t0 = now_s();
   if (s == BG_OK) s = bg_sim_run(sim, (uint64_t)o->steps);
   /* the last step's tally wait: stage times are complete after it */
@@ -523,7 +532,7 @@ int main(int argc, char **argv) {
         char tag[600];
         snprintf(tag, sizeof tag, "%s%s%s", o.tag, pass && *o.tag ? "," : "", pass ? "material_table=on" : "");
         double sbytes[N_STAGES];
-        const double bytes = stage_bytes((double)sc.n, r.grid_nodes > 0 ? r.grid_nodes : nodes, o.sort_interval,
+        const double bytes = stage_bytes((double)sc.n, r.grid_nodes > 0 ? r.grid_nodes : nodes, r.sorts_per_step,
                                          strstr(props, "g2p2g=fused") != NULL,
                                          strstr(props, "layout=compact") != NULL, sbytes);
         double ps = (double)sc.n * o.steps / r.wall_s;
@@ -560,7 +569,7 @@ int main(int argc, char **argv) {
         if (rate[k] == med) m = k;
       double sbytes[N_STAGES];
       const double bytes =
-          stage_bytes((double)sc.n, rr[m].grid_nodes > 0 ? rr[m].grid_nodes : nodes, o.sort_interval,
+          stage_bytes((double)sc.n, rr[m].grid_nodes > 0 ? rr[m].grid_nodes : nodes, rr[m].sorts_per_step,
                       strstr(props, "g2p2g=fused") != NULL, strstr(props, "layout=compact") != NULL, sbytes);
       double dev_ms = rr[m].ms[1] + rr[m].ms[2] + rr[m].ms[3], eff = bytes / (dev_ms * 1e-3);
       printf("%9s %12llu %10.0f %14.1f %9.3f %9.3f %9.3f %9.3f %10.0f %6.1f%% %6.1f%% %6.1f%%   (min %.1f, max %.1f)\n",
@@ -568,10 +577,14 @@ int main(int argc, char **argv) {
              rr[m].ms[2], rr[m].ms[3], eff / 1e9, copy0 > 0 ? 100 * eff / copy0 : 0, 100 * rr[m].shear, 100 * rr[m].tip,
              sorted[0] / 1e6, sorted[nr - 1] / 1e6);
       printf("%9s bytes per particle-step and fraction of the copy bandwidth:", "");
-      for (int k = 0; k < N_STAGES; ++k)
-        printf(" %s %.0f B %.1f%%%s", stage_names[k], sbytes[k] / sc.n,
-               rr[m].ms[k] > 0 && copy0 > 0 ? 100 * sbytes[k] / (rr[m].ms[k] * 1e-3) / copy0 : 0,
-               k + 1 < N_STAGES ? "," : "\n");
+      for (int k = 0; k < N_STAGES; ++k) {
+        if (k == 0 && rr[m].sorts_per_step == 0)
+          printf(" sort none in the window,");
+        else
+          printf(" %s %.0f B %.1f%%%s", stage_names[k], sbytes[k] / sc.n,
+                 rr[m].ms[k] > 0 && copy0 > 0 ? 100 * sbytes[k] / (rr[m].ms[k] * 1e-3) / copy0 : 0,
+                 k + 1 < N_STAGES ? "," : "\n");
+      }
       printf("%9s device memory %.1f B per particle, the grid's share %.1f B\n", "", rr[m].mem_pp,
              rr[m].mem_grid_pp);
       if (nt > 0) {
