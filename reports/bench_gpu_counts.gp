@@ -24,7 +24,9 @@ dev = system(sprintf("awk -F'\t' '%s !/^#/ {print $c[\"device\"]; exit}' '%s'", 
 
 # the variants this file's count sweeps carry (bench_gpu's backend column;
 # p2g_mode in the files recorded before it)
-vcol = system(sprintf("awk -F'\t' '%s END {print (\"p2g_mode\" in c) ? \"p2g_mode\" : \"backend\"}' '%s'", awk_cols, f))
+# (or the tag, where the sweeps name their variant in it, "counts:NAME": the
+# same backend with other properties, e.g. grid=dense against grid=sparse)
+vcol = system(sprintf("awk -F'\t' '%s !/^#/ && $c[\"tag\"] ~ /^counts:/ {t = 1} END {print (\"p2g_mode\" in c) ? \"p2g_mode\" : t ? \"tag\" : \"backend\"}' '%s'", awk_cols, f))
 modes = system(sprintf("awk -F'\t' '%s !/^#/ && $c[\"tag\"] ~ /^counts/ {print $c[\"%s\"]}' '%s' | sort -u | tr '\n' ' '", awk_cols, vcol, f))
 # the scenes the file has (no scene column: freefall only)
 has_scene = system(sprintf("awk -F'\t' '%s END {print (\"scene\" in c) ? 1 : 0}' '%s'", awk_cols, f)) + 0
@@ -37,12 +39,13 @@ label(m) = m eq "tiled" ? "tiled, fixed order (first version)" : \
            m eq "global-rotated-default" ? "global atomics, rotated, default stride" : \
            m eq "fixed-columns-default" ? "fixed-point tile, column order (default)" : \
            m eq "cuda" ? "fixed-point tile (cuda)" : \
-           m eq "cuda/global" ? "global atomics (cuda/global)" : m
+           m eq "cuda/global" ? "global atomics (cuda/global)" : \
+           strstrt(m, "counts:") == 1 ? m[8:] : m
 is_counts(m) = strstrt(strcol("tag"), "counts") == 1 && strcol(vcol) eq m
 # the first version's file (../bench) names its variants in p2g_mode
 y(m) = strstrt(strcol("tag"), "counts") == 1 && strcol("p2g_mode") eq m ? column("particle_steps_per_s") / 1e6 : NaN
-marker(sc) = sc eq "collapse" ? 5 : 7
-dash(sc) = sc eq "collapse" ? 2 : 1
+marker(sc) = strstrt(sc, "collapse") == 1 ? 5 : 7
+dash(sc) = strstrt(sc, "collapse") == 1 ? 2 : 1
 ys(m, sc) = is_counts(m) && scene_of(0) eq sc ? column("particle_steps_per_s") / 1e6 : NaN
 
 set logscale x 2
@@ -52,7 +55,7 @@ set ylabel "throughput  [M particle-steps/s]"
 set xtics ("1M" 2**20, "4M" 2**22, "16M" 2**24, "64M" 2**26, "256M" 2**28, "1G" 2**30)
 set yrange [0:*]
 set key bottom right
-set title "GPU throughput on a sand cube, ppc 8: free fall and mid-collapse\n "
+set title "GPU throughput against particle count, sand at ppc 8 (collapse: mid-runout; collapse@start: from rest)\n "
 set label 1 dev at graph 0.5, graph 1.025 center noenhanced font ",10"
 
 cmd = "plot for [j = 1:words(scenes)] for [k = 1:words(modes)] f using \"particles\":(ys(word(modes, k), word(scenes, j))) " . \
