@@ -12,6 +12,7 @@
 #   3. the largest count of sand the card holds on compact/sparse: 10^9 on
 #      a card of more than 100 GB (else 5.2e8), 9e8 if that fails, with
 #      the device memory in use sampled every 2 s (mem_used.txt).
+# The checks' logs and the memory samples end up in OUTDIR/logs.tgz.
 # usage: scripts/gpu/compact_runs.sh CARRYDIR OUTDIR [SECONDS]
 #   SECONDS: the whole run's budget (default 585); the largest-count run
 #   takes what is left and is skipped under 60 s.
@@ -62,4 +63,6 @@ for n in $counts; do
 done
 kill $mp
 echo "peak device memory in use: $(sort -k2 -n "$O/mem_used.txt" | tail -1)"
+# the device tool brings back only a few files: the logs travel as one archive
+(cd "$O" && tar czf logs.tgz unit.log parity.log mem_used.txt && rm -f unit.log parity.log mem_used.txt)
 exit 0
