@@ -55,13 +55,13 @@ set ylabel "throughput  [M particle-steps/s]"
 set xtics ("1M" 2**20, "4M" 2**22, "16M" 2**24, "64M" 2**26, "256M" 2**28, "1G" 2**30)
 set yrange [0:*]
 set key bottom right
-set title "GPU throughput against particle count, sand at ppc 8 (collapse: mid-runout; collapse@start: from rest)\n "
+set title "GPU throughput against particle count, sand at ppc 8 (collapse: mid-runout; collapse@start: from rest)\n " noenhanced
 set label 1 dev at graph 0.5, graph 1.025 center noenhanced font ",10"
 
 cmd = "plot for [j = 1:words(scenes)] for [k = 1:words(modes)] f using \"particles\":(ys(word(modes, k), word(scenes, j))) " . \
       "smooth unique with linespoints pt marker(word(scenes, j)) ps 1.1 lw 2 " . \
       "dt dash(word(scenes, j)) lc rgb series_color(k) " . \
-      "title (label(word(modes, k)).\", \".word(scenes, j))"
+      "title (label(word(modes, k)).\", \".word(scenes, j)) noenhanced"
 if (have_old) { cmd = cmd . ", old using \"particles\":(y(\"tiled\")) smooth unique with linespoints pt 6 ps 1.1 lw 2 dt 2 " . \
                       "lc rgb series_color(8) title \"tiled, fixed order (first version, ../bench)\"" }
 do for [fmt in "png svg"] {
