@@ -86,9 +86,14 @@ static double max_abs_diff(const bg_real *a, const bg_real *b, size_t m, double 
 }
 
 /* The worst ratio, over particles, of |stress read back - stress of the
- * particle's own F (host)| to the round-off bound (see the header). */
+ * particle's own F (host)| to the round-off bound (see the header), with
+ * the material the simulation reports it holds. */
 static double worst_of_f(bg_sim *sim, size_t n) {
-  const bg_sim_desc desc = bg_sim_desc_default();
+  bg_sim_desc desc;
+  if (bg_sim_describe(sim, &desc) != BG_OK) {
+    printf("FAIL: bg_sim_describe: %s\n", bg_sim_last_error(sim));
+    exit(1);
+  }
   const bg_mat m = bg_material_prepare(&desc.material);
   const double scale = 3.0 * m.el.lame.lambda + 2.0 * m.el.lame.mu;
   bg_real *F = field(sim, BG_FIELD_F, n, 9), *S = field(sim, BG_FIELD_STRESS, n, 9);
@@ -97,7 +102,10 @@ static double worst_of_f(bg_sim *sim, size_t n) {
   for (size_t p = 0; p < n; ++p) {
     bg_mat3 f, tau;
     memcpy(f.m, F + 9 * p, sizeof f.m);
-    if (!bg_material_stress_of_f(&m, &f, st, &tau)) return INFINITY;
+    if (!bg_material_stress_of_f(&m, &f, st, &tau)) {
+      worst = INFINITY;
+      break;
+    }
     const double J = bg_mat3_det(f);
     double d2 = 0, t2 = 0;
     for (int i = 0; i < 3; ++i)
