@@ -20,13 +20,18 @@ awk_cols = "!/^#/ && !h { for (i = 1; i <= NF; ++i) c[$i] = i; h = 1; next } "
 dev = system(sprintf("awk -F'\t' '%s !/^#/ {print $c[\"device\"]; exit}' '%s'", awk_cols, f))
 has_bytes = system(sprintf("awk -F'\t' '%s END {print (\"B_p2g\" in c) ? 1 : 0}' '%s'", awk_cols, f)) + 0
 if (!has_bytes) { print "bench_gpu_bytes.gp: ".f." has no per-stage byte columns (bench_gpu before issue 18)"; exit status 1 }
-scenes = system(sprintf("awk -F'\t' '%s !/^#/ && $c[\"tag\"] ~ /^counts/ {print $c[\"scene\"]}' '%s' | sort -u | sort -r | tr '\n' ' '", awk_cols, f))
+# one series per count sweep and scene: a sweep's tag ("counts", or "counts:NAME" where one file
+# holds the sweeps of several property sets) and its scene, "TAG|SCENE"
+series = system(sprintf("awk -F'\t' '%s !/^#/ && $c[\"tag\"] ~ /^counts/ {print $c[\"tag\"] \"|\" $c[\"scene\"]}' '%s' | sort -u | tr '\n' ' '", awk_cols, f))
+tag_of(s) = s[1:strstrt(s, "|") - 1]
+scene_of(s) = s[strstrt(s, "|") + 1:]
+name_of(s) = (strstrt(tag_of(s), "counts:") == 1 ? tag_of(s)[8:].", " : "").scene_of(s)
 
-is_row(sc) = strstrt(strcol("tag"), "counts") == 1 && strcol("scene") eq sc
-least(sc) = is_row(sc) ? column("B_sort") + column("B_p2g") + column("B_grid") + column("B_g2p") : NaN
+is_row(s) = strcol("tag") eq tag_of(s) && strcol("scene") eq scene_of(s)
+least(s) = is_row(s) ? column("B_sort") + column("B_p2g") + column("B_grid") + column("B_g2p") : NaN
 ms(z) = column("ms_sort") + column("ms_p2g") + column("ms_grid") + column("ms_g2p")
-allowed(sc) = is_row(sc) ? column("copy_GBps") * 1e9 * ms(0) * 1e-3 / column("particles") : NaN
-marker(sc) = sc eq "collapse" ? 5 : 7
+allowed(s) = is_row(s) ? column("copy_GBps") * 1e9 * ms(0) * 1e-3 / column("particles") : NaN
+marker(s) = strstrt(scene_of(s), "collapse") == 1 ? 5 : 7
 
 set logscale x 2
 set xlabel "particles  (M = 2^{20})"
@@ -37,11 +42,12 @@ set key top right
 set title "Bytes per particle-step: what the step moves, and what the copy bandwidth would move in its time\n "
 set label 1 dev at graph 0.5, graph 1.025 center noenhanced font ",10"
 
-cmd = "plot for [j = 1:words(scenes)] f using \"particles\":(least(word(scenes, j))) smooth unique with linespoints " . \
-      "pt marker(word(scenes, j)) ps 1.1 lw 2 dt 1 lc rgb series_color(j) title (\"least bytes moved, \".word(scenes, j)), " . \
-      "for [j = 1:words(scenes)] f using \"particles\":(allowed(word(scenes, j))) smooth unique with linespoints " . \
-      "pt marker(word(scenes, j)) ps 1.1 lw 2 dt 2 lc rgb series_color(j) " . \
-      "title (\"copy bandwidth x measured time, \".word(scenes, j))"
+cmd = "plot for [j = 1:words(series)] f using \"particles\":(least(word(series, j))) smooth unique with linespoints " . \
+      "pt marker(word(series, j)) ps 1.1 lw 2 dt 1 lc rgb series_color(j) " . \
+      "title (\"least bytes moved, \".name_of(word(series, j))) noenhanced, " . \
+      "for [j = 1:words(series)] f using \"particles\":(allowed(word(series, j))) smooth unique with linespoints " . \
+      "pt marker(word(series, j)) ps 1.1 lw 2 dt 2 lc rgb series_color(j) " . \
+      "title (\"copy bandwidth x measured time, \".name_of(word(series, j))) noenhanced"
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)
   set output out.".".fmt
