@@ -123,7 +123,8 @@ static bg_lab *parse_options(int argc, char **argv, impact_options *o) {
        .quick = "0.02", .paper = "0.02", .key = "stop_speed_over_impact"},
       {.name = "cfl", .type = BG_PARAM_DOUBLE, .dest = &o->cfl, .lo = 0.02, .hi = 1,
        .help = "the drops' CFL number (the library's default): a free sphere takes its whole contact impulse, the "
-               "transfers' residue included, which grows as the step shrinks (experiments/common/bg_contact.h)",
+               "transfers' residue included (experiments/common/bg_contact.h), so at a fixed dx a smaller step "
+               "gives shallower drops; that difference shrinks in proportion to dx (reports/impact.md)",
        .quick = "0.3", .paper = "0.3"},
   };
   /* clang-format on */
