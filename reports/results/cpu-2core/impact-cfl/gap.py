@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The free sphere's depth against the step and the grid: for each drop (D, h), the depth at each
 (dx, CFL) from the drops.tsv of every folder named on the command line (each one exp_impact run at
-one --cfl, read from its manifest), the gap between CFL 0.3 and each smaller CFL on each grid, the
-gap's order in dx between successive grids, and each CFL's depth extrapolated to dx -> 0 from its two
-finest grids at that order (Richardson). Prints a Markdown table.
+one --cfl, read from its manifest), the gap between the largest CFL and each smaller one on each
+grid, and the gap's order in dx between successive grids (log of the gaps' ratio over log of the
+grids' ratio). Prints Markdown tables.
 
 usage: gap.py DIR...   (e.g. gap.py cfl* dx0.005-cfl*)"""
 import csv, json, math, os, sys
@@ -29,7 +29,7 @@ for (D, h), t in sorted(depth.items()):
     cfls = sorted({k[1] for k in t}, reverse=True)
     print(f"\nD {D*100:g} cm, h {h*100:g} cm: depth d, cm")
     print("| dx cm | " + " | ".join(f"CFL {c:g}" for c in cfls) + " | " +
-          " | ".join(f"gap 0.3-{c:g}" for c in cfls[1:]) + " |")
+          " | ".join(f"gap {cfls[0]:g}-{c:g}" for c in cfls[1:]) + " |")
     print("|---:|" + "---:|" * (2 * len(cfls) - 1))
     for x in dxs:
         v = [t.get((x, c)) for c in cfls]
@@ -40,5 +40,5 @@ for (D, h), t in sorted(depth.items()):
         gx = [(x, t[(x, cfls[0])] - t[(x, c)]) for x in dxs if (x, c) in t and (x, cfls[0]) in t]
         orders = [math.log(g1 / g0) / math.log(x1 / x0) for (x0, g0), (x1, g1) in zip(gx, gx[1:])]
         if orders:
-            print(f"- gap 0.3-{c:g}: order in dx " + ", ".join(f"{p:.2f}" for p in orders) +
+            print(f"- gap {cfls[0]:g}-{c:g}: order in dx " + ", ".join(f"{p:.2f}" for p in orders) +
                   " (between successive grids)")
