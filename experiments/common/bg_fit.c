@@ -5,6 +5,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <string.h>
 
@@ -81,4 +82,15 @@ bg_fit_line_result bg_fit_line(const double *x, const double *y, size_t n) {
   bg_fit_line_result r;
   r.status = gsl_fit_linear(x, 1, y, 1, n, &r.c0, &r.c1, &r.cov00, &r.cov01, &r.cov11, &r.sumsq);
   return r;
+}
+
+double bg_batch_se(const double *x, size_t stride, size_t n, int batches, double *mean) {
+  *mean = n ? gsl_stats_mean(x, stride, n) : NAN;
+  double bm[64];
+  if (batches < 2 || batches > 64 || n < (size_t)batches) return NAN;
+  for (int b = 0; b < batches; ++b) {
+    const size_t i0 = (size_t)b * n / (size_t)batches, i1 = (size_t)(b + 1) * n / (size_t)batches;
+    bm[b] = gsl_stats_mean(x + i0 * stride, stride, i1 - i0);
+  }
+  return gsl_stats_sd_m(bm, 1, (size_t)batches, *mean) / sqrt((double)batches);
 }

@@ -72,4 +72,12 @@ typedef struct bg_fit_line_result {
 /* y = c0 + c1 x through n points (x and y with stride 1) */
 bg_fit_line_result bg_fit_line(const double *x, const double *y, size_t n);
 
+/* The mean of n samples x[0], x[stride], ... of a correlated series and
+ * the standard error of that mean from batch means: the samples cut into
+ * `batches` consecutive batches (sizes differing by at most one), the
+ * spread of the batch means over sqrt(batches). Batches longer than the
+ * series' correlation make the error honest where the plain sd / sqrt(n)
+ * would be too small. NaN for n < batches, or batches outside [2, 64]. */
+double bg_batch_se(const double *x, size_t stride, size_t n, int batches, double *mean);
+
 #endif /* BG_FIT_H */

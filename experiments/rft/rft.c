@@ -96,7 +96,7 @@ static bg_lab *parse_options(int argc, char **argv) {
        .paper = "0,30,60,90"},
       {.name = "depths", .type = BG_PARAM_STRING, .dest = &g_o.depths,
        .help = "depths of the plate's centre for the linearity claim, in L (the first: the rate pair's, dx check's, control's)",
-       .quick = "1,1.5,2", .paper = "1,1.5,2,2.5"},
+       .quick = "1.5,2.5,3.5", .paper = "1.5,2.5,3.5"},
       {.name = "shape-depth", .type = BG_PARAM_DOUBLE, .dest = &g_o.shape_depth, .lo = 0.75, .hi = 5,
        .help = "depth of the plate's centre for the shape set, in L (RFT: well below the surface)", .quick = "2", .paper = "2"},
       {.name = "speed", .type = BG_PARAM_DOUBLE, .dest = &g_o.speed, .lo = 1e-3, .hi = 10,
@@ -127,7 +127,8 @@ static bg_lab *parse_options(int argc, char **argv) {
   };
   /* clang-format on */
   (void)o;
-  static const char *const mutants[] = {"generic-data", "depth-fed-deeper", "fast-plate", NULL};
+  static const char *const mutants[] = {"generic-data", "depth-fed-deeper", "depth-undisturbed", "fast-plate",
+                                        NULL};
   bg_lab_accept_materials("drucker-prager", "a rate-independent sand (RFT's frictional regime)");
   bg_lab_check_options(check_options, NULL);
   return bg_lab_init("exp_rft",
@@ -187,12 +188,12 @@ static void run_all(bg_lab *lab, plan *p) {
 static void write_run(FILE *f, const char *set, const rft_run *r) {
   fprintf(f,
           "%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%."
-          "4g\t%.4g\t%zu\t%llu\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%.3g\n",
+          "4g\t%.4g\t%zu\t%llu\t%.6g\t%.6g\t%.6g\t%.6g\t%d\t%.3g\t%.6g\t%.6g\t%.6g\n",
           set, r->beta_fed * DEG, r->gamma_fed * DEG, r->depth_nom, r->depth, r->surface, r->dx,
           r->phi_deg, r->speed_fed, r->fx, r->fz, r->alpha_z * 1e-6, r->alpha_x * 1e-6,
           r->rate_number, r->beta_nom * DEG, r->gamma_nom * DEG, r->n_particles,
           (unsigned long long)r->steps, r->contact_fx, r->contact_fz, r->residue_fx, r->residue_fz, r->split_n,
-          r->split_nonlinearity);
+          r->split_nonlinearity, r->depth_ahead, r->alpha_ahead * 1e-6, r->alpha_ahead_se * 1e-6);
 }
 
 static void write_outputs(bg_lab *lab, const plan *p, const rft_shape *s) {
@@ -201,12 +202,14 @@ static void write_outputs(bg_lab *lab, const plan *p, const rft_shape *s) {
       "one row per drag: angles and speed read back from the body, depth below the read surface, "
       "the force's stress part over the window (N per m of depth; bg_contact.h), alpha = F / (L |z|), "
       "and the whole contact force (time mean over the window) with its transfers' part, the residue, "
-      "which grows as dt shrinks",
+      "which grows as dt shrinks; depth_ahead: the centre's depth below the surface the drag leaves ahead "
+      "of the plate (one depth long); alpha_ahead: the window rows' mean of |F| / (L depth_ahead), with its "
+      "standard error from batch means of the rows: what the depth and rate claims read",
       "set\tbeta_deg\tgamma_deg\tdepth_nominal_m\tdepth_m\tsurface_m\tdx_m\tphi_deg\tspeed_m_s\tfx_"
       "N_m\t"
       "fz_N_m\talpha_z_N_cm3\talpha_x_N_cm3\tv2_over_gz\tbeta_nominal_deg\tgamma_nominal_"
       "deg\tparticles\t"
-      "steps\tcontact_fx_N_m\tcontact_fz_N_m\tresidue_fx_N_m\tresidue_fz_N_m\tsplit_probes\tsplit_nonlinearity");
+      "steps\tcontact_fx_N_m\tcontact_fz_N_m\tresidue_fx_N_m\tresidue_fz_N_m\tsplit_probes\tsplit_nonlinearity\tdepth_ahead_m\talpha_ahead_N_cm3\talpha_ahead_se_N_cm3");
   for (int k = 0; k < p->ns; ++k) write_run(f, "shape", &p->shape[k]);
   for (int k = 0; k < g_l.nd; ++k)
     if (p->depth[k].steps) write_run(f, "depth", &p->depth[k]);
@@ -230,15 +233,29 @@ static void write_outputs(bg_lab *lab, const plan *p, const rft_shape *s) {
   fclose(c);
   FILE *t = bg_lab_tsv(
       lab, "series.tsv",
-      "force per sample of the travel: the shape set, then the depth set (the reference run "
-      "first again); blank lines separate runs",
-      "set\tbeta_deg\tgamma_deg\ttravel_L\tdepth_m\tfx_N_m\tfz_N_m");
-  for (int k = 0; k < p->ns + g_l.nd; ++k) {
-    const rft_run *r = k < p->ns ? &p->shape[k] : &p->depth[k - p->ns];
-    for (int i = 0; r->series && i < r->n_series; ++i)
-      fprintf(t, "%s\t%g\t%g\t%.4f\t%.5g\t%.5g\t%.5g\n", k < p->ns ? "shape" : "depth",
-              r->beta_nom * DEG, r->gamma_nom * DEG, r->series[4 * i], r->series[4 * i + 1],
-              r->series[4 * i + 2], r->series[4 * i + 3]);
+      "force and free surface per sample of the travel, every drag (sets as in alpha.tsv); blank lines "
+      "separate runs; the surface over the plate's span and ahead of it, 0.5, 1 and 2 depths long; "
+      "in the window the force's stress part at the row's end (bg_contact.h); depth_ahead: the centre's "
+      "depth below the surface ahead (one depth long)",
+      "set\tbeta_deg\tgamma_deg\tdepth_nominal_m\ttravel_L\tdepth_m\tfx_N_m\tfz_N_m\tsurface_over_m\t"
+      "surface_ahead_half_m\tsurface_ahead_m\tsurface_ahead_two_m\tstress_fx_N_m\tstress_fz_N_m\tdepth_ahead_m");
+  const rft_run *rs[MAXN * MAXN + MAXN + 3];
+  const char *sets[MAXN * MAXN + MAXN + 3];
+  int nr = 0;
+  for (int k = 0; k < p->ns; ++k) rs[nr] = &p->shape[k], sets[nr++] = "shape";
+  for (int k = 0; k < g_l.nd; ++k) rs[nr] = &p->depth[k], sets[nr++] = "depth";
+  rs[nr] = &p->fast, sets[nr++] = "rate";
+  rs[nr] = &p->fine, sets[nr++] = "fine";
+  rs[nr] = &p->control, sets[nr++] = "control";
+  for (int k = 0; k < nr; ++k) {
+    const rft_run *r = rs[k];
+    if (!r->steps || !r->series) continue;
+    for (int i = 0; i < r->n_series; ++i) {
+      const double *q = r->series + RFT_SERIES_COLS * i;
+      fprintf(t, "%s\t%g\t%g\t%g\t%.4f", sets[k], r->beta_nom * DEG, r->gamma_nom * DEG, r->depth_nom, q[0]);
+      for (int j = 1; j < RFT_SERIES_COLS; ++j) fprintf(t, "\t%.5g", q[j]);
+      fprintf(t, "\t%.5g\n", q[1] + q[6] - r->surface); /* as rft_drag.c's depth_ahead */
+    }
     fprintf(t, "\n\n");
   }
   fclose(t);
@@ -275,26 +292,42 @@ static void judge(bg_lab *lab, const plan *p) {
       isfinite(s.mirror) ? s.mirror : rft_resolution(g_l.betas, g_l.nb, g_l.gammas, g_l.ng);
   if (bg_lab_needed(lab, "rft.depth_linear")) {
     double z[MAXN], zn[MAXN], k, c, kn, cn, zbar = 0, zbar_n = 0;
+    /* the depth read back below the surface ahead of the plate, which the
+     * heap it pushes up deepens (reports/rft.md); depth-undisturbed reads it
+     * below the surface before the drag, depth-fed-deeper takes the listed one */
+    double zu[MAXN], ku, cu, zbar_u = 0;
     for (int i = 0; i < g_l.nd; ++i) {
-      z[i] = p->depth[i].depth, zn[i] = g_l.depths[i] * g_o.length; /* as listed */
-      zbar += z[i] / g_l.nd, zbar_n += zn[i] / g_l.nd;
+      z[i] = p->depth[i].depth_ahead, zu[i] = p->depth[i].depth;
+      zn[i] = g_l.depths[i] * g_o.length; /* as listed */
+      zbar += z[i] / g_l.nd, zbar_n += zn[i] / g_l.nd, zbar_u += zu[i] / g_l.nd;
     }
-    double off = rft_fit_depth(p->depth, g_l.nd, z, &k, &c);
-    double off_nom = rft_fit_depth(p->depth, g_l.nd, zn, &kn, &cn);
-    /* the line's zero-force depth relative to the mean depth: |c| / (k zbar).
-     * The real lab reads the depths back; depth-fed-deeper's uses the nominal ones */
-    double rel =
-        bg_lab_mutant_is(lab, "depth-fed-deeper") ? fabs(off_nom) / zbar_n : fabs(off) / zbar;
+    double sg, sg_nom, sg_u;
+    double off = rft_fit_depth(p->depth, g_l.nd, z, g_o.length, &k, &c, &sg);
+    double off_nom = rft_fit_depth(p->depth, g_l.nd, zn, g_o.length, &kn, &cn, &sg_nom);
+    double off_u = rft_fit_depth(p->depth, g_l.nd, zu, g_o.length, &ku, &cu, &sg_u);
+    /* the line's zero-force depth relative to the mean depth, |c| / (k zbar),
+     * with two standard errors of it: the whole bracket must lie inside */
+    double rel = bg_lab_mutant_is(lab, "depth-fed-deeper") ? (fabs(off_nom) + 2 * sg_nom) / zbar_n
+                                                          : (fabs(off) + 2 * sg) / zbar;
     bg_lab_claim(lab, "rft.depth_linear", rel - res);
+    bg_lab_claim_mutant(lab, "depth-undisturbed", "rft.depth_linear", (fabs(off_u) + 2 * sg_u) / zbar_u - res);
+    bg_lab_manifest_num(lab, "depth_offset_sigma_over_mean_depth", sg / zbar);
+    bg_lab_manifest_num(lab, "depth_offset_undisturbed_over_mean_depth", fabs(off_u) / zbar_u);
     bg_lab_manifest_num(lab, "depth_slope_N_m3", k);
     bg_lab_manifest_num(lab, "depth_intercept_N_m", c);
     bg_lab_manifest_num(lab, "depth_offset_m", off);
     bg_lab_manifest_num(lab, "depth_offset_over_mean_depth", fabs(off) / zbar);
   }
   if (bg_lab_needed(lab, "rft.rate_independent")) {
-    double f1 = hypot(p->depth[0].fx, p->depth[0].fz), f2 = hypot(p->fast.fx, p->fast.fz);
-    bg_lab_claim(lab, "rft.rate_independent", fabs(f2 / f1 - 1) - res);
-    bg_lab_manifest_num(lab, "rate_ratio", f2 / f1);
+    /* the force per unit overburden at 2v over that at v, with its
+     * standard error from the two drags' */
+    const rft_run *a = &p->depth[0], *b = &p->fast;
+    const double q = b->alpha_ahead / a->alpha_ahead,
+                 sr = q * hypot(a->alpha_ahead_se / a->alpha_ahead, b->alpha_ahead_se / b->alpha_ahead);
+    bg_lab_claim(lab, "rft.rate_independent", fabs(q - 1) + 2 * sr - res);
+    bg_lab_manifest_num(lab, "rate_ratio", q);
+    bg_lab_manifest_num(lab, "rate_ratio_sigma", sr);
+    bg_lab_manifest_num(lab, "rate_force_ratio", hypot(b->fx, b->fz) / hypot(a->fx, a->fz));
     bg_lab_manifest_num(lab, "rate_number_2v", p->fast.rate_number);
   }
   if (p->fine.steps) {

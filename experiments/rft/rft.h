@@ -35,6 +35,13 @@ typedef struct rft_options {
   double shape_depth, shape_travel, shape_window, shape_below; /* in L */
 } rft_options;
 
+/* series columns: travel / L, depth m, fx, fz (N/m), surface over the plate
+ * and ahead of it, 0.5, 1 and 2 depths long (m), and in the window the
+ * stress part of the force at the row's end (bg_contact.h; NaN before) */
+#define RFT_SERIES_COLS 10
+/* batch means of the window's rows for alpha_ahead's standard error */
+#define RFT_BATCHES 4
+
 /* One drag: what it was fed, as the simulation holds it, and what it read. */
 typedef struct rft_run {
   double beta_nom, gamma_nom, depth_nom; /* nominal: rad, rad, m */
@@ -43,7 +50,11 @@ typedef struct rft_run {
   double dx, phi_deg;
   double surface;          /* the bed's free surface read from the particles after settling, m */
   double depth;            /* mean depth of the plate's centre below it over the window, m */
+  double depth_ahead;      /* ... below the surface as the drag leaves it ahead of the plate (one depth
+                            * long: the passive wedge's overburden), mean over the window's rows, m */
   double fx, fz;           /* the force's stress part over the window (bg_contact.h), N/m (simulation axes) */
+  double alpha_ahead;      /* the window rows' mean of |stress part| / (L depth below the surface ahead), N/m^3 */
+  double alpha_ahead_se;   /* its standard error from RFT_BATCHES batch means of the rows, N/m^3 */
   double contact_fx, contact_fz; /* the whole contact force, time mean over the window, N/m */
   double residue_fx, residue_fz; /* its transfers' part at the run's step, mean over the splits, N/m */
   double split_nonlinearity;     /* the largest of the splits' */
@@ -52,7 +63,7 @@ typedef struct rft_run {
   double rate_number;      /* v^2 / (g |z|): inertial over hydrostatic stress */
   size_t n_particles;
   uint64_t steps;
-  double *series; /* per sample: travel / L, depth m, fx, fz (N/m) */
+  double *series; /* RFT_SERIES_COLS per sample */
   int n_series;
 } rft_run;
 
@@ -76,7 +87,11 @@ typedef struct rft_shape {
 /* fit zeta and the misfits; sign -1 reads every beta mirrored (a mutant) */
 rft_shape rft_fit_shape(const rft_run *r, int n, double sign);
 double rft_resolution(const double *betas, int nb, const double *gammas, int ng);
-/* F = k |z| + c over the runs' |F| (GSL); returns -c / k, the depth offset, m */
-double rft_fit_depth(const rft_run *r, int n, const double *depth_used, double *k, double *c);
+/* F = k |z| + c (GSL, weighted) over the runs' forces at their window's mean
+ * depth below the surface ahead, alpha_ahead L depth_ahead, with standard
+ * errors alpha_ahead_se L depth_ahead, |z| as given; returns -c / k, the
+ * depth offset, m, and its standard error in *sigma */
+double rft_fit_depth(const rft_run *r, int n, const double *depth_used, double L, double *k, double *c,
+                     double *sigma);
 
 #endif

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "bg_contact.h"
+#include "bg_fit.h"
 #include "rft.h"
 
 #define SAMPLES 40 /* series rows over the travel */
@@ -54,7 +55,7 @@ static void loop_pack(void *ctx, bg_lab_blob *b) {
   bg_lab_blob_put(b, &l->row, sizeof l->row);
   bg_lab_blob_put(b, &l->r->surface, sizeof l->r->surface);
   bg_lab_blob_put(b, &l->t_drag0, LOOP_DOUBLES * sizeof(double));
-  bg_lab_blob_put(b, l->r->series, 4 * (size_t)l->row * sizeof *l->r->series);
+  bg_lab_blob_put(b, l->r->series, RFT_SERIES_COLS * (size_t)l->row * sizeof *l->r->series);
 }
 
 static void loop_unpack(loop *l, bg_lab_blob *b) {
@@ -63,7 +64,7 @@ static void loop_unpack(loop *l, bg_lab_blob *b) {
   bg_lab_blob_get(b, &l->r->surface, sizeof l->r->surface);
   bg_lab_blob_get(b, &l->t_drag0, LOOP_DOUBLES * sizeof(double));
   if (l->row < 0 || l->row > SAMPLES) bg_lab_fail("rft: the checkpoint holds another loop's state");
-  bg_lab_blob_get(b, l->r->series, 4 * (size_t)l->row * sizeof *l->r->series);
+  bg_lab_blob_get(b, l->r->series, RFT_SERIES_COLS * (size_t)l->row * sizeof *l->r->series);
 }
 
 /* Signed distance to the plate, p relative to its centre, in the plane. */
@@ -160,7 +161,7 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   bg_lab_check(bg_sim_set_geostatic(sim, 0.0, 1.0 - sin(phi_deg * 3.14159265358979323846 / 180.0)), sim,
         "bg_sim_set_geostatic");
 
-  r.series = bg_lab_xmalloc(4 * SAMPLES * sizeof *r.series);
+  r.series = bg_lab_xmalloc(RFT_SERIES_COLS * SAMPLES * sizeof *r.series);
   r.n_series = SAMPLES;
   loop l;
   memset(&l, 0, sizeof l);
@@ -197,15 +198,23 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
     const double t = st.time - l.t_drag0;
     if (t >= (l.row + 1) * t_row) { /* a sample is complete */
       bg_lab_check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
-      double *s = r.series + 4 * l.row;
+      double *s = r.series + RFT_SERIES_COLS * l.row;
       s[0] = speed * t / L, s[1] = r.surface - bs.x[2];
       s[2] = l.row_fx / l.row_t, s[3] = l.row_fz / l.row_t;
+      /* the surface as the drag leaves it: over the plate's span, and over
+       * the passive wedge ahead of it (half, one and two depths long) */
+      const double xc = bs.x[0], zc = r.surface - bs.x[2];
+      s[4] = rft_read_surface(sim, n, dx, xc - hx, xc + hx);
+      for (int a = 0; a < 3; ++a) s[5 + a] = rft_read_surface(sim, n, dx, xc + hx, xc + hx + 0.5 * (1 << a) * zc);
       if (t >= t_drag - t_win) { /* the force's split at this pose (bg_contact.h) */
         const size_t plate = 0;
         bg_contact_split c = bg_contact_split_at(sim, &plate, 1, split_path, bg_lab_threads(lab), &copy);
         l.split_n += 1, l.split_fx += c.stress[0], l.split_fz += c.stress[2];
         l.res_fx += c.residue[0], l.res_fz += c.residue[2];
         l.split_nonlin = fmax(l.split_nonlin, c.nonlinearity);
+        s[8] = c.stress[0], s[9] = c.stress[2];
+      } else {
+        s[8] = s[9] = NAN;
       }
       l.row_t = l.row_fx = l.row_fz = 0;
       l.row++;
@@ -234,6 +243,26 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   r.gamma_fed = atan2(-bs.v[2], bs.v[0]);
   r.speed_fed = hypot(bs.v[0], bs.v[2]);
   /* the claims read the stress part: the residue is the transfers', and grows as dt shrinks */
+  /* the heap the plate pushes up ahead of it deepens the overburden of the
+   * sand it shears as it goes (reports/rft.md); the series' rows in the window */
+  double za = 0;
+  int nza = 0;
+  for (int i = 0; i < SAMPLES; ++i) {
+    const double *s = r.series + RFT_SERIES_COLS * i;
+    if (!isfinite(s[8])) continue; /* the window's rows: those with a split */
+    za += s[1] + s[6] - r.surface, ++nza;
+  }
+  r.depth_ahead = nza ? za / nza : NAN;
+  /* the force per unit overburden, row by row (the heap grows along the
+   * travel, and the force with it), and its scatter as the wedge ahead fails
+   * and re-forms: batch means of the rows */
+  double ar[SAMPLES];
+  int na = 0;
+  for (int i = 0; i < SAMPLES; ++i) {
+    const double *s = r.series + RFT_SERIES_COLS * i;
+    if (isfinite(s[8])) ar[na++] = hypot(s[8], s[9]) / (L * (s[1] + s[6] - r.surface));
+  }
+  r.alpha_ahead_se = bg_batch_se(ar, 1, (size_t)na, RFT_BATCHES, &r.alpha_ahead);
   r.contact_fx = l.win_fx / l.win_t, r.contact_fz = l.win_fz / l.win_t, r.depth = l.win_depth / l.win_t;
   if (l.split_n < 1) bg_lab_fail("rft: %s: no contact split in the window (a window shorter than a sample row)", tag);
   r.fx = l.split_fx / l.split_n, r.fz = l.split_fz / l.split_n;

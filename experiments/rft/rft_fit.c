@@ -83,12 +83,21 @@ double rft_resolution(const double *betas, int nb, const double *gammas, int ng)
   return 0.5 * sqrt(d / m);
 }
 
-/* |F| = k |z| + c (gsl_fit_linear) over the runs, |z| as given; the depth
- * offset -c / k is where the line meets zero force. */
-double rft_fit_depth(const rft_run *r, int n, const double *depth_used, double *k, double *c) {
-  double f[64], c00, c01, c11, sumsq;
+double rft_fit_depth(const rft_run *r, int n, const double *depth_used, double L, double *k, double *c,
+                     double *sigma) {
+  double f[64], w[64], c00, c01, c11, chisq;
+  *sigma = NAN;
   if (n < 2 || n > 64) return NAN;
-  for (int i = 0; i < n; ++i) f[i] = hypot(r[i].fx, r[i].fz);
-  if (gsl_fit_linear(depth_used, 1, f, 1, (size_t)n, c, k, &c00, &c01, &c11, &sumsq)) return NAN;
-  return -*c / *k;
+  for (int i = 0; i < n; ++i) {
+    f[i] = r[i].alpha_ahead * L * r[i].depth_ahead;
+    const double se = r[i].alpha_ahead_se * L * r[i].depth_ahead;
+    w[i] = 1.0 / (se * se); /* NaN or inf where no error is known: the fit gives NaN */
+  }
+  if (gsl_fit_wlinear(depth_used, 1, w, 1, f, 1, (size_t)n, c, k, &c00, &c01, &c11, &chisq)) return NAN;
+  /* the covariance from the forces' errors alone (not scaled by the scatter,
+   * which three points cannot estimate), carried to -c / k to first order */
+  const double kk = *k, cc = *c;
+  double var = c00 / (kk * kk) + cc * cc * c11 / (kk * kk * kk * kk) - 2 * cc * c01 / (kk * kk * kk);
+  *sigma = var >= 0 ? sqrt(var) : NAN;
+  return -cc / kk;
 }
