@@ -19,12 +19,14 @@
  * arm's reach from the simulation's descriptor, the depth from the read
  * surface; the RFT torque of the same poses (paddle_rft.c) is averaged
  * with the measured one. */
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bg_contact.h"
+#include "bg_fit.h"
 #include "paddle.h"
 
 #define SPQ 24    /* series rows per quarter turn */
@@ -157,18 +159,10 @@ static bg_sim *build(bg_lab *lab, const paddle_options *o, double dx, double *zc
 /* The mean, the sd of the window's sample rows in column col of the series
  * and the standard error of their mean from BATCHES batch means. */
 static void window_spread(const paddle_run *r, int first_row, int col, double *mean, double *sd, double *se) {
-  const int n = r->n_series - first_row;
-  double m = 0, v = 0, bm[BATCHES] = {0}, bv = 0;
-  for (int i = first_row; i < r->n_series; ++i) m += r->series[SERIES_COLS * i + col] / n;
-  for (int i = first_row; i < r->n_series; ++i) {
-    double d = r->series[SERIES_COLS * i + col] - m;
-    v += d * d / (n - 1);
-    bm[(i - first_row) * BATCHES / n] += r->series[SERIES_COLS * i + col] / (n / BATCHES);
-  }
-  for (int b = 0; b < BATCHES; ++b) bv += (bm[b] - m) * (bm[b] - m) / (BATCHES - 1);
-  *mean = m;
-  *sd = sqrt(v);
-  *se = sqrt(bv / BATCHES);
+  const size_t n = (size_t)(r->n_series - first_row);
+  const double *x = r->series + SERIES_COLS * first_row + col;
+  *se = bg_batch_se(x, SERIES_COLS, n, BATCHES, mean);
+  *sd = n > 1 ? gsl_stats_sd_m(x, SERIES_COLS, n, *mean) : NAN;
 }
 
 paddle_run paddle_spin(bg_lab *lab, const paddle_options *o, double omega, double zeta,
