@@ -169,7 +169,7 @@ static bg_status verify(FILE *fp, const char *path, uint64_t *payload, uint32_t 
   bg_sha256 h;
   bg_sha256_init(&h);
   bg_sha256_update(&h, head, sizeof head);
-  static unsigned char buf[1 << 16];
+  unsigned char buf[1 << 14]; /* on the stack: restores may run in several threads at once */
   uint64_t left = *payload;
   while (left) {
     size_t n = left < sizeof buf ? (size_t)left : sizeof buf;

@@ -34,6 +34,7 @@ typedef struct lists {
 } lists;
 
 static rft_options g_o;
+static int g_jobs = 1;
 static lists g_l;
 
 static int parse_list(const char *opt, const char *s, double *out, double lo, double hi) {
@@ -121,6 +122,8 @@ static bg_lab *parse_options(int argc, char **argv) {
        .help = "bed below the plate's final reach (centre + L/2), in L: the floor's distance", .quick = "1", .paper = "1"},
       {.name = "shape-below", .type = BG_PARAM_DOUBLE, .dest = &g_o.shape_below, .lo = 0.5, .hi = 10,
        .help = "the same for the shape set", .quick = "2", .paper = "2"},
+      {.name = "jobs", .type = BG_PARAM_INT, .dest = &g_jobs, .lo = 1, .hi = 64,
+       .help = "drags simulated at once, each with one CPU thread; results do not depend on it"},
       {.name = "cfl", .type = BG_PARAM_DOUBLE, .dest = &g_o.cfl, .lo = 0.02, .hi = 1,
        .help = "the drags' CFL number (the library's default 0.3): a force that moves with it is the "
                "discretisation's, not the sand's", .quick = "0.3", .paper = "0.3"},
@@ -144,18 +147,45 @@ typedef struct plan {
   int ref; /* index of the reference configuration in the shape set */
 } plan;
 
-static rft_run drag(bg_lab *lab, double cells, double b, double g, double depth_l, double v,
-                    double phi, const char *what) {
+/* One drag of the sweep: what it is fed, and where its result goes. */
+typedef struct point {
+  double cells, beta, gamma, depth_l, v, phi; /* deg, deg, in L, m/s, deg */
+  const char *what;
+  rft_run *dest;
   char tag[96];
-  snprintf(tag, sizeof tag, "%s beta %g gamma %g depth %gL", what, b, g, depth_l);
-  /* the shape set's scene: its own depth, travel, window and floor */
-  rft_options o = g_o;
-  if (!strcmp(what, "shape"))
-    o.travel = g_o.shape_travel, o.window = g_o.shape_window, o.below = g_o.shape_below;
-  return rft_drag(lab, &o, cells, b / DEG, g / DEG, depth_l * g_o.length, v, phi, tag);
+} point;
+
+typedef struct sweep {
+  bg_lab *lab;
+  point pt[MAXN * MAXN + MAXN + 3];
+  int n;
+} sweep;
+
+static void add_point(sweep *w, rft_run *dest, double cells, double b, double g, double depth_l, double v,
+                      double phi, const char *what) {
+  point *q = &w->pt[w->n++];
+  *q = (point){cells, b, g, depth_l, v, phi, what, dest, ""};
+  snprintf(q->tag, sizeof q->tag, "%s beta %g gamma %g depth %gL", what, b, g, depth_l);
 }
 
-/* Every simulation the wanted claims need; a mutant run skips the rest. */
+/* A point's drag, packed whole: the run, then its series. */
+static void run_point(void *ctx, int k, bg_lab_blob *out) {
+  const sweep *w = ctx;
+  const point *q = &w->pt[k];
+  bg_lab *lab = w->lab;
+  rft_options o = g_o;
+  if (!strcmp(q->what, "shape")) /* the shape set's scene: its own depth, travel, window and floor */
+    o.travel = g_o.shape_travel, o.window = g_o.shape_window, o.below = g_o.shape_below;
+  rft_run r = rft_drag(lab, &o, q->cells, q->beta / DEG, q->gamma / DEG, q->depth_l * g_o.length, q->v, q->phi, q->tag);
+  double *series = r.series;
+  r.series = NULL;
+  bg_lab_blob_put(out, &r, sizeof r);
+  bg_lab_blob_put(out, series, (size_t)r.n_series * RFT_SERIES_COLS * sizeof *series);
+  free(series);
+}
+
+/* Every simulation the wanted claims need, as the points of a sweep (run
+ * --jobs at a time, or point by point: bg_lab.h); a mutant run skips the rest. */
 static void run_all(bg_lab *lab, plan *p) {
   const double phi = bg_lab_material(lab).dp.phi_deg, v = g_o.speed, c0 = g_l.cells[0];
   const double b0 = g_l.betas[g_l.nb - 1],
@@ -164,25 +194,40 @@ static void run_all(bg_lab *lab, plan *p) {
    * depths the lab believes (the reference plate is vertical: L / 2 deeper) */
   const double deeper = bg_lab_mutant_is(lab, "depth-fed-deeper") ? 0.5 : 0.0;
   const double vf = bg_lab_mutant_is(lab, "fast-plate") ? 20.0 : 1.0;
+  static sweep w;
+  w.lab = lab, w.n = 0;
   p->ref = -1;
   if (bg_lab_needed(lab, "rft.shape"))
     for (int i = 0; i < g_l.nb; ++i)
       for (int j = 0; j < g_l.ng; ++j) {
         if (g_l.betas[i] == b0 && g_l.gammas[j] == g0) p->ref = p->ns;
-        p->shape[p->ns++] =
-            drag(lab, c0, g_l.betas[i], g_l.gammas[j], g_o.shape_depth, v, phi, "shape");
+        add_point(&w, &p->shape[p->ns++], c0, g_l.betas[i], g_l.gammas[j], g_o.shape_depth, v, phi, "shape");
       }
   if (bg_lab_needed(lab, "rft.depth_linear") || bg_lab_needed(lab, "rft.rate_independent"))
-    p->depth[0] = drag(lab, c0, b0, g0, g_l.depths[0] + deeper, v * vf, phi, "ref");
+    add_point(&w, &p->depth[0], c0, b0, g0, g_l.depths[0] + deeper, v * vf, phi, "ref");
   if (bg_lab_needed(lab, "rft.depth_linear"))
-    for (int k = 1; k < g_l.nd; ++k)
-      p->depth[k] = drag(lab, c0, b0, g0, g_l.depths[k] + deeper, v, phi, "depth");
+    for (int k = 1; k < g_l.nd; ++k) add_point(&w, &p->depth[k], c0, b0, g0, g_l.depths[k] + deeper, v, phi, "depth");
   if (bg_lab_needed(lab, "rft.rate_independent"))
-    p->fast = drag(lab, c0, b0, g0, g_l.depths[0], 2 * v * vf, phi, "2v");
-  if (bg_lab_mutant(lab)) return;
-  p->fine = drag(lab, g_l.cells[1], b0, g0, g_l.depths[0], v, phi, "fine dx");
-  if (g_o.phi_control > 0)
-    p->control = drag(lab, c0, b0, g0, g_l.depths[0], v, g_o.phi_control, "control phi");
+    add_point(&w, &p->fast, c0, b0, g0, g_l.depths[0], 2 * v * vf, phi, "2v");
+  if (!bg_lab_mutant(lab)) {
+    add_point(&w, &p->fine, g_l.cells[1], b0, g0, g_l.depths[0], v, phi, "fine dx");
+    if (g_o.phi_control > 0) add_point(&w, &p->control, c0, b0, g0, g_l.depths[0], v, g_o.phi_control, "control phi");
+  }
+  const char *tags[MAXN * MAXN + MAXN + 3];
+  double cost[MAXN * MAXN + MAXN + 3];
+  for (int k = 0; k < w.n; ++k) {
+    /* particles grow with the bed, about (depth)^2 (L / dx)^2; steps with L / dx */
+    const double d = w.pt[k].depth_l + 1, c = w.pt[k].cells;
+    tags[k] = w.pt[k].tag, cost[k] = d * d * c * c * c;
+  }
+  bg_lab_blob *res = bg_lab_sweep(lab, w.n, tags, cost, g_jobs, run_point, &w);
+  for (int k = 0; k < w.n; ++k) {
+    rft_run *r = w.pt[k].dest;
+    bg_lab_blob_get(&res[k], r, sizeof *r);
+    r->series = bg_lab_xmalloc((size_t)r->n_series * RFT_SERIES_COLS * sizeof *r->series);
+    bg_lab_blob_get(&res[k], r->series, (size_t)r->n_series * RFT_SERIES_COLS * sizeof *r->series);
+  }
+  bg_lab_sweep_free(res, w.n);
 }
 
 static void write_run(FILE *f, const char *set, const rft_run *r) {
