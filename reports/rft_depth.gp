@@ -17,6 +17,12 @@ load here."common.gp"
 
 s = in."/series.tsv"
 a = in."/alpha.tsv"
+# a run recorded before the drags read the surface ahead (f9dee7d) has none
+# of this figure's columns: exit status 3 tells the report so
+if (!has_col(s, "depth_ahead_m") || !has_col(s, "depth_nominal_m")) {
+  print "rft_depth: ".s." predates the surface read-out (no depth_ahead_m): nothing to draw"
+  exit status 3
+}
 depths = system(sprintf("awk -F'\t' '!/^#/ && !h {for (i = 1; i <= NF; ++i) if ($i == \"depth_nominal_m\") c = i; h = 1; next} !/^#/ && $1 == \"depth\" {print $c}' '%s' | sort -gu | tr '\\n' ' '", s))
 # L from the first depth row of alpha.tsv: alpha_x = -fx / (L |z|)
 L = real(system(sprintf("awk -F'\t' '!/^#/ && !h {for (i = 1; i <= NF; ++i) n[$i] = i; h = 1; next} !/^#/ && $1 == \"depth\" {printf \"%%.9g\", -$n[\"fx_N_m\"] / ($n[\"alpha_x_N_cm3\"] * 1e6 * $n[\"depth_m\"]); exit}' '%s'", a)))

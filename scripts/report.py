@@ -353,8 +353,14 @@ def gq(s):
     return s.replace("'", "''")
 
 
+# A figure script exits with this status when its data predates it (a recorded
+# run written before the columns it draws existed): nothing to draw, not a failure.
+FIG_PREDATES = 3
+
+
 def draw(gp, indir, outprefix, logpath):
-    """Draw one figure; True when OUTPREFIX.png is written and non-empty."""
+    """Draw one figure; True when OUTPREFIX.png is written and non-empty, FIG_PREDATES
+    when the script says its data predates it, else False."""
     for ext in (".png", ".svg"):
         if os.path.exists(outprefix + ext):
             os.remove(outprefix + ext)
@@ -362,6 +368,8 @@ def draw(gp, indir, outprefix, logpath):
         r = subprocess.run(["gnuplot", "-e", f"in='{gq(indir)}'; out='{gq(outprefix)}'", gp],
                            stdout=logf, stderr=logf)
     png = outprefix + ".png"
+    if r.returncode == FIG_PREDATES:
+        return FIG_PREDATES
     return r.returncode == 0 and os.path.isfile(png) and os.path.getsize(png) > 0
 
 
@@ -772,7 +780,7 @@ def main(argv):
             if not os.path.isfile(gp):
                 fig_ok[key], fig_why[key] = False, f"there is no script reports/{fig}.gp"
                 log(f"{name}: figure {fig}: no script {gp}")
-            elif draw(gp, rundir, os.path.join(figdir, fig), os.path.join(rundir, "figures.log")):
+            elif draw(gp, rundir, os.path.join(figdir, fig), os.path.join(rundir, "figures.log")) is True:
                 fig_ok[key] = True
                 log(f"{name}: figure {fig}.png")
             else:
@@ -1058,7 +1066,11 @@ def recorded_section(doc, registry, table, table_sha, figdir):
         for fig in figs:
             key = f"{set_name}-{fig}" if name == name.split("-")[0] else f"{set_name}-{name}-{fig}"
             gp = os.path.join(ROOT, "reports", fig + ".gp")
-            if os.path.isfile(gp) and draw(gp, d, os.path.join(figdir, key), reclog):
+            drawn = draw(gp, d, os.path.join(figdir, key), reclog) if os.path.isfile(gp) else False
+            if drawn is FIG_PREDATES:
+                doc.add(f"Figure {fig}: not drawn, this record predates the columns it draws.\n\n",
+                        f'<p class="muted">Figure {h(fig)}: not drawn, this record predates the columns it draws.</p>\n')
+            elif drawn:
                 doc.figure(key, os.path.join(figdir, key + ".png"), caption_of(fig))
             else:
                 doc.add(f"**Figure {fig} could not be drawn from the recorded TSV** (figures/recorded.log).\n\n",
