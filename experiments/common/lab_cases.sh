@@ -109,10 +109,12 @@ fi
 d="$out/re use"
 run first 0 "$probe" --quiet --out "$d"
 echo stale >"$d/particles.vtk"
+# an interrupted contact split's scratch state (bg_contact.h) is a run's file too
+echo stale >"$d/.split-shape beta 0 gamma 0 depth 2L.bgck"
 if run again 2 "$probe" --quiet --out "$d" && has again "not empty"; then ok "re-running into a used folder is refused"
 else bad "re-running into a used folder"; fi
-if run force 0 "$probe" --quiet --force --out "$d" && [[ ! -e "$d/particles.vtk" && -s "$d/manifest.json" ]]; then
-  ok "--force clears the earlier run's files (no stale particles.vtk)"
+if run force 0 "$probe" --quiet --force --out "$d" && [[ ! -e "$d/particles.vtk" && ! -e "$d/.split-shape beta 0 gamma 0 depth 2L.bgck" && -s "$d/manifest.json" ]]; then
+  ok "--force clears the earlier run's files (no stale particles.vtk or contact-split scratch)"
 else bad "--force clears the earlier run's files"; fi
 if grep -q '"files": \[.*"paths.tsv".*"manifest.json"' "$d/manifest.json"; then ok "the manifest lists the files the run produced"
 else bad "the manifest lists its files"; fi

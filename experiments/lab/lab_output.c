@@ -285,6 +285,8 @@ static int is_run_file(const char *f) {
   static const char *ext[] = {".tsv", ".json", ".vtk", ".vtu", ".pvd", ".ply", ".tmp"};
   for (size_t i = 0; i < sizeof exact / sizeof exact[0]; ++i)
     if (!strcmp(f, exact[i])) return 1;
+  /* the contact split's scratch state (bg_contact.h), left behind by an interrupted run */
+  if (!strncmp(f, ".split-", 7)) return 1;
   size_t n = strlen(f);
   for (size_t i = 0; i < sizeof ext / sizeof ext[0]; ++i) {
     size_t k = strlen(ext[i]);
