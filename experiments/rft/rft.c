@@ -299,7 +299,7 @@ static void write_outputs(bg_lab *lab, const plan *p, const rft_shape *s) {
       const double *q = r->series + RFT_SERIES_COLS * i;
       fprintf(t, "%s\t%g\t%g\t%g\t%.4f", sets[k], r->beta_nom * DEG, r->gamma_nom * DEG, r->depth_nom, q[0]);
       for (int j = 1; j < RFT_SERIES_COLS; ++j) fprintf(t, "\t%.5g", q[j]);
-      fprintf(t, "\t%.5g\n", q[1] + q[6] - r->surface); /* as rft_drag.c's depth_ahead */
+      fprintf(t, "\n");
     }
     fprintf(t, "\n\n");
   }

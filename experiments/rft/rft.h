@@ -36,9 +36,10 @@ typedef struct rft_options {
 } rft_options;
 
 /* series columns: travel / L, depth m, fx, fz (N/m), surface over the plate
- * and ahead of it, 0.5, 1 and 2 depths long (m), and in the window the
- * stress part of the force at the row's end (bg_contact.h; NaN before) */
-#define RFT_SERIES_COLS 10
+ * and ahead of it, 0.5, 1 and 2 depths long (m), in the window the stress
+ * part of the force at the row's end (bg_contact.h; NaN before), and the
+ * depth below the surface one depth ahead (m) */
+#define RFT_SERIES_COLS 11
 /* batch means of the window's rows for alpha_ahead's standard error */
 #define RFT_BATCHES 4
 
@@ -72,6 +73,8 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
                  double depth, double speed, double phi_deg, const char *tag);
 /* the free surface over the particle columns in [x0, x1] (exp_paddle reads it too) */
 double rft_read_surface(bg_sim *sim, size_t n, double dx, double x0, double x1);
+/* the same over k intervals [x0[i], x1[i]] into out[i], from one read of the particles */
+void rft_read_surfaces(bg_sim *sim, size_t n, double dx, int k, const double *x0, const double *x1, double *out);
 
 /* rft_fit.c: the generic form of Li et al. 2013 (units of zeta), its nine
  * coefficients A00 A10 B11 B01 Bm11 C11 C01 Cm11 D10 set from references/ */

@@ -77,12 +77,10 @@ static double plate_phi(double px, double pz, double beta, double hx, double hz)
   return sqrt(ox * ox + oz * oz) + (in < 0 ? in : 0);
 }
 
-/* The free surface: over the columns of particles (dx / 2 wide) in
- * [x0, x1], the mean of each column's highest particle, plus the quarter
+/* The free surface over the columns of particles (dx / 2 wide) in
+ * [x0, x1]: the mean of each column's highest particle, plus the quarter
  * cell its share of the material reaches above it. */
-double rft_read_surface(bg_sim *sim, size_t n, double dx, double x0, double x1) {
-  bg_real *x = bg_lab_xmalloc(3 * n * sizeof *x);
-  bg_lab_check(bg_sim_get(sim, BG_FIELD_X, x, 3 * n), sim, "bg_sim_get(X)");
+static double surface_of(const bg_real *x, size_t n, double dx, double x0, double x1) {
   int nc = (int)ceil((x1 - x0) / (0.5 * dx));
   double *top = bg_lab_xmalloc((size_t)nc * sizeof *top);
   for (int c = 0; c < nc; ++c) top[c] = -INFINITY;
@@ -94,10 +92,22 @@ double rft_read_surface(bg_sim *sim, size_t n, double dx, double x0, double x1) 
   int k = 0;
   for (int c = 0; c < nc; ++c)
     if (isfinite(top[c])) s += top[c], ++k;
-  free(x);
   free(top);
   if (!k) bg_lab_fail("rft: no particle in the surface's columns [%g, %g] m", x0, x1);
   return s / k + 0.25 * dx;
+}
+
+void rft_read_surfaces(bg_sim *sim, size_t n, double dx, int k, const double *x0, const double *x1, double *out) {
+  bg_real *x = bg_lab_xmalloc(3 * n * sizeof *x);
+  bg_lab_check(bg_sim_get(sim, BG_FIELD_X, x, 3 * n), sim, "bg_sim_get(X)");
+  for (int i = 0; i < k; ++i) out[i] = surface_of(x, n, dx, x0[i], x1[i]);
+  free(x);
+}
+
+double rft_read_surface(bg_sim *sim, size_t n, double dx, double x0, double x1) {
+  double s;
+  rft_read_surfaces(sim, n, dx, 1, &x0, &x1, &s);
+  return s;
 }
 
 rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, double gamma,
@@ -204,8 +214,10 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
       /* the surface as the drag leaves it: over the plate's span, and over
        * the passive wedge ahead of it (half, one and two depths long) */
       const double xc = bs.x[0], zc = r.surface - bs.x[2];
-      s[4] = rft_read_surface(sim, n, dx, xc - hx, xc + hx);
-      for (int a = 0; a < 3; ++a) s[5 + a] = rft_read_surface(sim, n, dx, xc + hx, xc + hx + 0.5 * (1 << a) * zc);
+      const double from[4] = {xc - hx, xc + hx, xc + hx, xc + hx},
+                   to[4] = {xc + hx, xc + hx + 0.5 * zc, xc + hx + zc, xc + hx + 2 * zc};
+      rft_read_surfaces(sim, n, dx, 4, from, to, s + 4);
+      s[10] = s[1] + s[6] - r.surface; /* the depth below the surface one depth ahead */
       if (t >= t_drag - t_win) { /* the force's split at this pose (bg_contact.h) */
         const size_t plate = 0;
         bg_contact_split c = bg_contact_split_at(sim, &plate, 1, split_path, bg_lab_threads(lab), &copy);
@@ -242,27 +254,22 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   r.beta_fed = atan2(R20, R00); /* the long axis' rise over +x */
   r.gamma_fed = atan2(-bs.v[2], bs.v[0]);
   r.speed_fed = hypot(bs.v[0], bs.v[2]);
-  /* the claims read the stress part: the residue is the transfers', and grows as dt shrinks */
   /* the heap the plate pushes up ahead of it deepens the overburden of the
-   * sand it shears as it goes (reports/rft.md); the series' rows in the window */
-  double za = 0;
-  int nza = 0;
-  for (int i = 0; i < SAMPLES; ++i) {
-    const double *s = r.series + RFT_SERIES_COLS * i;
-    if (!isfinite(s[8])) continue; /* the window's rows: those with a split */
-    za += s[1] + s[6] - r.surface, ++nza;
-  }
-  r.depth_ahead = nza ? za / nza : NAN;
-  /* the force per unit overburden, row by row (the heap grows along the
-   * travel, and the force with it), and its scatter as the wedge ahead fails
-   * and re-forms: batch means of the rows */
-  double ar[SAMPLES];
+   * sand it shears as it goes (reports/rft.md): over the window's rows (those
+   * with a split), the mean depth below it, and the force per unit overburden
+   * row by row, with its scatter as the wedge ahead fails and re-forms from
+   * batch means of the rows */
+  double za = 0, ar[SAMPLES];
   int na = 0;
   for (int i = 0; i < SAMPLES; ++i) {
     const double *s = r.series + RFT_SERIES_COLS * i;
-    if (isfinite(s[8])) ar[na++] = hypot(s[8], s[9]) / (L * (s[1] + s[6] - r.surface));
+    if (!isfinite(s[8])) continue;
+    za += s[10];
+    ar[na++] = hypot(s[8], s[9]) / (L * s[10]);
   }
+  r.depth_ahead = na ? za / na : NAN;
   r.alpha_ahead_se = bg_batch_se(ar, 1, (size_t)na, RFT_BATCHES, &r.alpha_ahead);
+  /* the claims read the stress part: the residue is the transfers', and grows as dt shrinks */
   r.contact_fx = l.win_fx / l.win_t, r.contact_fz = l.win_fz / l.win_t, r.depth = l.win_depth / l.win_t;
   if (l.split_n < 1) bg_lab_fail("rft: %s: no contact split in the window (a window shorter than a sample row)", tag);
   r.fx = l.split_fx / l.split_n, r.fz = l.split_fz / l.split_n;
