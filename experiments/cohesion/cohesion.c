@@ -89,7 +89,7 @@ static bg_lab *cohesion_init(int argc, char **argv, plan *pl) {
        .help = "floor Coulomb coefficient"},
       {.name = "domain", .type = BG_PARAM_DOUBLE, .dest = &pl->domain, .lo = 2, .hi = 20,
        .help = "quarter-domain extent, in R0"},
-      {.name = "jobs", .type = BG_PARAM_INT, .dest = &pl->jobs, .lo = 1, .hi = 64,
+      {.name = "jobs", .type = BG_PARAM_INT, .service = 1, .dest = &pl->jobs, .lo = 1, .hi = 64,
        .help = "columns simulated at once, each with one CPU thread; results do not depend on it"},
   };
   bg_lab_takes_seeding();

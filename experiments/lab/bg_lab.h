@@ -34,6 +34,8 @@ typedef struct bg_lab_param {
   int set; /* written by bg_lab_init: 1 when given on the command line (or read from --resume's folder) */
   const char *quick, *paper; /* per-scale defaults, or NULL: *dest as it is */
   const char *key;           /* manifest key, or NULL */
+  int service; /* 1: how the run is carried out, not what it computes (--jobs): left out of the
+                  run's identity, so a resumed or gathered run may give another value */
 } bg_lab_param;
 
 typedef struct bg_lab bg_lab;

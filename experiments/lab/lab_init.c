@@ -80,7 +80,7 @@ static void prepare_folder(bg_lab *lab, const bg_lab_param *params, int n_params
   if (lab->resume[0]) lab_check_resume(lab);
   lab_prepare_outdir(lab);
   lab_start_marker(lab);
-  lab_write_identity(lab);
+  lab_write_identity(lab, 0);
 }
 
 /* The services' settings and every parameter, under its key, into the manifest. */

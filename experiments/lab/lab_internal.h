@@ -246,7 +246,7 @@ void lab_same_identity(const char *there, const char *here, const char *opt, con
 void lab_check_resume(bg_lab *lab);
 void lab_resume_inherit(bg_lab *lab, bg_lab_param *p, int n, lab_cli *cli);
 void lab_check_model(const bg_lab *lab);
-void lab_write_identity(bg_lab *lab);
+void lab_write_identity(bg_lab *lab, int always);
 
 /* ---- lab_sweep.c */
 /* --plan, --point K, --gather: where the run writes, and the early checks. */

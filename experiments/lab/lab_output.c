@@ -435,12 +435,18 @@ void lab_prepare_outdir(bg_lab *lab) {
     }
     closedir(d);
     if (pass == 1 || n == 0) break;
-    if (!lab->force && !inplace)
+    if (!lab->force && !inplace) {
+      /* a run that can go on is pointed at --resume before --force, which
+       * would remove what it finished */
+      char ck[1300], hint[1400] = "";
+      snprintf(ck, sizeof ck, "%s/checkpoints/run.txt", lab->out);
+      if (access(ck, F_OK) == 0)
+        snprintf(hint, sizeof hint, "; --resume %s goes on with that run instead", lab->out);
       lab_die(
           "--out: %s is not empty (it holds %s%s): give --force to clear an earlier run's files, "
-          "or another "
-          "directory",
-          lab->out, first, n > 1 ? ", ..." : "");
+          "or another directory%s",
+          lab->out, first, n > 1 ? ", ..." : "", hint);
+    }
     if (foreign[0])
       lab_die(
           "--out: %s holds %s, which is not a run's file: %s clears only a run's files; clear it "

@@ -27,6 +27,7 @@ void lab_build_identity(bg_lab *lab, const bg_lab_param *p, int n) {
   o += (size_t)snprintf(lab->identity + o, cap - o, "mutant\t%s\n",
                         lab->active ? lab->active->name : "none");
   for (int i = 0; i < n && o < cap; ++i) {
+    if (p[i].service) continue;
     if (p[i].type == BG_PARAM_STRING)
       o += (size_t)snprintf(
           lab->identity + o, cap - o, "--%s\t%s\n", p[i].name,
@@ -233,9 +234,10 @@ void lab_check_resume(bg_lab *lab) {
 }
 
 /* checkpoints/run.txt and services.txt: written when checkpoints will be
- * (and when resuming in place, where the folder exists already). */
-void lab_write_identity(bg_lab *lab) {
-  if (!(lab->ckpt_every > 0) && !lab->resume_inplace) return;
+ * (and when resuming in place, where the folder exists already), or always
+ * (a sweep, whose complete points a resumed run keeps). */
+void lab_write_identity(bg_lab *lab, int always) {
+  if (!always && !(lab->ckpt_every > 0) && !lab->resume_inplace) return;
   char dir[1200];
   snprintf(dir, sizeof dir, "%s/checkpoints", lab->out);
   if (lab_make_dirs(dir) != 0) lab_die("cannot create %s: %s", dir, strerror(errno));

@@ -375,19 +375,33 @@ static void run_all(bg_lab *lab, int n, const char *const *tags, const double *c
   char dir0[1200];
   snprintf(dir0, sizeof dir0, "%s/points", lab->root);
   if (lab_make_dirs(dir0) != 0) lab_die("cannot create %s: %s", dir0, strerror(errno));
+  /* a resumed run keeps the points that are complete (a cut device call's
+   * folder comes back without its checkpoints, so they could not be
+   * restored), and the others restore from their checkpoints if they have any */
+  int kept = 0;
+  char *done = calloc((size_t)n, 1);
+  if (!done) lab_die("out of memory");
+  for (int k = 0; k < n && lab->resume[0]; ++k) {
+    char why[300];
+    done[k] = (char)point_complete(lab, k, sweep_id, why, sizeof why);
+    kept += done[k];
+  }
+  if (lab->resume[0])
+    bg_lab_progress(lab, "resumed: %d of %d points complete already, %d to run", kept, n, n - kept);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(jobs) if (jobs > 1)
 #endif
   for (int i = 0; i < n; ++i) {
     int k = order[i];
-    /* a resumed run goes through every point: its simulations restore
-     * from their checkpoints (a finished one is not run again) */
+    if (done[k]) continue;
     char dir[1300];
     snprintf(dir, sizeof dir, "%s/points/%d", lab->root, k);
     if (lab_make_dirs(dir) != 0) lab_die("cannot create %s: %s", dir, strerror(errno));
     do_point(lab, dir, k, tags[k], run, ctx, sweep_id, ri);
   }
+  free(done);
   free(order);
+  bg_lab_manifest_num(lab, "sweep_points_kept", kept);
 }
 
 /* The gather: every point complete and this sweep's, then read back. */
@@ -437,6 +451,9 @@ bg_lab_blob *bg_lab_sweep(bg_lab *lab, int n, const char *const *tags, const dou
   char sweep_id[8192];
   sweep_identity(lab, sweep_id, sizeof sweep_id);
   if (lab->phase == SW_PLAN || lab->phase == SW_ALL) write_plan(lab, n, tags, cost, sweep_id);
+  /* checkpoints/run.txt: what --resume reads, so that a stopped sweep
+   * goes on from its complete points, checkpoints or not */
+  if (lab->phase == SW_ALL) lab_write_identity(lab, 1);
   if (lab->phase == SW_PLAN) {
     fprintf(stderr,
             "%s: plan of %d points in %s/plan.tsv; next: --point K (K = 0..%d), then --gather, "

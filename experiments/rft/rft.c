@@ -122,7 +122,7 @@ static bg_lab *parse_options(int argc, char **argv) {
        .help = "bed below the plate's final reach (centre + L/2), in L: the floor's distance", .quick = "1", .paper = "1"},
       {.name = "shape-below", .type = BG_PARAM_DOUBLE, .dest = &g_o.shape_below, .lo = 0.5, .hi = 10,
        .help = "the same for the shape set", .quick = "2", .paper = "2"},
-      {.name = "jobs", .type = BG_PARAM_INT, .dest = &g_jobs, .lo = 1, .hi = 64,
+      {.name = "jobs", .type = BG_PARAM_INT, .service = 1, .dest = &g_jobs, .lo = 1, .hi = 64,
        .help = "drags simulated at once, each with one CPU thread; results do not depend on it"},
       {.name = "cfl", .type = BG_PARAM_DOUBLE, .dest = &g_o.cfl, .lo = 0.02, .hi = 1,
        .help = "the drags' CFL number (the library's default 0.3): a force that moves with it is the "

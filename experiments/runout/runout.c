@@ -99,7 +99,7 @@ static bg_lab *runout_init(int argc, char **argv, runout_plan *pl) {
        .help = "largest aspect of the two-regime fit (the seed's range: 4)"},
       {.name = "large-amin", .type = BG_PARAM_DOUBLE, .dest = &pl->large_amin, .lo = 0.25, .hi = 12,
        .help = "smallest aspect of the large-a power-law fit", .quick = "3", .paper = "6"},
-      {.name = "jobs", .type = BG_PARAM_INT, .dest = &pl->jobs, .lo = 1, .hi = 64,
+      {.name = "jobs", .type = BG_PARAM_INT, .service = 1, .dest = &pl->jobs, .lo = 1, .hi = 64,
        .help = "runs simulated at once, each its own simulation with one CPU thread, or on cuda its own stream; "
                "results do not depend on it"},
   };

@@ -186,7 +186,7 @@ static bg_lab *silo_init(int argc, char **argv, silo_plan *pl) {
        .key = "w_rel_se_max"},
       {.name = "startup-frac", .type = BG_PARAM_DOUBLE, .dest = &pl->startup_frac, .lo = 0.005, .hi = 0.5,
        .help = "start-up exclusion: the window opens once the fill has dropped this fraction of H - 1.2 L (and t >= 2 x 4 H / c_p)"},
-      {.name = "jobs", .type = BG_PARAM_INT, .dest = &pl->jobs, .lo = 1, .hi = MAX_AP,
+      {.name = "jobs", .type = BG_PARAM_INT, .service = 1, .dest = &pl->jobs, .lo = 1, .hi = MAX_AP,
        .help = "apertures simulated at once, each its own simulation with one CPU thread, or on cuda its own stream (which "
                "hides every run's host-side sampling behind the others' kernels); results do not depend on it"},
       {.name = "plateau-slope", .type = BG_PARAM_DOUBLE, .dest = &pl->plateau_slope, .lo = 0.01, .hi = 1,
