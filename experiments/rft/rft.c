@@ -117,7 +117,9 @@ static bg_lab *parse_options(int argc, char **argv) {
       {.name = "settle", .type = BG_PARAM_DOUBLE, .dest = &g_o.settle, .lo = 0, .hi = 2,
        .help = "settling time with the plate at rest, s", .quick = "0.05", .paper = "0.05"},
       {.name = "ahead", .type = BG_PARAM_DOUBLE, .dest = &g_o.ahead, .lo = 1, .hi = 10,
-       .help = "bed ahead of the plate's final position, in depths (its passive wedge)", .quick = "2", .paper = "3"},
+       .help = "bed ahead of the plate's final position, in depths of its centre: the passive wedge, which reaches "
+               "further in those depths the shallower the plate, must end inside it (reports/rft.md)",
+       .quick = "5", .paper = "5"},
       {.name = "below", .type = BG_PARAM_DOUBLE, .dest = &g_o.below, .lo = 0.5, .hi = 10,
        .help = "bed below the plate's final reach (centre + L/2), in L: the floor's distance", .quick = "1", .paper = "1"},
       {.name = "shape-below", .type = BG_PARAM_DOUBLE, .dest = &g_o.shape_below, .lo = 0.5, .hi = 10,
