@@ -68,7 +68,7 @@ paddle_zeta paddle_calibrate(bg_lab *lab, const paddle_options *o) {
   r.wall_mu = o->wall_mu;
   r.settle = o->settle;
   r.cfl = o->cfl;
-  r.ahead = 2;
+  r.ahead = 2, r.side = 1;
   const double deg = HALF_PI / 90, bg[2][2] = {{90, 0}, {0, 90}};
   for (int k = 0; k < 2; ++k) {
     char tag[64];

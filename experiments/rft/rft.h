@@ -29,6 +29,7 @@ typedef struct rft_options {
   double phi_control; /* friction angle of the zeta control run, deg (0: none) */
   double settle;      /* settling time before the drag, s */
   double ahead;       /* bed ahead of the plate's end, in depths (the passive wedge) */
+  double side;        /* bed beside a plate moving down, each side, in depths (its bearing wedges) */
   double below;       /* bed below the plate's final reach (centre + L / 2), in L */
   double cfl;         /* the drags' step: dt = cfl dx / (c_p + |v|max) */
   /* the shape set's scene (the depth series, rate pair, dx check and control keep the above) */

@@ -119,14 +119,19 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   const double travel = o->travel * L;
   r.dx = dx;
   /* the bed: behind the plate its reach, ahead the travel and the passive
-   * wedge (--ahead depths; a plate moving down has the bed symmetric about
-   * it), below it the travel down and --below plate lengths. Whole cells behind,
-   * so that the plate's centre starts on a node: a mirror image on the grid */
-  const double behind = ceil((hx + depth) / dx + 4) * dx;
-  const double ahead =
-      hx + travel * cos(gamma) + depth * (1 + (o->ahead - 1) * cos(gamma)) + 4 * dx;
-  const double below = depth + hx + travel * sin(gamma) + o->below * L;
-  const int nx = (int)ceil((behind + ahead) / dx), nz = (int)ceil(below / dx);
+   * wedge (--ahead depths); a plate moving down has --side depths on each
+   * side for the wedges it bears on, so the bed is symmetric about it. Below
+   * it the travel down and --below plate lengths. Whole cells behind, so that
+   * the plate's centre starts on a node: a mirror image on the grid. The
+   * cell counts round down what exceeds a whole number by round-off (cos 90
+   * is not 0 in floating point), lest one cell more on one side alone break
+   * that symmetry. */
+  const double cg = cos(gamma), sg = sin(gamma);
+  const double side = depth * (1 + (o->side - 1) * sg);
+  const double behind = ceil((hx + side) / dx + 4 - 1e-9) * dx;
+  const double ahead = hx + travel * cg + depth * (o->ahead - 1) * cg + side + 4 * dx;
+  const double below = depth + hx + travel * sg + o->below * L;
+  const int nx = (int)ceil((behind + ahead) / dx - 1e-9), nz = (int)ceil(below / dx - 1e-9);
   const double H = nz * dx; /* the bed's top above its floor */
   bg_sim_desc desc = bg_sim_desc_default();
   desc.material = bg_lab_material(lab);
