@@ -31,7 +31,7 @@ near(x, y) = abs(x - y) < 1e-6
 F = "sqrt(column(\"fx_N_m\")**2 + column(\"fz_N_m\")**2)"
 
 set xlabel "travel (plate lengths L)"
-set key top left
+set key bottom right opaque box  # the force rises from 0 at the start: the lower right is empty
 fig_h = 900
 do for [fmt in "png svg"] {
   eval term_cmd(fmt)
