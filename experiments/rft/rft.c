@@ -121,8 +121,8 @@ static bg_lab *parse_options(int argc, char **argv) {
                "further in those depths the shallower the plate, must end inside it (reports/rft.md)",
        .quick = "5", .paper = "5"},
       {.name = "side", .type = BG_PARAM_DOUBLE, .dest = &g_o.side, .lo = 1, .hi = 10,
-       .help = "bed beside a plate moving down, on each side, in depths of its centre: the wedges it "
-               "bears on (gamma 90; gamma between scales it by sin gamma)", .quick = "3", .paper = "3"},
+       .help = "bed beside a plate moving down, on each side, in depths of its centre (scaled by sin "
+               "gamma); such a plate's force still depends on it (reports/rft.md)", .quick = "3", .paper = "3"},
       {.name = "below", .type = BG_PARAM_DOUBLE, .dest = &g_o.below, .lo = 0.5, .hi = 10,
        .help = "bed below the plate's final reach (centre + L/2), in L: the floor's distance", .quick = "1", .paper = "1"},
       {.name = "shape-below", .type = BG_PARAM_DOUBLE, .dest = &g_o.shape_below, .lo = 0.5, .hi = 10,
