@@ -199,6 +199,17 @@ else bad "--grain-d out of range"; fi
 if run mat_a 2 "$density" --material mu-i --ngf-a 0 --out "$out/mat_a" && has mat_a "only ngf" && [ ! -e "$out/mat_a" ]; then
   ok "--ngf-a with mu-i: exit 2"
 else bad "--ngf-a without ngf"; fi
+# --youngs: any model's stiffness, range-checked before any output; a sweep's
+# plan records it, and a point given another stiffness is refused
+if run mat_e 2 "$density" --youngs 10 --out "$out/mat_e" && has mat_e "youngs" && has mat_e "1000" && [ ! -e "$out/mat_e" ]; then
+  ok "--youngs 10 Pa: outside its range, exit 2 naming it, before any output"
+else bad "--youngs out of range"; fi
+if run mat_e_plan 0 "$bin/exp_rft" --plan --quiet --youngs 3.5e6 --out "$out/mat_e_plan" &&
+  grep -qx "youngs	3500000" "$out/mat_e_plan/sweep.txt" &&
+  run mat_e_point 2 "$bin/exp_rft" --point 0 --quiet --youngs 1e6 --out "$out/mat_e_plan" &&
+  has mat_e_point "youngs 3500000 there, youngs 1000000 here"; then
+  ok "--youngs is part of a sweep's settings: a point with another is refused"
+else bad "--youngs in a sweep's settings"; fi
 if run mat_probe 2 "$probe" --material mu-i --out "$out/mat_probe" && has mat_probe "takes no --material"; then
   ok "the probe refuses --material"
 else bad "the probe and --material"; fi

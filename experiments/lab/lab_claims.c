@@ -359,7 +359,8 @@ static int standard_run(const bg_lab *lab, const char *args, char *why, size_t n
     return 0;
   }
   static const struct { const char *opt, *key, *def; } mo[] = {
-      {"--mu-s", "mu_s", "0"}, {"--grain-d", "grain_d", "0"}, {"--ngf-a", "ngf_a", "-1"}, {"--ngf-t0", "ngf_t0", "0"}};
+      {"--mu-s", "mu_s", "0"}, {"--grain-d", "grain_d", "0"}, {"--ngf-a", "ngf_a", "-1"}, {"--ngf-t0", "ngf_t0", "0"},
+      {"--youngs", "youngs", "0"}};
   for (size_t k = 0; k < sizeof mo / sizeof mo[0]; ++k) {
     const char *w = args_value(args, mo[k].opt, want, sizeof want) ? want : mo[k].def;
     if (line_value(lab->identity, mo[k].key, have, sizeof have) && !same_value(w, have, 1)) {

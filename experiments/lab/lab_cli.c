@@ -121,6 +121,12 @@ void lab_usage(const bg_lab *lab, const char *summary, const bg_lab_param *p, in
       "step\n"
       "                        bound of the explicit Laplacian, t0 dx^2 / (12 A^2 d^2), grows with "
       "it\n"
+      "  --youngs X            the material's Young's modulus E = X Pa, in [1e3, 1e10] (default the "
+      "model's:\n"
+      "                        Klar's sand 3.537e5): stiffness is a numerical device in MPM sand (the "
+      "elastic\n"
+      "                        step shrinks as 1 / sqrt E), so a result that moves with it is "
+      "elasticity's\n"
       "  --vtk-every T         ParaView frames of every simulation into OUT/vtk/<sim>.pvd every T "
       "simulated\n"
       "                        seconds, in [0, 1e4] (0 = off, the default): the initial state, "
@@ -306,13 +312,15 @@ enum {
   O_GATHER,
   O_SEEDING,
   O_REUSE,
+  O_YOUNGS,
   O_PARAM
 };
 static const char *const common[] = {
     "scale",      "backend", "out",    "threads", "seed",      "quiet",
     "references", "help",    "mutant", "force",   "version",   "material",
     "mu-s",       "grain-d", "ngf-a",  "ngf-t0",  "vtk-every", "checkpoint-every",
-    "resume",     "plan",    "point",  "gather",  "seeding",   "reuse"};
+    "resume",     "plan",    "point",  "gather",  "seeding",   "reuse",
+    "youngs"};
 enum { N_COMMON = (int)(sizeof common / sizeof common[0]) };
 
 /* getopt_long's table: the common options, then params (marked not set). */
@@ -423,6 +431,10 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
       case O_NGF_T0:
         cli->ngf_t0_given = 1;
         lab->ngf_t0 = parse_number("ngf-t0", optarg, 1e-6, 1, 0);
+        break;
+      case O_YOUNGS:
+        cli->youngs_given = 1;
+        lab->youngs = parse_number("youngs", optarg, 1e3, 1e10, 0);
         break;
       case O_VTK_EVERY:
         cli->vtk_given = 1;

@@ -173,6 +173,7 @@ bg_material bg_lab_material(const bg_lab *lab) {
   if (lab->grain_d > 0 && m.model == BG_MODEL_NGF) m.ngf.d = (bg_real)lab->grain_d;
   if (lab->ngf_a >= 0 && m.model == BG_MODEL_NGF) m.ngf.A = (bg_real)lab->ngf_a;
   if (lab->ngf_t0 > 0 && m.model == BG_MODEL_NGF) m.ngf.t0 = (bg_real)lab->ngf_t0;
+  if (lab->youngs > 0) m.E = (bg_real)lab->youngs;
   return m;
 }
 

@@ -84,7 +84,7 @@ typedef struct lab_cli {
   /* the common options given on the command line: --resume reads the
    * others from the run folder (lab_resume_inherit) */
   int scale_given, material_given, seed_given, seeding_given, mu_s_given, grain_d_given,
-      ngf_a_given, ngf_t0_given, ckpt_given, vtk_given;
+      ngf_a_given, ngf_t0_given, youngs_given, ckpt_given, vtk_given;
 } lab_cli;
 
 struct bg_lab {
@@ -101,6 +101,7 @@ struct bg_lab {
   double grain_d; /* --grain-d (models with a grain size), 0: the model's default */
   double ngf_a;   /* --ngf-a (ngf only), < 0: the model's default */
   double ngf_t0;  /* --ngf-t0 (ngf only), 0: the model's default */
+  double youngs;  /* --youngs (any model), 0: the model's default */
   /* steps taken by the run's simulations, and those whose dt the nonlocal
    * bound set (bg_stats.steps_nonlocal_dt), with the largest share of one */
   double steps_all, steps_nonlocal, nonlocal_share_max;

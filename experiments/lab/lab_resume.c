@@ -24,6 +24,8 @@ void lab_build_identity(bg_lab *lab, const bg_lab_param *p, int n) {
                         "mu_s\t%.17g\ngrain_d\t%.17g\nngf_a\t%.17g\nngf_t0\t%.17g\nseed\t%lu\n",
                         lab->mu_s, lab->grain_d, lab->ngf_a, lab->ngf_t0, lab->seed);
   if (lab->seeding == BG_SEEDING_POISSON) o += (size_t)snprintf(lab->identity + o, cap - o, "seeding\tpoisson\n");
+  /* only when given, so the runs from before the option keep their identity */
+  if (lab->youngs > 0) o += (size_t)snprintf(lab->identity + o, cap - o, "youngs\t%.17g\n", lab->youngs);
   o += (size_t)snprintf(lab->identity + o, cap - o, "mutant\t%s\n",
                         lab->active ? lab->active->name : "none");
   for (int i = 0; i < n && o < cap; ++i) {
@@ -128,6 +130,8 @@ void lab_resume_inherit(bg_lab *lab, bg_lab_param *p, int n, lab_cli *cli) {
       lab->ngf_a = number_in(path, k, v);
     else if (!strcmp(k, "ngf_t0") && !cli->ngf_t0_given)
       lab->ngf_t0 = number_in(path, k, v);
+    else if (!strcmp(k, "youngs") && !cli->youngs_given)
+      lab->youngs = number_in(path, k, v);
     else if (!strcmp(k, "seed") && !cli->seed_given)
       lab->seed = (unsigned long)number_in(path, k, v);
     else if (!strcmp(k, "seeding") && !cli->seeding_given)
