@@ -73,6 +73,15 @@ static void check_options(void *ctx) {
   if (g_l.cells[0] / g_o.aspect < 4 - 1e-9)
     bg_lab_fail("--cells %g with --aspect %g: the plate is %.3g cells thick; it must be at least 4",
                 g_l.cells[0], g_o.aspect, g_l.cells[0] / g_o.aspect);
+  if (g_o.width > 0 && g_o.width < 0.1)
+    bg_lab_fail("--width %g: a 3D plate must be at least 0.1 L wide (0: plane strain)", g_o.width);
+  if (g_o.width > 0 && g_l.cells[0] * g_o.width < 4 - 1e-9)
+    bg_lab_fail("--width %g with --cells %g: the plate is %.3g cells wide; it must be at least 4", g_o.width,
+                g_l.cells[0], g_l.cells[0] * g_o.width);
+  for (int k = 0; k < 2; ++k)
+    if (g_o.width > 0 && g_o.across == 0 && fabs(remainder(0.5 * g_l.cells[k] * g_o.width, 1.0)) > 1e-9)
+      bg_lab_fail("--width %g with --across 0 and --cells %g: the slab must be a whole number of cell pairs "
+                  "wide (width x L/dx even), lest sand lie beside the plate", g_o.width, g_l.cells[k]);
   if (g_o.window >= g_o.travel || g_o.shape_window >= g_o.shape_travel)
     bg_lab_fail(
         "--window %g and --shape-window %g must be shorter than --travel %g and "
@@ -125,6 +134,14 @@ static bg_lab *parse_options(int argc, char **argv) {
                "gamma); such a plate's force still depends on it (reports/rft.md)", .quick = "3", .paper = "3"},
       {.name = "below", .type = BG_PARAM_DOUBLE, .dest = &g_o.below, .lo = 0.5, .hi = 10,
        .help = "bed below the plate's final reach (centre + L/2), in L: the floor's distance", .quick = "1", .paper = "1"},
+      {.name = "width", .type = BG_PARAM_DOUBLE, .dest = &g_o.width, .lo = 0, .hi = 5,
+       .help = "the plate's width across the motion, in L: 0 a plane-strain bed (2D); > 0 a 3D bed, every "
+               "force divided by the width (Li et al.'s plate: 2.54 / 3.81 = 0.667), at least 0.1 when given",
+       .quick = "0", .paper = "0"},
+      {.name = "across", .type = BG_PARAM_DOUBLE, .dest = &g_o.across, .lo = 0, .hi = 10,
+       .help = "3D: bed beside the plate's width on each side, in depths of its centre; 0: none, the plate "
+               "spans the bed between its slip faces, a slab in plane strain (the 2D result's check)",
+       .quick = "2", .paper = "2"},
       {.name = "shape-below", .type = BG_PARAM_DOUBLE, .dest = &g_o.shape_below, .lo = 0.5, .hi = 10,
        .help = "the same for the shape set", .quick = "2", .paper = "2"},
       {.name = "jobs", .type = BG_PARAM_INT, .service = 1, .dest = &g_jobs, .lo = 1, .hi = 64,
@@ -140,7 +157,7 @@ static bg_lab *parse_options(int argc, char **argv) {
   bg_lab_accept_materials("drucker-prager", "a rate-independent sand (RFT's frictional regime)");
   bg_lab_check_options(check_options, NULL);
   return bg_lab_init("exp_rft",
-                     "A thin plate dragged through 2D sand against resistive force theory.", argc,
+                     "A thin plate dragged through 2D sand (3D with --width) against resistive force theory.", argc,
                      argv, params, (int)(sizeof params / sizeof params[0]), mutants);
 }
 

@@ -31,6 +31,8 @@ typedef struct rft_options {
   double ahead;       /* bed ahead of the plate's end, in depths (the passive wedge) */
   double side;        /* bed beside a plate moving down, each side, in depths (its bearing wedges) */
   double below;       /* bed below the plate's final reach (centre + L / 2), in L */
+  double width;       /* the plate's width across the motion, in L: 0 plane strain (2D), > 0 a 3D bed */
+  double across;      /* 3D: bed beside the plate's width, each side, in depths of its centre */
   double cfl;         /* the drags' step: dt = cfl dx / (c_p + |v|max) */
   /* the shape set's scene (the depth series, rate pair, dx check and control keep the above) */
   double shape_depth, shape_travel, shape_window, shape_below; /* in L */
@@ -74,8 +76,10 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
                  double depth, double speed, double phi_deg, const char *tag);
 /* the free surface over the particle columns in [x0, x1] (exp_paddle reads it too) */
 double rft_read_surface(bg_sim *sim, size_t n, double dx, double x0, double x1);
-/* the same over k intervals [x0[i], x1[i]] into out[i], from one read of the particles */
-void rft_read_surfaces(bg_sim *sim, size_t n, double dx, int k, const double *x0, const double *x1, double *out);
+/* the same over k intervals [x0[i], x1[i]] into out[i], from one read of the particles; in 3D
+ * (band > 0) over the lane |y| < band alone */
+void rft_read_surfaces(bg_sim *sim, size_t n, double dx, double band, int k, const double *x0, const double *x1,
+                       double *out);
 
 /* rft_fit.c: the generic form of Li et al. 2013 (units of zeta), its nine
  * coefficients A00 A10 B11 B01 Bm11 C11 C01 Cm11 D10 set from references/ */

@@ -1,7 +1,9 @@
-/* rft_drag.c: one drag of a thin plate through a 2D (plane-strain) sand bed
- * at a scripted velocity, its force read every step.
+/* rft_drag.c: one drag of a thin plate through a 2D (plane-strain) or 3D
+ * sand bed at a scripted velocity, its force read every step.
  *
- * Scene, per metre of depth (the 2D solver, x-z plane): a bed of the run's
+ * Scene, per metre of depth (the 2D solver, x-z plane; with a width, a 3D
+ * bed and a plate that wide across y, its forces divided by that width so
+ * that every alpha keeps the plane-strain units): a bed of the run's
  * sand between slip faces, in its geostatic state (K0 = 1 - sin phi), and a
  * kinematic box L long and L / aspect thick, its centre at the fed depth
  * below the bed's top, turned about y so that its leading (+x) edge rises by
@@ -78,15 +80,20 @@ static double plate_phi(double px, double pz, double beta, double hx, double hz)
 }
 
 /* The free surface over the columns of particles (dx / 2 wide) in
- * [x0, x1]: the mean of each column's highest particle, plus the quarter
- * cell its share of the material reaches above it. */
-static double surface_of(const bg_real *x, size_t n, double dx, double x0, double x1) {
-  int nc = (int)ceil((x1 - x0) / (0.5 * dx));
+ * [x0, x1], and in 3D (band > 0) |y| < band, the plate's lane: the mean of
+ * each column's highest particle, plus the quarter cell its share of the
+ * material reaches above it. */
+static double surface_of(const bg_real *x, size_t n, double dx, double band, double x0, double x1) {
+  const int nx = (int)ceil((x1 - x0) / (0.5 * dx)), ny = band > 0 ? (int)ceil(2 * band / (0.5 * dx)) : 1;
+  const int nc = nx * ny;
   double *top = bg_lab_xmalloc((size_t)nc * sizeof *top);
   for (int c = 0; c < nc; ++c) top[c] = -INFINITY;
   for (size_t p = 0; p < n; ++p) {
     int c = (int)floor((x[3 * p] - x0) / (0.5 * dx));
-    if (c >= 0 && c < nc && x[3 * p + 2] > top[c]) top[c] = x[3 * p + 2];
+    int cy = band > 0 ? (int)floor((x[3 * p + 1] + band) / (0.5 * dx)) : 0;
+    if (c < 0 || c >= nx || cy < 0 || cy >= ny) continue;
+    c = c * ny + cy;
+    if (x[3 * p + 2] > top[c]) top[c] = x[3 * p + 2];
   }
   double s = 0;
   int k = 0;
@@ -97,16 +104,17 @@ static double surface_of(const bg_real *x, size_t n, double dx, double x0, doubl
   return s / k + 0.25 * dx;
 }
 
-void rft_read_surfaces(bg_sim *sim, size_t n, double dx, int k, const double *x0, const double *x1, double *out) {
+void rft_read_surfaces(bg_sim *sim, size_t n, double dx, double band, int k, const double *x0, const double *x1,
+                       double *out) {
   bg_real *x = bg_lab_xmalloc(3 * n * sizeof *x);
   bg_lab_check(bg_sim_get(sim, BG_FIELD_X, x, 3 * n), sim, "bg_sim_get(X)");
-  for (int i = 0; i < k; ++i) out[i] = surface_of(x, n, dx, x0[i], x1[i]);
+  for (int i = 0; i < k; ++i) out[i] = surface_of(x, n, dx, band, x0[i], x1[i]);
   free(x);
 }
 
 double rft_read_surface(bg_sim *sim, size_t n, double dx, double x0, double x1) {
   double s;
-  rft_read_surfaces(sim, n, dx, 1, &x0, &x1, &s);
+  rft_read_surfaces(sim, n, dx, 0, 1, &x0, &x1, &s);
   return s;
 }
 
@@ -117,6 +125,12 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   r.beta_nom = beta, r.gamma_nom = gamma, r.depth_nom = depth, r.phi_deg = phi_deg;
   const double L = o->length, dx = L / cells, hx = 0.5 * L, hz = 0.5 * L / o->aspect;
   const double travel = o->travel * L;
+  /* 3D: the plate's half width, and the bed beside it across y (none: the
+   * plate spans the bed from face to face, a slab in plane strain) */
+  const int d3 = o->width > 0;
+  const double hy = d3 ? 0.5 * o->width * L : 0, span = d3 ? 2 * hy : 1.0;
+  const double wide = d3 ? hy + (o->across > 0 ? depth * o->across + 4 * dx : 0) : 0;
+  const int ny = d3 ? 2 * (int)ceil(wide / dx - 1e-9) : 0;
   r.dx = dx;
   /* the bed: behind the plate its reach, ahead the travel and the passive
    * wedge (--ahead depths); a plate moving down has --side depths on each
@@ -136,19 +150,22 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   bg_sim_desc desc = bg_sim_desc_default();
   desc.material = bg_lab_material(lab);
   desc.material.dp.phi_deg = (bg_real)phi_deg;
-  desc.dim = 2;
+  desc.dim = d3 ? 3 : 2;
   desc.dx = (bg_real)dx;
   desc.cfl = (bg_real)o->cfl;
   /* the material's edges on the faces' last solid nodes (node 1 and N-2):
    * where a loaded face acts (references/walls.md) */
   desc.dims[0] = (size_t)nx + 3;
-  desc.dims[1] = 1;
+  desc.dims[1] = d3 ? (size_t)ny + 3 : 1;
+  desc.origin[1] = (bg_real)(d3 ? -0.5 * ny * dx - dx : 0);
   desc.dims[2] = (size_t)nz + (size_t)ceil((hx + 8 * dx) / dx) + 3;
   desc.origin[0] = (bg_real)(-behind - dx);
   desc.origin[2] = (bg_real)(-H - dx);
   bg_body b = bg_body_default();
   b.shape = BG_BODY_BOX;
-  b.half[0] = (bg_real)hx, b.half[1] = (bg_real)hx, b.half[2] = (bg_real)hz;
+  /* a slab's plate reaches through the faces' nodes, lest sand on them pass round its ends */
+  const double plate_hy = !d3 ? hx : o->across > 0 ? hy : hy + 3 * dx;
+  b.half[0] = (bg_real)hx, b.half[1] = (bg_real)plate_hy, b.half[2] = (bg_real)hz;
   /* a turn by theta about y takes +x to (cos theta, -sin theta): theta = -beta */
   b.q[0] = (bg_real)cos(-0.5 * beta), b.q[2] = (bg_real)sin(-0.5 * beta);
   b.x[2] = (bg_real)(-depth);
@@ -158,19 +175,20 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   desc.n_bodies = 1;
   bg_sim *sim = bg_lab_create_sim(lab, &desc);
 
-  /* the bed: 2 x 2 particles per cell, none inside the plate */
-  const double sp = 0.5 * dx, x0 = -behind, z0 = -H;
-  const int ni = 2 * nx, nk = 2 * nz;
-  bg_real *x = bg_lab_xmalloc(3 * (size_t)ni * (size_t)nk * sizeof *x);
+  /* the bed: 2 x 2 (x 2 in 3D) particles per cell, none inside the plate */
+  const double sp = 0.5 * dx, x0 = -behind, z0 = -H, y0 = -0.5 * ny * dx;
+  const int ni = 2 * nx, nk = 2 * nz, nj = d3 ? 2 * ny : 1;
+  bg_real *x = bg_lab_xmalloc(3 * (size_t)ni * (size_t)nj * (size_t)nk * sizeof *x);
   size_t n = 0;
   for (int i = 0; i < ni; ++i)
-    for (int k = 0; k < nk; ++k) {
-      double px = x0 + (i + 0.5) * sp, pz = z0 + (k + 0.5) * sp;
-      if (plate_phi(px, pz + depth, beta, hx, hz) < 0) continue;
-      x[3 * n] = (bg_real)px, x[3 * n + 1] = 0, x[3 * n + 2] = (bg_real)pz;
-      ++n;
-    }
-  bg_lab_check(bg_sim_add_particles(sim, n, x, NULL, 4), sim, "bg_sim_add_particles");
+    for (int j = 0; j < nj; ++j)
+      for (int k = 0; k < nk; ++k) {
+        double px = x0 + (i + 0.5) * sp, pz = z0 + (k + 0.5) * sp, py = d3 ? y0 + (j + 0.5) * sp : 0;
+        if (plate_phi(px, pz + depth, beta, hx, hz) < 0 && (!d3 || fabs(py) < hy)) continue;
+        x[3 * n] = (bg_real)px, x[3 * n + 1] = (bg_real)py, x[3 * n + 2] = (bg_real)pz;
+        ++n;
+      }
+  bg_lab_check(bg_sim_add_particles(sim, n, x, NULL, d3 ? 8 : 4), sim, "bg_sim_add_particles");
   free(x);
   r.n_particles = n;
   bg_lab_check(bg_sim_set_geostatic(sim, 0.0, 1.0 - sin(phi_deg * 3.14159265358979323846 / 180.0)), sim,
@@ -186,8 +204,8 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   bg_lab_sim *ls = bg_lab_sim_begin(lab, sim, tag, &state, &finished);
   if (state.len) loop_unpack(&l, &state);
   bg_lab_blob_free(&state);
-  bg_lab_progress(lab, "%s: L/dx %g, %zu particles, grid %zux%zu", tag, cells, n, desc.dims[0],
-                  desc.dims[2]);
+  bg_lab_progress(lab, "%s: L/dx %g, %zu particles, grid %zux%zux%zu", tag, cells, n, desc.dims[0],
+                  desc.dims[1], desc.dims[2]);
   const double t_drag = travel / speed, t_row = t_drag / SAMPLES, t_win = o->window * L / speed;
   const bg_real v[3] = {(bg_real)(speed * cos(gamma)), 0, (bg_real)(-speed * sin(gamma))},
                 w0[3] = {0, 0, 0};
@@ -196,7 +214,8 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
   if (!finished && l.phase == 0) {
     bg_lab_check(bg_sim_advance_to(sim, o->settle), sim, "bg_sim_advance_to (settling)");
     /* the undisturbed surface: the columns behind the plate's reach */
-    r.surface = rft_read_surface(sim, n, dx, x0 + 2 * dx, -hx - 0.5 * depth);
+    const double s0 = x0 + 2 * dx, s1 = -hx - 0.5 * depth;
+    rft_read_surfaces(sim, n, dx, hy, 1, &s0, &s1, &r.surface);
     l.phase = 1;
     l.t_drag0 = o->settle;
     bg_lab_sim_tick(ls, loop_pack, &l);
@@ -221,11 +240,12 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
       const double xc = bs.x[0], zc = r.surface - bs.x[2];
       const double from[4] = {xc - hx, xc + hx, xc + hx, xc + hx},
                    to[4] = {xc + hx, xc + hx + 0.5 * zc, xc + hx + zc, xc + hx + 2 * zc};
-      rft_read_surfaces(sim, n, dx, 4, from, to, s + 4);
+      rft_read_surfaces(sim, n, dx, hy, 4, from, to, s + 4);
       s[10] = s[1] + s[6] - r.surface; /* the depth below the surface one depth ahead */
       if (t >= t_drag - t_win) { /* the force's split at this pose (bg_contact.h) */
         const size_t plate = 0;
         bg_contact_split c = bg_contact_split_at(sim, &plate, 1, split_path, bg_lab_threads(lab), &copy);
+        for (int a = 0; a < 3; ++a) c.stress[a] /= span, c.residue[a] /= span; /* per metre across */
         l.split_n += 1, l.split_fx += c.stress[0], l.split_fz += c.stress[2];
         l.res_fx += c.residue[0], l.res_fz += c.residue[2];
         l.split_nonlin = fmax(l.split_nonlin, c.nonlinearity);
@@ -243,9 +263,10 @@ rft_run rft_drag(bg_lab *lab, const rft_options *o, double cells, double beta, d
     bg_lab_check(bg_sim_step(sim, &dt), sim, "bg_sim_step");
     bg_lab_check(bg_sim_wall_forces(sim, wf, 3 * nw), sim, "bg_sim_wall_forces");
     bg_lab_check(bg_sim_body_state(sim, 0, &bs), sim, "bg_sim_body_state");
-    l.row_t += dt, l.row_fx += wf[0] * dt, l.row_fz += wf[2] * dt;
+    const double fx = wf[0] / span, fz = wf[2] / span; /* per metre across */
+    l.row_t += dt, l.row_fx += fx * dt, l.row_fz += fz * dt;
     if (t + dt > t_drag - t_win) { /* the window: the last part of the travel */
-      l.win_t += dt, l.win_fx += wf[0] * dt, l.win_fz += wf[2] * dt;
+      l.win_t += dt, l.win_fx += fx * dt, l.win_fz += fz * dt;
       l.win_depth += (r.surface - bs.x[2]) * dt;
     }
   }
