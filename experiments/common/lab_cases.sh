@@ -210,6 +210,26 @@ if run mat_e_plan 0 "$bin/exp_rft" --plan --quiet --youngs 3.5e6 --out "$out/mat
   has mat_e_point "youngs 3500000 there, youngs 1000000 here"; then
   ok "--youngs is part of a sweep's settings: a point with another is refused"
 else bad "--youngs in a sweep's settings"; fi
+# --cone: a word from bg_dp_cone, Drucker-Prager only, refused by an
+# experiment that sets the cone itself; part of a sweep's settings
+if run mat_c 2 "$density" --cone plane --out "$out/mat_c" && has mat_c "compression, extension, plane-strain" &&
+  [ ! -e "$out/mat_c" ]; then
+  ok "--cone plane: not a cone's name, exit 2 listing them, before any output"
+else bad "--cone's names"; fi
+if run mat_c2 2 "$density" --material mu-i --cone plane-strain --out "$out/mat_c2" && has mat_c2 "only drucker-prager" &&
+  [ ! -e "$out/mat_c2" ]; then
+  ok "--cone with mu-i: exit 2"
+else bad "--cone without drucker-prager"; fi
+if run mat_c3 2 "$bin/exp_wall" --cone extension --out "$out/mat_c3" && has mat_c3 "sets its cone itself" &&
+  [ ! -e "$out/mat_c3" ]; then
+  ok "exp_wall refuses --cone (its cone is plane strain's by design), before any output"
+else bad "exp_wall and --cone"; fi
+if run mat_c_plan 0 "$bin/exp_rft" --plan --quiet --cone plane-strain --out "$out/mat_c_plan" &&
+  grep -qx "cone	plane-strain" "$out/mat_c_plan/sweep.txt" &&
+  run mat_c_point 2 "$bin/exp_rft" --point 0 --quiet --out "$out/mat_c_plan" &&
+  has mat_c_point "cone plane-strain there"; then
+  ok "--cone is part of a sweep's settings: a point without it is refused"
+else bad "--cone in a sweep's settings"; fi
 if run mat_probe 2 "$probe" --material mu-i --out "$out/mat_probe" && has mat_probe "takes no --material"; then
   ok "the probe refuses --material"
 else bad "the probe and --material"; fi

@@ -92,6 +92,11 @@ bg_scale bg_lab_scale(const bg_lab *lab);
 int bg_lab_material_model(const bg_lab *lab);
 const char *bg_lab_material_name(const bg_lab *lab);
 bg_material bg_lab_material(const bg_lab *lab);
+/* --cone: an executable that matches the Drucker-Prager cone itself calls
+ * bg_lab_sets_cone before bg_lab_init, and --cone is then refused (exit 2)
+ * before the run folder is touched, rather than ignored. bg_dp_cone's names. */
+void bg_lab_sets_cone(const char *why);
+const char *bg_lab_cone_name(int cone);
 /* The material's model and parameters, as the manifest's "material". */
 void bg_lab_manifest_material(bg_lab *lab, const bg_material *m);
 /* The static friction mu_s of a rate-dependent model (mu-i, ngf), -1 for

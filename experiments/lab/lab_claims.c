@@ -368,6 +368,13 @@ static int standard_run(const bg_lab *lab, const char *args, char *why, size_t n
       return 0;
     }
   }
+  /* the cone is a word, and the identity has it only when given */
+  const char *wc = args_value(args, "--cone", want, sizeof want) ? want : "";
+  if (!line_value(lab->identity, "cone", have, sizeof have)) have[0] = 0;
+  if (strcmp(wc, have)) {
+    snprintf(why, n, "--cone %.40s, the entry's %.40s", have[0] ? have : "(none)", wc[0] ? wc : "(none)");
+    return 0;
+  }
   return 1;
 }
 

@@ -18,6 +18,9 @@ static const char *accepted_models, *accepted_need;
 static int takes_seeding;
 
 void bg_lab_takes_seeding(void) { takes_seeding = 1; }
+/* why this executable sets the cone itself, NULL when --cone is taken */
+static const char *sets_cone;
+void bg_lab_sets_cone(const char *why) { sets_cone = why; }
 
 void bg_lab_accept_materials(const char *labels, const char *need) {
   accepted_models = labels;
@@ -127,6 +130,10 @@ void lab_usage(const bg_lab *lab, const char *summary, const bg_lab_param *p, in
       "elastic\n"
       "                        step shrinks as 1 / sqrt E), so a result that moves with it is "
       "elasticity's\n"
+      "  --cone KIND           drucker-prager only: where the cone meets Mohr-Coulomb's pyramid of the same\n"
+      "                        phi: compression (Klar's, the default), extension, or plane-strain (at zero\n"
+      "                        dilatancy, sqrt J2 = sin phi p: a plane-strain scene's own match;\n"
+      "                        references/derivations/cone.md)\n"
       "  --vtk-every T         ParaView frames of every simulation into OUT/vtk/<sim>.pvd every T "
       "simulated\n"
       "                        seconds, in [0, 1e4] (0 = off, the default): the initial state, "
@@ -283,6 +290,8 @@ static void check_model_options(const bg_lab *lab) {
     lab_die("--ngf-a: only ngf has a nonlocal amplitude (add --material ngf)");
   if (lab->ngf_t0 > 0 && lab->material != BG_MODEL_NGF)
     lab_die("--ngf-t0: only ngf has a fluidity relaxation time (add --material ngf)");
+  if (lab->cone >= 0 && lab->material != BG_MODEL_DP)
+    lab_die("--cone: only drucker-prager has a cone to match (it is the default --material)");
 }
 
 /* The common options (their codes in the order of common[]), then the
@@ -313,6 +322,7 @@ enum {
   O_SEEDING,
   O_REUSE,
   O_YOUNGS,
+  O_CONE,
   O_PARAM
 };
 static const char *const common[] = {
@@ -320,7 +330,7 @@ static const char *const common[] = {
     "references", "help",    "mutant", "force",   "version",   "material",
     "mu-s",       "grain-d", "ngf-a",  "ngf-t0",  "vtk-every", "checkpoint-every",
     "resume",     "plan",    "point",  "gather",  "seeding",   "reuse",
-    "youngs"};
+    "youngs",     "cone"};
 enum { N_COMMON = (int)(sizeof common / sizeof common[0]) };
 
 /* getopt_long's table: the common options, then params (marked not set). */
@@ -435,6 +445,12 @@ void lab_parse_options(bg_lab *lab, const char *summary, int argc, char **argv,
       case O_YOUNGS:
         cli->youngs_given = 1;
         lab->youngs = parse_number("youngs", optarg, 1e3, 1e10, 0);
+        break;
+      case O_CONE:
+        cli->cone_given = 1;
+        lab->cone = bg_lab_cone_parse(optarg);
+        if (lab->cone < 0) lab_die("--cone: '%s' is not one of compression, extension, plane-strain", optarg);
+        if (sets_cone) lab_die("--cone: %s sets its cone itself (%s); it takes no --cone", lab->name, sets_cone);
         break;
       case O_VTK_EVERY:
         cli->vtk_given = 1;

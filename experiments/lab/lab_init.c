@@ -26,6 +26,7 @@ static bg_lab *lab_new(const char *name) {
   lab->backend = bglab_backend_default();
   lab->seed = 1;
   lab->ngf_a = -1;
+  lab->cone = -1;
   lab->ngf_t0 = 0;
   lab->ckpt_every = -1;
   lab->t0 = lab_now();
@@ -174,6 +175,7 @@ bg_material bg_lab_material(const bg_lab *lab) {
   if (lab->ngf_a >= 0 && m.model == BG_MODEL_NGF) m.ngf.A = (bg_real)lab->ngf_a;
   if (lab->ngf_t0 > 0 && m.model == BG_MODEL_NGF) m.ngf.t0 = (bg_real)lab->ngf_t0;
   if (lab->youngs > 0) m.E = (bg_real)lab->youngs;
+  if (lab->cone >= 0 && m.model == BG_MODEL_DP) m.dp.cone = (bg_dp_cone)lab->cone;
   return m;
 }
 

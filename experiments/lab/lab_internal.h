@@ -84,7 +84,7 @@ typedef struct lab_cli {
   /* the common options given on the command line: --resume reads the
    * others from the run folder (lab_resume_inherit) */
   int scale_given, material_given, seed_given, seeding_given, mu_s_given, grain_d_given,
-      ngf_a_given, ngf_t0_given, youngs_given, ckpt_given, vtk_given;
+      ngf_a_given, ngf_t0_given, youngs_given, cone_given, ckpt_given, vtk_given;
 } lab_cli;
 
 struct bg_lab {
@@ -102,6 +102,7 @@ struct bg_lab {
   double ngf_a;   /* --ngf-a (ngf only), < 0: the model's default */
   double ngf_t0;  /* --ngf-t0 (ngf only), 0: the model's default */
   double youngs;  /* --youngs (any model), 0: the model's default */
+  int cone;       /* --cone (drucker-prager only): a bg_dp_cone, -1: the model's default */
   /* steps taken by the run's simulations, and those whose dt the nonlocal
    * bound set (bg_stats.steps_nonlocal_dt), with the largest share of one */
   double steps_all, steps_nonlocal, nonlocal_share_max;
@@ -247,6 +248,8 @@ void lab_same_identity(const char *there, const char *here, const char *opt, con
 void lab_check_resume(bg_lab *lab);
 void lab_resume_inherit(bg_lab *lab, bg_lab_param *p, int n, lab_cli *cli);
 void lab_check_model(const bg_lab *lab);
+/* --cone's word as a bg_dp_cone, -1 when it is none of them */
+int bg_lab_cone_parse(const char *name);
 void lab_write_identity(bg_lab *lab, int always);
 
 /* ---- lab_sweep.c */

@@ -87,8 +87,16 @@ static void material_params_text(const bg_material *m, char *out, size_t n) {
   }
 }
 
+/* The names of bg_dp_cone, in its order: --cone's words and the manifest's. */
+static const char *const cones[] = {"compression", "extension", "plane-strain"};
+const char *bg_lab_cone_name(int cone) { return cone >= 0 && cone < 3 ? cones[cone] : "?"; }
+int bg_lab_cone_parse(const char *name) {
+  for (int k = 0; k < 3; ++k)
+    if (!strcmp(name, cones[k])) return k;
+  return -1;
+}
+
 void bg_lab_manifest_material(bg_lab *lab, const bg_material *m) {
-  static const char *const cones[] = {"compression", "extension", "plane-strain"};
   char buf[512];
   int o = snprintf(
       buf, sizeof buf, "%s: E %g Pa, nu %g, rho0 %g kg/m^3, %s stress, volume correction %s; ",
@@ -98,7 +106,7 @@ void bg_lab_manifest_material(bg_lab *lab, const bg_material *m) {
   if (m->model == BG_MODEL_DP)
     snprintf(buf + o, sizeof buf - (size_t)o, "phi %g deg on the %s cone, hardening %s",
              (double)m->dp.phi_deg,
-             (int)m->dp.cone >= 0 && (int)m->dp.cone < 3 ? cones[m->dp.cone] : "?",
+             bg_lab_cone_name((int)m->dp.cone),
              m->dp.hardening ? "on" : "off");
   else if (m->model == BG_MODEL_MUI)
     snprintf(buf + o, sizeof buf - (size_t)o,

@@ -26,6 +26,7 @@ void lab_build_identity(bg_lab *lab, const bg_lab_param *p, int n) {
   if (lab->seeding == BG_SEEDING_POISSON) o += (size_t)snprintf(lab->identity + o, cap - o, "seeding\tpoisson\n");
   /* only when given, so the runs from before the option keep their identity */
   if (lab->youngs > 0) o += (size_t)snprintf(lab->identity + o, cap - o, "youngs\t%.17g\n", lab->youngs);
+  if (lab->cone >= 0) o += (size_t)snprintf(lab->identity + o, cap - o, "cone\t%s\n", bg_lab_cone_name(lab->cone));
   o += (size_t)snprintf(lab->identity + o, cap - o, "mutant\t%s\n",
                         lab->active ? lab->active->name : "none");
   for (int i = 0; i < n && o < cap; ++i) {
@@ -132,6 +133,8 @@ void lab_resume_inherit(bg_lab *lab, bg_lab_param *p, int n, lab_cli *cli) {
       lab->ngf_t0 = number_in(path, k, v);
     else if (!strcmp(k, "youngs") && !cli->youngs_given)
       lab->youngs = number_in(path, k, v);
+    else if (!strcmp(k, "cone") && !cli->cone_given)
+      lab->cone = bg_lab_cone_parse(v);
     else if (!strcmp(k, "seed") && !cli->seed_given)
       lab->seed = (unsigned long)number_in(path, k, v);
     else if (!strcmp(k, "seeding") && !cli->seeding_given)

@@ -331,6 +331,7 @@ static bg_lab *parse_options(int argc, char **argv, options *o) {
                                         "compression-cone", NULL};
   bg_lab_accept_materials("drucker-prager",
                           "a Mohr-Coulomb fill (Rankine's and Coulomb's earth pressures)");
+  bg_lab_sets_cone("plane-strain, Rankine's and Coulomb's match; the mutant compression-cone gives Klar's");
   bg_lab_check_options(check_options, o);
   return bg_lab_init("exp_wall",
                      "Active earth pressure on a thin retaining wall (a cutting plate) against "
